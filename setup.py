@@ -1,0 +1,42 @@
+"""Build the Cython extensions of pqkit.
+
+Extensions are listed explicitly. ``PQKIT_DEBUG=1`` builds with annotations,
+line tracing and -Wall; ``PQKIT_ONLY=a,b`` builds only the named modules
+(handy while working on one kernel).
+"""
+import os
+
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+# (module name, source file)
+EXTENSIONS = [
+    ("pqkit._native.buffer", "cython/pqkit/_native/buffer.pyx"),
+    ("pqkit.format._structs", "src/pqkit/format/_structs.pyx"),
+    ("pqkit._native.bitpack", "cython/pqkit/_native/bitpack.pyx"),
+    ("pqkit._native.plain", "cython/pqkit/_native/plain.pyx"),
+    ("pqkit._native.delta", "cython/pqkit/_native/delta.pyx"),
+    ("pqkit._native.bss", "cython/pqkit/_native/bss.pyx"),
+    ("pqkit._native.levels", "cython/pqkit/_native/levels.pyx"),
+]
+
+DEBUG = os.environ.get("PQKIT_DEBUG") == "1"
+ONLY = {m for m in os.environ.get("PQKIT_ONLY", "").split(",") if m}
+
+
+def _extensions():
+    macros = [("CYTHON_TRACE_NOGIL", "1")] if DEBUG else []
+    args = ["-O3", "-Wall"] if DEBUG else ["-O3"]
+    exts = []
+    for name, source in EXTENSIONS:
+        if ONLY and name.rsplit(".", 1)[-1] not in ONLY and name not in ONLY:
+            continue
+        exts.append(Extension(name, [source], define_macros=macros, extra_compile_args=args))
+    directives = {"language_level": "3", "embedsignature": True}
+    if DEBUG:
+        directives.update(linetrace=True, warn_unused=True)
+    return cythonize(exts, include_path=["cython"], compiler_directives=directives,
+                     annotate=DEBUG, nthreads=0)
+
+
+setup(ext_modules=_extensions())

@@ -1,0 +1,1 @@
+"""Compiled kernels (built from cython/pqkit/_native/). Import the Python wrappers instead."""
