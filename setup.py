@@ -12,6 +12,7 @@ from setuptools import Extension, setup
 # (module name, source file)
 EXTENSIONS = [
     ("pqkit._native.buffer", "cython/pqkit/_native/buffer.pyx"),
+    ("pqkit._native.thrift", "cython/pqkit/_native/thrift.pyx"),
     ("pqkit.format._structs", "src/pqkit/format/_structs.pyx"),
     ("pqkit._native.bitpack", "cython/pqkit/_native/bitpack.pyx"),
     ("pqkit._native.plain", "cython/pqkit/_native/plain.pyx"),

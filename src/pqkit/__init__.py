@@ -1,6 +1,11 @@
-"""pqkit: a from-scratch Parquet toolkit."""
+"""pqkit: a from-scratch Parquet toolkit.
+
+Read, write, inspect and verify Parquet files without pyarrow.
+"""
 from .errors import *  # noqa: F401,F403
 from .errors import __all__ as _error_names
+from .footer import FileMetadata, read_metadata
+from .schema import Schema, SchemaNode
 
 __version__ = "0.1.0"
-__all__ = list(_error_names)
+__all__ = list(_error_names) + ["FileMetadata", "read_metadata", "Schema", "SchemaNode"]
