@@ -205,6 +205,10 @@ cdef int skip_value(Cursor* c, uint8_t ctype, int depth) except -1:
     return 0
 
 
+cdef inline bint is_varint_type(uint8_t t) noexcept nogil:
+    return t == CT_I16 or t == CT_I32 or t == CT_I64
+
+
 cdef object read_list_of(Cursor* c, uint8_t want, int depth):
     """A list of scalars of compact type `want`; None (and skipped) on a type mismatch."""
     cdef uint8_t etype, b
@@ -220,9 +224,11 @@ cdef object read_list_of(Cursor* c, uint8_t want, int depth):
             read_u8(c, &b, ThriftDecodeError)
             out[i] = (b == 1)
         return out
-    if etype != want:
+    if etype != want and not (is_varint_type(etype) and is_varint_type(want)):
         skip_list_elements(c, etype, size, depth + 1)
         return None
+    # i16/i32/i64 share the zigzag-varint wire form; a writer that declared the
+    # wrong width still decodes (as the thrift library does), range-checked.
     out = [None] * size
     for i in range(size):
         if want == CT_I32:
