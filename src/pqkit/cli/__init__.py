@@ -1,0 +1,1 @@
+"""The pqinspect command line (one module per subcommand; formatting only)."""

@@ -1,0 +1,53 @@
+"""pqinspect: show, verify and explain the bytes of Parquet files.
+
+Each subcommand builds plain dicts; the human view (rich) and ``--json``
+render the same dicts. Results go to stdout, diagnostics to stderr.
+Exit codes: 0 ok, 1 problems found, 2 unusable input.
+"""
+import argparse
+import sys
+
+from ..errors import ParquetError
+from . import meta_cmd, schema_cmd
+
+COMMANDS = {
+    "schema": schema_cmd,
+    "meta": meta_cmd,
+}
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE = 0, 1, 2
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="pqinspect",
+        description="Inspect Parquet files: schema, footer, row groups, column chunks.",
+        epilog="Example: pqinspect meta data.parquet --json")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, module in COMMANDS.items():
+        p = sub.add_parser(name, help=module.HELP, description=module.HELP,
+                           epilog=module.EXAMPLE,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        module.add_arguments(p)
+        p.add_argument("--json", action="store_true", help="emit JSON instead of a rich view")
+        p.set_defaults(handler=module.run)
+    return parser
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except ParquetError as exc:
+        print(f"pqinspect {args.command}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    except BrokenPipeError:  # e.g. piped into head
+        return EXIT_OK
+    except OSError as exc:
+        print(f"pqinspect {args.command}: {exc}", file=sys.stderr)
+        return EXIT_UNUSABLE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,193 @@
+"""pqinspect meta: file, row groups and column chunks as the footer describes them."""
+import sys
+
+from ..format import CompressionCodec, Encoding, PageType, Type
+from ..footer import read_metadata
+from ..statistics import statistics_to_dict
+from . import render
+
+HELP = "show the footer: file, row groups and column chunks (offsets, sizes, codecs, stats)"
+EXAMPLE = """examples:
+  pqinspect meta data.parquet
+  pqinspect meta data.parquet --row-group 0 --column a.b
+  pqinspect meta data.parquet --json"""
+
+def add_arguments(parser):
+    parser.add_argument("file", help="Parquet file")
+    parser.add_argument("--row-group", type=int, action="append", dest="row_groups",
+                        metavar="N", help="only row group N (repeatable)")
+    parser.add_argument("--column", action="append", dest="columns", metavar="PATH",
+                        help="only the column with this dotted path (repeatable)")
+
+
+def _name(enum_cls, value):
+    if value is None:
+        return None
+    try:
+        return enum_cls(value).name
+    except ValueError:
+        return f"UNKNOWN({value})"
+
+
+def _column_order(order):
+    for name in order.FIELD_NAMES:
+        if getattr(order, name) is not None:
+            return name
+    return "UNKNOWN"
+
+
+def file_dict(md, path):
+    raw = md.raw
+    return {
+        "path": path,
+        "size": md.file_size,
+        "footer_offset": md.footer_offset,
+        "footer_length": md.footer_length,
+        "version": raw.version,
+        "created_by": raw.created_by,
+        "num_rows": raw.num_rows,
+        "num_row_groups": md.num_row_groups,
+        "num_columns": md.num_columns,
+        "key_value_metadata": [{"key": kv.key, "value": kv.value}
+                               for kv in (raw.key_value_metadata or [])],
+        "column_orders": None if raw.column_orders is None else
+        [_column_order(o) for o in raw.column_orders],
+        "encrypted": raw.encryption_algorithm is not None,
+    }
+
+
+def chunk_dict(node, chunk):
+    md = chunk.meta_data
+    d = {
+        "path": node.dotted_path,
+        "column_index": node.column_index,
+        "file_path": chunk.file_path,
+        "file_offset": chunk.file_offset,
+    }
+    if md is None:
+        d["meta_data"] = None
+        d["encrypted"] = chunk.crypto_metadata is not None
+        return d
+    comp, uncomp = md.total_compressed_size, md.total_uncompressed_size
+    d.update({
+        "physical_type": _name(Type, md.type),
+        "codec": _name(CompressionCodec, md.codec),
+        "encodings": [_name(Encoding, e) for e in md.encodings or []],
+        "encoding_stats": None if md.encoding_stats is None else [
+            {"page_type": _name(PageType, s.page_type), "encoding": _name(Encoding, s.encoding),
+             "count": s.count} for s in md.encoding_stats],
+        "num_values": md.num_values,
+        "data_page_offset": md.data_page_offset,
+        "dictionary_page_offset": md.dictionary_page_offset,
+        "index_page_offset": md.index_page_offset,
+        "total_compressed_size": comp,
+        "total_uncompressed_size": uncomp,
+        "compression_ratio": round(uncomp / comp, 3) if comp else None,
+        "statistics": statistics_to_dict(node, md.statistics),
+        "column_index_offset": chunk.column_index_offset,
+        "column_index_length": chunk.column_index_length,
+        "offset_index_offset": chunk.offset_index_offset,
+        "offset_index_length": chunk.offset_index_length,
+        "bloom_filter_offset": md.bloom_filter_offset,
+        "bloom_filter_length": md.bloom_filter_length,
+        "size_statistics": None if md.size_statistics is None else {
+            "unencoded_byte_array_data_bytes": md.size_statistics.unencoded_byte_array_data_bytes,
+            "repetition_level_histogram": md.size_statistics.repetition_level_histogram,
+            "definition_level_histogram": md.size_statistics.definition_level_histogram},
+        "key_value_metadata": None if md.key_value_metadata is None else [
+            {"key": kv.key, "value": kv.value} for kv in md.key_value_metadata],
+    })
+    return d
+
+
+def row_group_dict(md, index, columns=None):
+    rg = md.row_group(index)
+    schema = md.schema
+    chunks = []
+    for i, chunk in enumerate(rg.columns):
+        node = schema.columns[i] if i < len(schema.columns) else None
+        if node is None:
+            continue
+        if columns and node.dotted_path not in columns:
+            continue
+        chunks.append(chunk_dict(node, chunk))
+    return {
+        "index": index,
+        "num_rows": rg.num_rows,
+        "total_byte_size": rg.total_byte_size,
+        "total_compressed_size": rg.total_compressed_size,
+        "file_offset": rg.file_offset,
+        "ordinal": rg.ordinal,
+        "sorting_columns": None if rg.sorting_columns is None else [
+            {"column_idx": s.column_idx, "descending": s.descending, "nulls_first": s.nulls_first}
+            for s in rg.sorting_columns],
+        "columns": chunks,
+    }
+
+
+def build(path, row_groups=None, columns=None):
+    md = read_metadata(path)
+    if columns:
+        for c in columns:
+            md.schema.column(c)          # KeyError for an unknown path
+    indices = row_groups if row_groups else range(md.num_row_groups)
+    for i in indices:
+        if not 0 <= i < md.num_row_groups:
+            raise IndexError(f"row group {i} out of range (file has {md.num_row_groups})")
+    return {"file": file_dict(md, path),
+            "row_groups": [row_group_dict(md, i, columns) for i in indices]}
+
+
+def _render(doc):
+    con = render.console()
+    f = doc["file"]
+    con.print(render.kv_table("File", [
+        ("path", f["path"]), ("size", f"{f['size']:,} bytes"),
+        ("footer", f"{f['footer_length']:,} bytes at offset {f['footer_offset']:,}"),
+        ("version", f["version"]), ("created_by", f["created_by"]),
+        ("rows", f"{f['num_rows']:,}"), ("row groups", f["num_row_groups"]),
+        ("columns", f["num_columns"]),
+        ("column orders", None if f["column_orders"] is None else
+         ", ".join(sorted(set(f["column_orders"])))),
+        ("encrypted", "yes" if f["encrypted"] else None)]))
+    if f["key_value_metadata"]:
+        con.print(render.grid("Key/value metadata", ["key", "value"], [
+            (kv["key"], _short(kv["value"])) for kv in f["key_value_metadata"]]))
+    for rg in doc["row_groups"]:
+        title = (f"Row group {rg['index']}: {rg['num_rows']:,} rows, "
+                 f"{rg['total_byte_size']:,} bytes uncompressed")
+        con.print(render.grid(title, [
+            "column", "type", "codec", "encodings", "values", "dict@", "data@",
+            "compressed", "ratio", "min", "max", "nulls"], [_chunk_row(c) for c in rg["columns"]]))
+
+
+def _short(value, n=80):
+    if value is None:
+        return None
+    return value if len(value) <= n else value[:n] + f"... ({len(value)} chars)"
+
+
+def _chunk_row(c):
+    if c.get("meta_data", True) is None:
+        return (c["path"], "encrypted", "", "", "", "", "", "", "", "", "", "")
+    stats = c["statistics"] or {}
+    lo = stats.get("min_value", stats.get("min"))
+    hi = stats.get("max_value", stats.get("max"))
+    return (c["path"], c["physical_type"], c["codec"], ",".join(c["encodings"]),
+            c["num_values"], c["dictionary_page_offset"], c["data_page_offset"],
+            c["total_compressed_size"], c["compression_ratio"], _short(str(lo), 24)
+            if lo is not None else None, _short(str(hi), 24) if hi is not None else None,
+            stats.get("null_count"))
+
+
+def run(args):
+    try:
+        doc = build(args.file, args.row_groups, args.columns)
+    except (KeyError, IndexError) as exc:
+        print(f"pqinspect meta: {exc.args[0]}", file=sys.stderr)
+        return 2
+    if args.json:
+        render.emit_json(doc)
+    else:
+        _render(doc)
+    return 0

@@ -1,0 +1,51 @@
+"""pqinspect schema: the schema tree with repetition, types, levels and field ids."""
+from ..footer import read_metadata
+from . import render
+
+HELP = "show the schema tree (repetition, physical/logical/converted type, levels, field ids)"
+EXAMPLE = """examples:
+  pqinspect schema data.parquet
+  pqinspect schema data.parquet --json | jq '.schema.children[].name'"""
+
+
+def add_arguments(parser):
+    parser.add_argument("file", help="Parquet file")
+
+
+def build(path):
+    md = read_metadata(path)
+    return {"file": path, "num_columns": md.num_columns, "schema": md.schema.to_dict()}
+
+
+def _label(node):
+    parts = [f"[bold]{node['name']}[/bold]"]
+    if node.get("repetition"):
+        parts.insert(0, node["repetition"].lower())
+    parts.append(node.get("physical_type", "group"))
+    if "type_length" in node:
+        parts[-1] += f"({node['type_length']})"
+    annot = node.get("logical_type") or node.get("converted_type")
+    if annot:
+        parts.append(f"[cyan]({annot})[/cyan]")
+    parts.append(f"[dim]def={node['max_definition_level']} rep={node['max_repetition_level']}")
+    if "field_id" in node:
+        parts[-1] += f" id={node['field_id']}"
+    parts[-1] += "[/dim]"
+    return " ".join(parts)
+
+
+def _add(tree, node):
+    for child in node.get("children", []):
+        _add(tree.add(_label(child)), child)
+
+
+def run(args):
+    doc = build(args.file)
+    if args.json:
+        render.emit_json(doc)
+        return 0
+    root = doc["schema"]
+    t = render.tree(f"[bold]{root['name']}[/bold] [dim]({doc['num_columns']} columns)[/dim]")
+    _add(t, root)
+    render.console().print(t)
+    return 0
