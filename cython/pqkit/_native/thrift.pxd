@@ -1,7 +1,9 @@
 # Thrift compact protocol primitives shared by the generated struct codecs
 # (src/pqkit/format/_structs.pyx). Reading goes through the bounds-checked
 # Cursor of buffer.pxd; writing appends to a growable CompactWriter buffer.
+from cpython.bytes cimport PyBytes_FromStringAndSize
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint64_t
+from libc.string cimport memcpy
 from pqkit._native.buffer cimport Cursor
 
 cdef enum:
@@ -23,15 +25,116 @@ cdef enum:
 ctypedef object (*struct_reader)(Cursor* c, int depth)
 
 cdef int thrift_fail(const Cursor* c, str message) except -1
-cdef int read_field_header(Cursor* c, int16_t* fid, uint8_t* ctype) except -1
 cdef int read_list_header(Cursor* c, uint8_t* etype, Py_ssize_t* size) except -1
-cdef object read_i8(Cursor* c)
-cdef object read_i16(Cursor* c)
-cdef object read_i32(Cursor* c)
-cdef object read_i64(Cursor* c)
-cdef object read_double(Cursor* c)
-cdef object read_binary(Cursor* c)
 cdef object read_string(Cursor* c)
+
+# The hot scalar readers are inline so the generated struct codecs compile
+# them in place; errors go through thrift_fail (defined in thrift.pyx).
+
+cdef inline bint valid_type(uint8_t t) noexcept nogil:
+    return 1 <= t <= 12
+
+cdef inline int t_byte(Cursor* c, uint8_t* out) except -1:
+    if c.pos >= c.size:
+        return thrift_fail(c, "unexpected end of data")
+    out[0] = c.data[c.pos]
+    c.pos += 1
+    return 0
+
+cdef inline int t_uvarint(Cursor* c, uint64_t* out) except -1:
+    cdef uint64_t result = 0
+    cdef int shift = 0
+    cdef uint8_t b
+    cdef Py_ssize_t start = c.pos
+    while True:
+        if c.pos >= c.size:
+            c.pos = start
+            return thrift_fail(c, "truncated varint")
+        b = c.data[c.pos]
+        c.pos += 1
+        if shift == 63 and (b & 0x7E):
+            c.pos = start
+            return thrift_fail(c, "varint overflows 64 bits")
+        result |= (<uint64_t>(b & 0x7F)) << shift
+        if not (b & 0x80):
+            out[0] = result
+            return 0
+        shift += 7
+        if shift > 63:
+            c.pos = start
+            return thrift_fail(c, "varint longer than 10 bytes")
+
+cdef inline int t_zigzag(Cursor* c, int64_t* out) except -1:
+    cdef uint64_t u
+    t_uvarint(c, &u)
+    out[0] = <int64_t>((u >> 1) ^ (<uint64_t>0 - (u & 1)))
+    return 0
+
+cdef inline int read_field_header(Cursor* c, int16_t* fid, uint8_t* ctype) except -1:
+    cdef uint8_t b
+    cdef int64_t v
+    t_byte(c, &b)
+    if b == 0:
+        ctype[0] = CT_STOP
+        return 0
+    ctype[0] = b & 0x0F
+    if not valid_type(ctype[0]):
+        c.pos -= 1
+        return thrift_fail(c, f"invalid compact type id {ctype[0]} in field header")
+    if b >> 4:
+        fid[0] = <int16_t>(fid[0] + (b >> 4))
+    else:
+        t_zigzag(c, &v)
+        if v < -32768 or v > 32767:
+            return thrift_fail(c, f"field id {v} does not fit in i16")
+        fid[0] = <int16_t>v
+    return 0
+
+cdef inline object read_i8(Cursor* c):
+    cdef uint8_t b
+    t_byte(c, &b)
+    return <int8_t>b
+
+cdef inline object read_i16(Cursor* c):
+    cdef int64_t v
+    t_zigzag(c, &v)
+    if v < -32768 or v > 32767:
+        thrift_fail(c, f"i16 value {v} out of range")
+    return <int16_t>v
+
+cdef inline object read_i32(Cursor* c):
+    cdef int64_t v
+    t_zigzag(c, &v)
+    if v < -2147483648 or v > 2147483647:
+        thrift_fail(c, f"i32 value {v} out of range")
+    return <int32_t>v
+
+cdef inline object read_i64(Cursor* c):
+    cdef int64_t v
+    t_zigzag(c, &v)
+    return v
+
+cdef inline object read_double(Cursor* c):
+    cdef double d
+    if c.size - c.pos < 8:
+        thrift_fail(c, "truncated double")
+    memcpy(&d, c.data + c.pos, 8)   # little-endian hosts only (checked at import)
+    c.pos += 8
+    return d
+
+cdef inline int read_len(Cursor* c, Py_ssize_t* n) except -1:
+    cdef uint64_t u
+    t_uvarint(c, &u)
+    if u > <uint64_t>(c.size - c.pos):
+        return thrift_fail(c, f"binary length {u} exceeds the {c.size - c.pos} bytes remaining")
+    n[0] = <Py_ssize_t>u
+    return 0
+
+cdef inline object read_binary(Cursor* c):
+    cdef Py_ssize_t n
+    read_len(c, &n)
+    c.pos += n
+    return PyBytes_FromStringAndSize(<const char*>(c.data + c.pos - n), n)
 cdef int skip_value(Cursor* c, uint8_t ctype, int depth) except -1
 cdef int skip_list_elements(Cursor* c, uint8_t etype, Py_ssize_t size, int depth) except -1
 cdef object read_list_of(Cursor* c, uint8_t want, int depth)

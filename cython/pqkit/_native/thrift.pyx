@@ -27,8 +27,7 @@ from cpython.mem cimport PyMem_Realloc, PyMem_Free
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.string cimport memcpy
 
-from pqkit._native.buffer cimport (
-    Cursor, cursor_fail, cursor_need, read_u8, read_uvarint, read_zigzag, read_bytes)
+from pqkit._native.buffer cimport Cursor, cursor_fail
 
 from pqkit.errors import ThriftDecodeError
 
@@ -43,41 +42,14 @@ cdef int check_depth(Cursor* c, int depth) except -1:
     return 0
 
 
-cdef inline int valid_type(uint8_t t) noexcept nogil:
-    return 1 <= t <= 12
-
-
-cdef int read_field_header(Cursor* c, int16_t* fid, uint8_t* ctype) except -1:
-    cdef uint8_t b
-    cdef int64_t v
-    cdef uint8_t delta
-    read_u8(c, &b, ThriftDecodeError)
-    if b == 0:
-        ctype[0] = CT_STOP
-        return 0
-    ctype[0] = b & 0x0F
-    if not valid_type(ctype[0]):
-        c.pos -= 1
-        thrift_fail(c, f"invalid compact type id {ctype[0]} in field header")
-    delta = b >> 4
-    if delta:
-        fid[0] = <int16_t>(fid[0] + delta)
-    else:
-        read_zigzag(c, &v, ThriftDecodeError)
-        if v < -32768 or v > 32767:
-            thrift_fail(c, f"field id {v} does not fit in i16")
-        fid[0] = <int16_t>v
-    return 0
-
-
 cdef int read_list_header(Cursor* c, uint8_t* etype, Py_ssize_t* size) except -1:
     cdef uint8_t b
     cdef uint64_t n
-    read_u8(c, &b, ThriftDecodeError)
+    t_byte(c, &b)
     etype[0] = b & 0x0F
     n = b >> 4
     if n == 15:
-        read_uvarint(c, &n, ThriftDecodeError)
+        t_uvarint(c, &n)
     if not valid_type(etype[0]):
         thrift_fail(c, f"invalid compact element type id {etype[0]} in list header")
     # Every element needs at least one byte, which bounds the allocation.
@@ -85,58 +57,6 @@ cdef int read_list_header(Cursor* c, uint8_t* etype, Py_ssize_t* size) except -1
         thrift_fail(c, f"list claims {n} elements but only {c.size - c.pos} bytes remain")
     size[0] = <Py_ssize_t>n
     return 0
-
-
-cdef object read_i8(Cursor* c):
-    cdef uint8_t b
-    read_u8(c, &b, ThriftDecodeError)
-    return <int8_t>b
-
-
-cdef object read_i16(Cursor* c):
-    cdef int64_t v
-    read_zigzag(c, &v, ThriftDecodeError)
-    if v < -32768 or v > 32767:
-        thrift_fail(c, f"i16 value {v} out of range")
-    return <int16_t>v
-
-
-cdef object read_i32(Cursor* c):
-    cdef int64_t v
-    read_zigzag(c, &v, ThriftDecodeError)
-    if v < -2147483648 or v > 2147483647:
-        thrift_fail(c, f"i32 value {v} out of range")
-    return <int32_t>v
-
-
-cdef object read_i64(Cursor* c):
-    cdef int64_t v
-    read_zigzag(c, &v, ThriftDecodeError)
-    return v
-
-
-cdef object read_double(Cursor* c):
-    cdef const uint8_t* p
-    cdef double d
-    read_bytes(c, 8, &p, ThriftDecodeError)
-    memcpy(&d, p, 8)   # little-endian hosts only (checked at import)
-    return d
-
-
-cdef inline int read_len(Cursor* c, Py_ssize_t* n) except -1:
-    cdef uint64_t u
-    read_uvarint(c, &u, ThriftDecodeError)
-    if u > <uint64_t>(c.size - c.pos):
-        thrift_fail(c, f"binary length {u} exceeds the {c.size - c.pos} bytes remaining")
-    n[0] = <Py_ssize_t>u
-    return 0
-
-
-cdef object read_binary(Cursor* c):
-    cdef Py_ssize_t n
-    read_len(c, &n)
-    c.pos += n
-    return PyBytes_FromStringAndSize(<const char*>(c.data + c.pos - n), n)
 
 
 cdef object read_string(Cursor* c):
@@ -153,7 +73,7 @@ cdef int skip_list_elements(Cursor* c, uint8_t etype, Py_ssize_t size, int depth
     cdef uint8_t b
     for i in range(size):
         if etype == CT_BOOL_TRUE or etype == CT_BOOL_FALSE:
-            read_u8(c, &b, ThriftDecodeError)
+            t_byte(c, &b)
         else:
             skip_value(c, etype, depth)
     return 0
@@ -169,11 +89,12 @@ cdef int skip_value(Cursor* c, uint8_t ctype, int depth) except -1:
     if ctype == CT_BOOL_TRUE or ctype == CT_BOOL_FALSE:
         return 0                       # value lives in the header nibble
     elif ctype == CT_BYTE:
-        read_u8(c, &b, ThriftDecodeError)
+        t_byte(c, &b)
     elif ctype == CT_I16 or ctype == CT_I32 or ctype == CT_I64:
-        read_uvarint(c, &u, ThriftDecodeError)
+        t_uvarint(c, &u)
     elif ctype == CT_DOUBLE:
-        cursor_need(c, 8, ThriftDecodeError)
+        if c.size - c.pos < 8:
+            thrift_fail(c, "truncated double")
         c.pos += 8
     elif ctype == CT_BINARY:
         read_len(c, &n)
@@ -182,11 +103,11 @@ cdef int skip_value(Cursor* c, uint8_t ctype, int depth) except -1:
         read_list_header(c, &b, &n)
         skip_list_elements(c, b, n, depth + 1)
     elif ctype == CT_MAP:
-        read_uvarint(c, &u, ThriftDecodeError)
+        t_uvarint(c, &u)
         if u > <uint64_t>(c.size - c.pos):
             thrift_fail(c, f"map claims {u} entries but only {c.size - c.pos} bytes remain")
         if u:
-            read_u8(c, &b, ThriftDecodeError)
+            t_byte(c, &b)
             kt = b >> 4
             vt = b & 0x0F
             if not valid_type(kt) or not valid_type(vt):
@@ -221,7 +142,7 @@ cdef object read_list_of(Cursor* c, uint8_t want, int depth):
             return None
         out = [None] * size
         for i in range(size):
-            read_u8(c, &b, ThriftDecodeError)
+            t_byte(c, &b)
             out[i] = (b == 1)
         return out
     if etype != want and not (is_varint_type(etype) and is_varint_type(want)):
