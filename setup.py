@@ -14,6 +14,12 @@ EXTENSIONS = [
     ("pqkit._native.buffer", "cython/pqkit/_native/buffer.pyx"),
     ("pqkit._native.thrift", "cython/pqkit/_native/thrift.pyx"),
     ("pqkit.format._structs", "src/pqkit/format/_structs.pyx"),
+    ("pqkit._native.bitpack", "cython/pqkit/_native/bitpack.pyx"),
+    ("pqkit._native.plain", "cython/pqkit/_native/plain.pyx"),
+    ("pqkit._native.delta", "cython/pqkit/_native/delta.pyx"),
+    ("pqkit._native.bss", "cython/pqkit/_native/bss.pyx"),
+    ("pqkit._native.levels", "cython/pqkit/_native/levels.pyx"),
+    ("pqkit._native.hashing", "cython/pqkit/_native/hashing.pyx"),
 ]
 
 DEBUG = os.environ.get("PQKIT_DEBUG") == "1"
