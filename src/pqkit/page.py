@@ -1,0 +1,187 @@
+"""Pages: walking a column chunk's page headers, CRC checks and section splitting.
+
+A column chunk is a run of ``PageHeader | payload`` pairs::
+
+    [DICTIONARY_PAGE header | dictionary values]   at most one, first
+    DATA_PAGE / DATA_PAGE_V2 header | payload       until num_values level entries are read
+    (INDEX_PAGE and unknown page types are skipped by their compressed size)
+
+A v1 data page compresses ``rep levels | def levels | values`` as one block,
+levels RLE with a 4-byte length prefix (or legacy BIT_PACKED). A v2 page
+stores ``rep levels | def levels`` uncompressed with their lengths in the
+header, then the values, compressed only when ``is_compressed``.
+
+The CRC (zlib CRC-32, stored as a signed i32) covers exactly the
+``compressed_page_size`` bytes after the header.
+"""
+import zlib
+from dataclasses import dataclass
+
+from . import format as fmt
+from .compression import decompress
+from .errors import ChecksumError, CorruptFileError
+from .format import Encoding, PageType
+
+# Sizes above this are refused before anything is allocated (a corrupt header
+# must not make us reserve gigabytes); a legitimate page is far smaller.
+MAX_PAGE_SIZE = 1 << 31
+
+
+@dataclass
+class RawPage:
+    """A page header and its on-disk payload (still compressed)."""
+    header: object            # pqkit.format.PageHeader
+    offset: int               # file offset of the header
+    header_size: int
+    payload: memoryview       # compressed_page_size bytes after the header
+
+    @property
+    def type(self):
+        return self.header.type
+
+    @property
+    def payload_offset(self):
+        return self.offset + self.header_size
+
+
+@dataclass
+class DataPage:
+    """A data page split into its sections, values decompressed."""
+    raw: RawPage
+    num_values: int           # level entries (rows, nulls and repeats)
+    encoding: int
+    rep_levels: bytes         # v2: raw level bytes; v1: prefixed/bit-packed block
+    def_levels: bytes
+    values: memoryview        # decompressed value bytes
+    v2: bool
+    rep_encoding: int = Encoding.RLE
+    def_encoding: int = Encoding.RLE
+    num_nulls: int = None     # v2 header's claim (may be -1 from some writers)
+    num_rows: int = None
+    statistics: object = None
+
+
+def crc32_signed(data):
+    """zlib CRC-32 of `data` as the signed 32-bit value stored in PageHeader.crc."""
+    c = zlib.crc32(data)
+    return c - (1 << 32) if c >= (1 << 31) else c
+
+
+class PageWalker:
+    """Iterate the pages of one column chunk held in memory.
+
+    Parameters
+    ----------
+    data : bytes
+        The chunk's bytes (file range [offset, offset + len(data))).
+    offset : int
+        File offset of data[0].
+    num_values : int
+        ColumnMetaData.num_values: data pages are read until this many level
+        entries were seen (trailing bytes are ignored).
+    where : str
+        Column/row-group description for error messages.
+    verify_checksums : bool
+        Check PageHeader.crc when present.
+    """
+
+    def __init__(self, data, offset, num_values, where, verify_checksums=True):
+        self.data = data
+        self.offset = offset
+        self.num_values = num_values
+        self.where = where
+        self.verify = verify_checksums
+
+    def __iter__(self):
+        pos, seen, data = 0, 0, self.data
+        view = memoryview(data)
+        while pos < len(data) and seen < self.num_values:
+            header, used = fmt.decode(fmt.PageHeader, data, pos, len(data) - pos, self.offset)
+            page_offset = self.offset + pos
+            size = header.compressed_page_size
+            if header.type is None or size is None or header.uncompressed_page_size is None:
+                raise CorruptFileError(f"page header at offset {page_offset} in {self.where} "
+                                       "lacks type or sizes")
+            if size < 0 or header.uncompressed_page_size < 0:
+                raise CorruptFileError(f"negative page size in header at offset {page_offset} "
+                                       f"in {self.where}")
+            start = pos + used
+            if start + size > len(data):
+                raise CorruptFileError(
+                    f"page at offset {page_offset} in {self.where} claims {size} bytes but the "
+                    f"column chunk ends {len(data) - start} bytes after its header")
+            page = RawPage(header, page_offset, used, view[start:start + size])
+            if self.verify and header.crc is not None:
+                self.check_crc(page)
+            pos = start + size
+            if header.type in (PageType.DATA_PAGE, PageType.DATA_PAGE_V2):
+                seen += data_page_num_values(page, self.where)
+            yield page
+
+    def check_crc(self, page):
+        actual = crc32_signed(page.payload)
+        if actual != page.header.crc:
+            raise ChecksumError(
+                f"CRC mismatch in {PageType(page.type).name if page.type in PageType._value2member_map_ else page.type} "
+                f"page at offset {page.offset} in {self.where}: stored "
+                f"{page.header.crc & 0xFFFFFFFF:#010x}, computed {actual & 0xFFFFFFFF:#010x}")
+
+
+def data_page_num_values(page, where):
+    h = page.header
+    sub = h.data_page_header if h.type == PageType.DATA_PAGE else h.data_page_header_v2
+    if sub is None or sub.num_values is None:
+        raise CorruptFileError(f"data page at offset {page.offset} in {where} has no "
+                               f"{'data_page_header' if h.type == PageType.DATA_PAGE else 'data_page_header_v2'}")
+    if sub.num_values < 0:
+        raise CorruptFileError(f"data page at offset {page.offset} in {where} has "
+                               f"num_values {sub.num_values}")
+    return sub.num_values
+
+
+def decompress_page(page, codec, where, size=None, data=None):
+    """Decompress a page payload (or the given part of it) to `size` bytes."""
+    size = page.header.uncompressed_page_size if size is None else size
+    data = page.payload if data is None else data
+    if size > MAX_PAGE_SIZE:
+        raise CorruptFileError(f"page at offset {page.offset} in {where} claims "
+                               f"{size} uncompressed bytes")
+    return decompress(codec, data, size, where=f"page at offset {page.offset} in {where}")
+
+
+def split_data_page(page, codec, where, max_rep, max_def, v2_compressed_override=None):
+    """Turn a RawPage holding a data page into a DataPage with values decompressed."""
+    h = page.header
+    if h.type == PageType.DATA_PAGE:
+        sub = h.data_page_header
+        body = memoryview(decompress_page(page, codec, where))
+        return DataPage(page, sub.num_values, sub.encoding, None, None, body, False,
+                        rep_encoding=sub.repetition_level_encoding,
+                        def_encoding=sub.definition_level_encoding,
+                        statistics=sub.statistics)
+    sub = h.data_page_header_v2
+    rep_len = sub.repetition_levels_byte_length or 0
+    def_len = sub.definition_levels_byte_length or 0
+    size = h.compressed_page_size
+    if rep_len < 0 or def_len < 0 or rep_len + def_len > size:
+        raise CorruptFileError(
+            f"v2 data page at offset {page.offset} in {where}: level lengths {rep_len}+{def_len} "
+            f"exceed the page's {size} bytes")
+    values_raw = page.payload[rep_len + def_len:]
+    values_size = h.uncompressed_page_size - rep_len - def_len
+    if values_size < 0:
+        raise CorruptFileError(
+            f"v2 data page at offset {page.offset} in {where}: uncompressed size "
+            f"{h.uncompressed_page_size} is smaller than its levels ({rep_len + def_len})")
+    compressed = sub.is_compressed if sub.is_compressed is not None else True
+    if v2_compressed_override is not None:
+        compressed = v2_compressed_override
+    if compressed and len(values_raw) and values_size:
+        values = memoryview(decompress_page(page, codec, where, values_size, values_raw))
+    elif not len(values_raw) or not values_size:
+        values = memoryview(b"")    # an empty values section is never decompressed
+    else:
+        values = values_raw
+    return DataPage(page, sub.num_values, sub.encoding, page.payload[:rep_len],
+                    page.payload[rep_len:rep_len + def_len], values, True,
+                    num_nulls=sub.num_nulls, num_rows=sub.num_rows, statistics=sub.statistics)
