@@ -1,0 +1,614 @@
+"""Columns: Arrow's memory layout on numpy buffers.
+
+Every column has a :class:`~pqkit.datatypes.DataType`, a length and a validity
+mask (a numpy bool array, True = value present, or None when no slot is
+null). The value buffers follow Arrow, with two simplifications: booleans are
+one numpy bool per value (not bits) and variable-length offsets are always
+int64, whatever the type's "large" flag says. Slots under nulls hold arbitrary
+values and are never interpreted. For three rows ``["ab", None, "c"]`` of a
+string column::
+
+    offsets  = [0, 2, 2, 3]        int64, length + 1 entries
+    data     = b"abc"              uint8
+    validity = [True, False, True]
+
+A list column holds offsets into one child column: ``[[1, 2], [], [3]]`` is
+``offsets = [0, 2, 2, 3]`` over the int child ``[1, 2, 3]``. Offsets need not
+start at zero: ``slice()`` returns views that share the parent's buffers.
+
+Decimals are the exception to Arrow's layout: :class:`DecimalColumn` keeps
+what a Parquet decoder produces, unscaled int32/int64 values or big-endian
+two's complement bytes of one width, and builds ``decimal.Decimal`` values only
+in ``to_pylist()``.
+
+Constructors check the buffers (dtypes, lengths, offsets within bounds and
+non-decreasing) and raise :class:`~pqkit.errors.SchemaError` naming the bad
+value, so a column that exists can be converted without further checks.
+Columns over child columns (lists, structs, maps, dictionaries) live in
+:mod:`pqkit.nested_columns`.
+"""
+import copy
+
+import numpy as np
+
+from . import _pyvalues as pv
+from . import datatypes as T
+from .errors import SchemaError
+
+_REPR_VALUES = 10
+
+
+def as_validity(validity, length, what="column"):
+    """Check a validity mask: None, or a 1-D numpy bool array of ``length`` entries."""
+    if validity is None:
+        return None
+    v = np.asarray(validity)
+    if v.dtype != np.bool_ or v.ndim != 1:
+        raise SchemaError(f"{what} validity must be a 1-D bool array, got {v.dtype} "
+                          f"with shape {v.shape}")
+    if len(v) != length:
+        raise SchemaError(f"{what} validity has {len(v)} entries for {length} values")
+    return v
+
+
+def as_offsets(offsets, limit, what="column"):
+    """Check offsets: integers, non-decreasing, within ``[0, limit]``; return int64."""
+    o = np.asarray(offsets)
+    if o.ndim != 1 or (o.size and o.dtype.kind not in "iu"):
+        raise SchemaError(f"{what} offsets must be a 1-D integer array, got {o.dtype} "
+                          f"with shape {o.shape}")
+    if o.size == 0:
+        return np.zeros(1, np.int64)
+    if o.dtype != np.int64:
+        if o.dtype == np.uint64 and o.max() > np.iinfo(np.int64).max:
+            raise SchemaError(f"{what} offset {int(o.max())} is beyond int64")
+        o = o.astype(np.int64)
+    if o[0] < 0 or o[-1] > limit:
+        bad = int(o[0]) if o[0] < 0 else int(o[-1])
+        raise SchemaError(f"{what} offset {bad} is outside the {limit} available values")
+    if len(o) > 1:
+        d = np.diff(o)
+        if d.min() < 0:
+            i = int(np.argmax(d < 0))
+            raise SchemaError(f"{what} offsets decrease at row {i}: {int(o[i])} then "
+                              f"{int(o[i + 1])}")
+    return o
+
+
+def gather_ranges(starts, lengths):
+    """Positions ``starts[i] + k`` for ``k < lengths[i]``, all rows concatenated (int64)."""
+    total = int(lengths.sum()) if lengths.size else 0
+    if total == 0:
+        return np.zeros(0, np.int64)
+    ends = np.cumsum(lengths)
+    return np.repeat(starts - (ends - lengths), lengths) + np.arange(total, dtype=np.int64)
+
+
+def concat_validity(columns):
+    """Concatenated validity of ``columns``, or None when none of them has nulls."""
+    if all(c.validity is None for c in columns):
+        return None
+    return np.concatenate([c.valid_mask() for c in columns])
+
+
+class Column:
+    """Base of all column classes.
+
+    Attributes
+    ----------
+    type : DataType
+    validity : numpy.ndarray of bool or None
+        True where a value is present; None means no nulls.
+    """
+
+    __slots__ = ("type", "validity", "_length", "_null_count")
+
+    def _init_common(self, type_, length, validity):
+        self.type = type_
+        self._length = int(length)
+        self.validity = as_validity(validity, self._length, str(type_))
+        self._null_count = None
+
+    # --- size and nulls ------------------------------------------------------------
+    @property
+    def length(self):
+        return self._length
+
+    def __len__(self):
+        return self._length
+
+    @property
+    def null_count(self):
+        if self._null_count is None:
+            self._null_count = 0 if self.validity is None \
+                else self._length - int(np.count_nonzero(self.validity))
+        return self._null_count
+
+    def valid_mask(self):
+        """The validity as a bool array, all True when there are no nulls."""
+        return np.ones(self._length, np.bool_) if self.validity is None else self.validity
+
+    @property
+    def nbytes(self):
+        """Bytes held by this column's buffers (shared buffers counted whole)."""
+        own = 0 if self.validity is None else self.validity.nbytes
+        return own + sum(b.nbytes for b in self._buffers())
+
+    def _buffers(self):
+        return ()
+
+    # --- selection -------------------------------------------------------------------
+    def slice(self, start=0, stop=None):
+        """Rows ``start:stop`` (Python slice rules, step 1) as a zero-copy view."""
+        start, stop, _ = slice(start, stop).indices(self._length)
+        return self._slice(start, max(start, stop))
+
+    def take(self, indices):
+        """A new column of the rows at ``indices`` (non-negative ints, may repeat)."""
+        idx = np.asarray(indices)
+        if idx.size == 0:
+            idx = np.zeros(0, np.int64)
+        elif idx.dtype.kind not in "iu" or idx.ndim != 1:
+            raise TypeError(f"take() needs a 1-D integer array, got {idx.dtype} {idx.shape}")
+        idx = idx.astype(np.int64, copy=False)
+        if idx.size and (idx.min() < 0 or idx.max() >= self._length):
+            bad = int(idx.min()) if idx.min() < 0 else int(idx.max())
+            raise IndexError(f"take() index {bad} is out of range for {self._length} rows")
+        return self._take(idx)
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            start, stop, step = key.indices(self._length)
+            if step == 1:
+                return self._slice(start, max(start, stop))
+            return self._take(np.arange(start, stop, step, dtype=np.int64))
+        i = int(key)
+        if i < 0:
+            i += self._length
+        if not 0 <= i < self._length:
+            raise IndexError(f"row {key} is out of range for {self._length} rows")
+        return self._slice(i, i + 1).to_pylist()[0]
+
+    def __iter__(self):
+        return iter(self.to_pylist())
+
+    def _with_validity(self, validity):
+        out = copy.copy(self)
+        out.validity = validity
+        out._null_count = None
+        return out
+
+    def _take_validity(self, idx):
+        return None if self.validity is None else self.validity[idx]
+
+    def _slice_validity(self, start, stop):
+        return None if self.validity is None else self.validity[start:stop]
+
+    # --- conversion ----------------------------------------------------------------
+    def to_pylist(self):
+        """Python values, equal to pyarrow's ``Array.to_pylist()`` for the same data."""
+        raise NotImplementedError
+
+    def to_pandas(self):
+        """A ``pandas.Series`` (see :func:`pqkit.table.Table.to_pandas` for the dtypes)."""
+        from ._pandas import column_to_pandas
+        return column_to_pandas(self)
+
+    # --- comparison ----------------------------------------------------------------
+    def equals(self, other):
+        """Same type, length, nulls and values; NaN equals NaN at the same row."""
+        if not isinstance(other, Column) or self.type != other.type \
+                or self._length != other._length:
+            return False
+        mask = self.valid_mask()
+        if not np.array_equal(mask, other.valid_mask()):
+            return False
+        if self.null_count == self._length:
+            return True
+        return self._values_equal(other, mask)
+
+    def _values_equal(self, other, mask):
+        idx = np.flatnonzero(mask)
+        return _nan_equal_lists(self._take(idx).to_pylist(), other._take(idx).to_pylist())
+
+    def __eq__(self, other):
+        return self.equals(other)
+
+    __hash__ = None
+
+    def __repr__(self):
+        head = self._slice(0, min(self._length, _REPR_VALUES)).to_pylist()
+        more = ", ..." if self._length > _REPR_VALUES else ""
+        body = repr(head)[:-1] + more + "]"
+        return (f"<pqkit.{type(self).__name__} {self.type} length={self._length} "
+                f"null_count={self.null_count}>\n{body}")
+
+    # --- concatenation ----------------------------------------------------------------
+    @classmethod
+    def _concat(cls, columns):
+        raise NotImplementedError
+
+
+def _nan_equal_lists(a, b):
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x == y:
+            continue
+        if isinstance(x, float) and isinstance(y, float) and x != x and y != y:
+            continue
+        if isinstance(x, (list, tuple)) and isinstance(y, (list, tuple)):
+            if type(x) is type(y) and _nan_equal_lists(x, y):
+                continue
+        if isinstance(x, dict) and isinstance(y, dict) and list(x) == list(y):
+            if _nan_equal_lists(list(x.values()), list(y.values())):
+                continue
+        return False
+    return True
+
+
+class NullColumn(Column):
+    """``length`` nulls of type ``null``."""
+
+    __slots__ = ()
+
+    def __init__(self, length):
+        if int(length) < 0:
+            raise SchemaError(f"null column length {length} is negative")
+        self._init_common(T.null(), length, np.zeros(int(length), np.bool_))
+
+    def _slice(self, start, stop):
+        return NullColumn(stop - start)
+
+    def _take(self, idx):
+        return NullColumn(len(idx))
+
+    def to_pylist(self):
+        return [None] * self._length
+
+    @classmethod
+    def _concat(cls, columns):
+        return NullColumn(sum(len(c) for c in columns))
+
+
+_DATETIME_KINDS = {T.TimestampType: "M", T.DurationType: "m"}
+
+
+class PrimitiveColumn(Column):
+    """Fixed-width values: bool, integers, floats, dates, times, timestamps, durations,
+    month_day_nano intervals.
+
+    Parameters
+    ----------
+    type : DataType
+        A type with a ``numpy_dtype``.
+    values : numpy.ndarray
+        1-D, of exactly ``type.numpy_dtype`` (timestamp/duration also take
+        datetime64/timedelta64 of the type's unit).
+    validity : numpy.ndarray of bool, optional
+    """
+
+    __slots__ = ("values",)
+
+    def __init__(self, type, values, validity=None):
+        if type.numpy_dtype is None or isinstance(type, T.DecimalType):
+            raise SchemaError(f"type {type} is not a fixed-width primitive type")
+        v = np.asarray(values)
+        kind = _DATETIME_KINDS.get(type.__class__)
+        if kind and v.dtype.kind == kind and np.datetime_data(v.dtype)[0] == type.unit:
+            v = v.view(np.int64)
+        if v.dtype != type.numpy_dtype or v.ndim != 1:
+            raise SchemaError(f"{type} values must be a 1-D {type.numpy_dtype} array, got "
+                              f"{v.dtype} with shape {v.shape}")
+        self.values = v
+        self._init_common(type, len(v), validity)
+
+    def _buffers(self):
+        return (self.values,)
+
+    def _slice(self, start, stop):
+        return PrimitiveColumn(self.type, self.values[start:stop],
+                               self._slice_validity(start, stop))
+
+    def _take(self, idx):
+        return PrimitiveColumn(self.type, self.values[idx], self._take_validity(idx))
+
+    def to_pylist(self):
+        return pv.primitive_to_pylist(self.type, self.values, self.validity)
+
+    def _values_equal(self, other, mask):
+        a, b = self.values[mask], other.values[mask]
+        if a.dtype.names:
+            return all(np.array_equal(a[n], b[n]) for n in a.dtype.names)
+        if a.dtype.kind == "f":
+            return bool(np.all((a == b) | (np.isnan(a) & np.isnan(b))))
+        return bool(np.array_equal(a, b))
+
+    @classmethod
+    def _concat(cls, columns):
+        return cls(columns[0].type, np.concatenate([c.values for c in columns]),
+                   concat_validity(columns))
+
+
+class BinaryColumn(Column):
+    """Variable-length bytes: ``string``, ``large_string``, ``binary``, ``large_binary``.
+
+    Row ``i`` is ``data[offsets[i]:offsets[i + 1]]``.
+
+    Parameters
+    ----------
+    type : StringType or BinaryType
+    offsets : numpy.ndarray of int
+        ``length + 1`` non-decreasing positions into ``data`` (stored as int64).
+    data : numpy.ndarray of uint8, or bytes
+    validity : numpy.ndarray of bool, optional
+    """
+
+    __slots__ = ("offsets", "data")
+
+    def __init__(self, type, offsets, data, validity=None):
+        if not isinstance(type, T.StringType):
+            raise SchemaError(f"type {type} is not a string or binary type")
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            data = np.frombuffer(data, np.uint8)
+        data = np.asarray(data)
+        if data.dtype != np.uint8 or data.ndim != 1:
+            raise SchemaError(f"{type} data must be a 1-D uint8 array, got {data.dtype}")
+        self.offsets = as_offsets(offsets, len(data), str(type))
+        self.data = data
+        self._init_common(type, len(self.offsets) - 1, validity)
+
+    def _buffers(self):
+        return (self.offsets, self.data)
+
+    def _slice(self, start, stop):
+        return BinaryColumn(self.type, self.offsets[start:stop + 1], self.data,
+                            self._slice_validity(start, stop))
+
+    def _take(self, idx):
+        starts = self.offsets[idx]
+        lengths = self.offsets[idx + 1] - starts
+        offsets = np.zeros(len(idx) + 1, np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        data = self.data[gather_ranges(starts, lengths)]
+        return BinaryColumn(self.type, offsets, data, self._take_validity(idx))
+
+    def value_lengths(self):
+        """Byte length of each row (int64)."""
+        return np.diff(self.offsets)
+
+    def as_binary(self):
+        """The same buffers typed as binary (the raw bytes of a string column)."""
+        t = T.large_binary() if self.type.large else T.binary()
+        return BinaryColumn(t, self.offsets, self.data, self.validity)
+
+    def to_pylist(self):
+        return pv.binary_to_pylist(self.type, self.offsets, self.data, self.validity)
+
+    def _values_equal(self, other, mask):
+        idx = np.flatnonzero(mask)
+        a, b = self._take(idx), other._take(idx)
+        return np.array_equal(a.offsets, b.offsets) and np.array_equal(a.data, b.data)
+
+    @classmethod
+    def _concat(cls, columns):
+        parts, offsets, base = [], [np.zeros(1, np.int64)], 0
+        for c in columns:
+            o0, o1 = int(c.offsets[0]), int(c.offsets[-1])
+            parts.append(c.data[o0:o1])
+            offsets.append(c.offsets[1:] - o0 + base)
+            base += o1 - o0
+        return cls(columns[0].type, np.concatenate(offsets), np.concatenate(parts),
+                   concat_validity(columns))
+
+
+def _storage_width(type_):
+    if isinstance(type_, T.ExtensionType):
+        type_ = type_.storage_type
+    if not isinstance(type_, T.FixedSizeBinaryType):
+        raise SchemaError(f"type {type_} is not a fixed-size binary type")
+    return type_.byte_width
+
+
+class FixedSizeBinaryColumn(Column):
+    """Byte strings of one width: ``fixed_size_binary[w]``, ``uuid``, ``interval``.
+
+    Parameters
+    ----------
+    type : FixedSizeBinaryType, UuidType or IntervalType
+    data : numpy.ndarray of uint8
+        Shape ``(length, width)``; a 1-D array is reshaped when width > 0.
+    validity : numpy.ndarray of bool, optional
+    """
+
+    __slots__ = ("data",)
+
+    def __init__(self, type, data, validity=None):
+        width = _storage_width(type)
+        data = np.asarray(data)
+        if data.ndim == 1 and width and data.dtype == np.uint8 and len(data) % width == 0:
+            data = data.reshape(-1, width)
+        if data.dtype != np.uint8 or data.ndim != 2 or data.shape[1] != width:
+            raise SchemaError(f"{type} data must be a uint8 array of shape (n, {width}), got "
+                              f"{data.dtype} with shape {data.shape}")
+        self.data = data
+        self._init_common(type, data.shape[0], validity)
+
+    def _buffers(self):
+        return (self.data,)
+
+    def _slice(self, start, stop):
+        return FixedSizeBinaryColumn(self.type, self.data[start:stop],
+                                     self._slice_validity(start, stop))
+
+    def _take(self, idx):
+        return FixedSizeBinaryColumn(self.type, self.data[idx], self._take_validity(idx))
+
+    def to_pylist(self):
+        return pv.fixed_binary_to_pylist(self.type, self.data, self.validity)
+
+    def _values_equal(self, other, mask):
+        return bool(np.array_equal(self.data[mask], other.data[mask]))
+
+    @classmethod
+    def _concat(cls, columns):
+        return cls(columns[0].type, np.concatenate([c.data for c in columns]),
+                   concat_validity(columns))
+
+
+def _resize_be(data, width, type_):
+    """Sign-extend or narrow (n, w) big-endian two's complement rows to ``width`` bytes."""
+    n, w = data.shape
+    if width == w:
+        return data
+    if width > w:
+        fill = np.where(data[:, :1] >= 0x80, np.uint8(0xFF), np.uint8(0)) if w \
+            else np.zeros((n, 1), np.uint8)
+        return np.concatenate([np.repeat(fill, width - w, axis=1), data], axis=1)
+    kept = data[:, w - width:]
+    fill = np.where(kept[:, :1] >= 0x80, np.uint8(0xFF), np.uint8(0)) if width \
+        else np.zeros((n, 1), np.uint8)
+    bad = np.any(data[:, :w - width] != fill, axis=1)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise pv.ValueRangeError(f"{type_} value at row {i} does not fit in {width} bytes")
+    return np.ascontiguousarray(kept)
+
+
+class DecimalColumn(Column):
+    """Decimals as a Parquet decoder produces them; ``Decimal`` objects only on request.
+
+    Parameters
+    ----------
+    type : DecimalType
+    values : numpy.ndarray
+        Either 1-D int32/int64 unscaled values, or a uint8 array of shape
+        ``(length, width)`` holding big-endian two's complement unscaled values.
+    validity : numpy.ndarray of bool, optional
+    """
+
+    __slots__ = ("values",)
+
+    def __init__(self, type, values, validity=None):
+        if not isinstance(type, T.DecimalType):
+            raise SchemaError(f"type {type} is not a decimal type")
+        v = np.asarray(values)
+        ok = (v.ndim == 1 and v.dtype in (np.int32, np.int64)) or \
+             (v.ndim == 2 and v.dtype == np.uint8 and v.shape[1] >= 1)
+        if not ok:
+            raise SchemaError(f"{type} values must be 1-D int32/int64 or (n, width) uint8, got "
+                              f"{v.dtype} with shape {v.shape}")
+        self.values = v
+        self._init_common(type, v.shape[0], validity)
+
+    @classmethod
+    def from_variable_bytes(cls, type, offsets, data, validity=None):
+        """Build from big-endian values of varying lengths (Parquet BYTE_ARRAY decimals).
+
+        Each value is sign-extended to the longest one; empty values read as 0.
+        """
+        raw = BinaryColumn(T.binary(), offsets, data, validity)
+        lengths = raw.value_lengths()
+        n = len(lengths)
+        width = max(1, int(lengths.max()) if n else 1)
+        starts = raw.offsets[:-1]
+        first = raw.data[np.minimum(starts, max(len(raw.data) - 1, 0))] if len(raw.data) \
+            else np.zeros(n, np.uint8)
+        negative = (lengths > 0) & (first >= 0x80)
+        out = np.where(negative[:, None], np.uint8(0xFF), np.uint8(0)).repeat(width, axis=1)
+        rows = np.repeat(np.arange(n, dtype=np.int64), lengths)
+        src = gather_ranges(starts, lengths)
+        cols = np.arange(len(src), dtype=np.int64) - np.repeat(
+            np.cumsum(lengths) - lengths, lengths) + np.repeat(width - lengths, lengths)
+        out[rows, cols] = raw.data[src]
+        return cls(type, out, validity)
+
+    def _buffers(self):
+        return (self.values,)
+
+    def _slice(self, start, stop):
+        return DecimalColumn(self.type, self.values[start:stop],
+                             self._slice_validity(start, stop))
+
+    def _take(self, idx):
+        return DecimalColumn(self.type, self.values[idx], self._take_validity(idx))
+
+    def unscaled(self):
+        """The unscaled integers as a list of Python ints (nulls included as stored)."""
+        return pv.unscaled_ints(self.values)
+
+    def to_be_bytes(self, width):
+        """Big-endian two's complement rows of ``width`` bytes: a (length, width) uint8 array.
+
+        Raises ValueRangeError when a (non-null or null) slot does not fit.
+        """
+        v = pv.null_filled(self.values, self.validity) if self.values.ndim == 1 else self.values
+        if v.ndim == 1:
+            v = v.astype(">i8").view(np.uint8).reshape(len(v), 8)
+        elif self.validity is not None:
+            v = np.where(self.validity[:, None], v, np.uint8(0))
+        return _resize_be(v, width, self.type)
+
+    def to_int64(self):
+        """The unscaled values as int64 (null slots 0); ValueRangeError if one does not fit."""
+        if self.values.ndim == 1:
+            return pv.null_filled(self.values, self.validity).astype(np.int64)
+        return pv.be_bytes_to_int64(self.to_be_bytes(8))
+
+    def to_pylist(self):
+        return pv.decimal_to_pylist(self.type, self.values, self.validity)
+
+    def _values_equal(self, other, mask):
+        a, b = self.values[mask], other.values[mask]
+        if a.ndim == b.ndim == 1:
+            return bool(np.array_equal(a.astype(np.int64), b.astype(np.int64)))
+        if a.shape == b.shape and a.dtype == b.dtype:
+            return bool(np.array_equal(a, b))
+        return pv.unscaled_ints(a) == pv.unscaled_ints(b)
+
+    @classmethod
+    def _concat(cls, columns):
+        vals = [c.values for c in columns]
+        if all(v.ndim == 1 for v in vals):
+            dtype = np.int64 if any(v.dtype == np.int64 for v in vals) else np.int32
+            data = np.concatenate([v.astype(dtype, copy=False) for v in vals])
+        else:
+            width = max(v.shape[1] if v.ndim == 2 else v.dtype.itemsize for v in vals)
+            data = np.concatenate([c.to_be_bytes(width) for c in columns])
+        return cls(columns[0].type, data, concat_validity(columns))
+
+
+def concat_columns(columns):
+    """One column holding the rows of ``columns`` in order; all must have the same type.
+
+    Dictionary columns sharing one dictionary object keep it; otherwise the
+    dictionaries are appended (values may then repeat).
+    """
+    columns = list(columns)
+    if not columns:
+        raise SchemaError("concat_columns needs at least one column")
+    first = columns[0]
+    for c in columns[1:]:
+        if c.type != first.type or type(c) is not type(first):
+            raise SchemaError(f"cannot concatenate a {c.type} column to a {first.type} column")
+    if len(columns) == 1:
+        return first
+    return type(first)._concat(columns)
+
+
+def nulls(type, length):
+    """A column of ``length`` nulls of any ``type``."""
+    from .nested_columns import nested_nulls
+    n = int(length)
+    none = np.zeros(n, np.bool_)
+    if isinstance(type, T.NullType):
+        return NullColumn(n)
+    if isinstance(type, T.DecimalType):
+        return DecimalColumn(type, np.zeros(n, np.int64), none)
+    if type.numpy_dtype is not None:
+        return PrimitiveColumn(type, np.zeros(n, type.numpy_dtype), none)
+    if isinstance(type, T.StringType):
+        return BinaryColumn(type, np.zeros(n + 1, np.int64), np.zeros(0, np.uint8), none)
+    if isinstance(type, (T.FixedSizeBinaryType, T.ExtensionType)):
+        return FixedSizeBinaryColumn(type, np.zeros((n, _storage_width(type)), np.uint8), none)
+    return nested_nulls(type, n)
