@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import CorruptFileError
+from ._native.plain import take_byte_array, take_fixed
+from .errors import CorruptFileError, EncodingError
 
 
 @dataclass
@@ -55,28 +56,17 @@ class DictionaryValues:
 
 
 def take(dictionary, indices, where):
-    """Expand dictionary indices into plain values (bounds checked)."""
-    n = len(dictionary)
-    if len(indices):
-        bad = int(indices.max()) if n else int(indices[0])
-        low = int(indices.min())
-        if bad >= n or low < 0:
-            raise CorruptFileError(
-                f"dictionary index {bad if bad >= n else low} out of range for a dictionary of "
-                f"{n} values in {where}")
-    if isinstance(dictionary, FixedValues):
-        return FixedValues(dictionary.array[indices])
-    offsets, data = dictionary.offsets, dictionary.data
-    starts = offsets[:-1][indices]
-    lengths = offsets[1:][indices] - starts
-    new_offsets = np.zeros(len(indices) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=new_offsets[1:])
-    total = int(new_offsets[-1])
-    if total == 0:
-        return BinaryValues(new_offsets, np.zeros(0, np.uint8))
-    # Gather: positions of every output byte in the dictionary data.
-    pos = np.arange(total, dtype=np.int64) - np.repeat(new_offsets[:-1] - starts, lengths)
-    return BinaryValues(new_offsets, data[pos])
+    """Expand dictionary indices into plain values (bounds checked, in Cython)."""
+    try:
+        if isinstance(dictionary, FixedValues):
+            return FixedValues(take_fixed(dictionary.array, indices))
+        offsets, data = take_byte_array(np.ascontiguousarray(dictionary.offsets, np.int64),
+                                        np.ascontiguousarray(dictionary.data, np.uint8),
+                                        indices)
+        return BinaryValues(offsets, data)
+    except EncodingError as exc:
+        raise CorruptFileError(f"{exc} (dictionary of {len(dictionary)} values in {where})") \
+            from None
 
 
 def concat(pieces):

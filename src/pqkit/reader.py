@@ -1,0 +1,250 @@
+"""Reading Parquet files into :class:`pqkit.Table`: ``ParquetFile`` and ``read_table``.
+
+Per row group and selected leaf: read only that column chunk's byte range,
+decode its pages (:mod:`pqkit.column_reader`), assemble its levels
+(:func:`pqkit.levels.assemble`), type its values (:mod:`pqkit.logical_types`),
+then nest the leaves into one column per top-level field (:mod:`pqkit.nesting`)
+and restore the Arrow types a writer recorded (:mod:`pqkit.arrow_restore`).
+"""
+import numpy as np
+
+from . import datatypes as T
+from .arrow_restore import ArrowTypes
+from .column_reader import (ChunkData, ColumnChunkReader, chunk_range, dictionary_header_padding,
+                            empty_values)
+from .columns import concat_columns
+from .errors import CorruptFileError, EncryptedFileError, SchemaError
+from .footer import read_metadata_from
+from .levels import assemble
+from .logical_types import leaf_column, leaf_type
+from .nested_columns import DictionaryColumn
+from .nesting import Nester
+from .schema import OPTIONAL
+from .source import Source
+from .table import Table
+
+__all__ = ["ParquetFile", "read_table"]
+
+
+def _path_repetitions(node):
+    reps = []
+    while node.parent is not None:
+        reps.append(int(node.repetition))
+        node = node.parent
+    return reps[::-1]
+
+
+class ParquetFile:
+    """A Parquet file opened for reading.
+
+    Parameters
+    ----------
+    source : path, bytes-like or seekable binary file object
+    verify_checksums : bool, default True
+        Check every page CRC32 that a writer stored; a mismatch raises
+        :class:`pqkit.ChecksumError` naming the column, row group and page offset.
+
+    Examples
+    --------
+    >>> with ParquetFile("data.parquet") as f:            # doctest: +SKIP
+    ...     for batch in f.iter_batches(batch_size=10_000, columns=["id"]):
+    ...         process(batch.to_pandas())
+    """
+
+    def __init__(self, source, *, verify_checksums=True):
+        self._source = Source(source)
+        try:
+            self.metadata = read_metadata_from(self._source)
+        except BaseException:
+            self._source.close()
+            raise
+        self.schema = self.metadata.schema
+        self.verify_checksums = verify_checksums
+        self._arrow = ArrowTypes.from_metadata(self.metadata.key_value_metadata)
+        self._pad = dictionary_header_padding(self.metadata.created_by)
+
+    # --- file-level facts ---------------------------------------------------------------
+    @property
+    def num_row_groups(self):
+        return self.metadata.num_row_groups
+
+    @property
+    def num_rows(self):
+        return self.metadata.num_rows
+
+    def close(self):
+        self._source.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return (f"<pqkit.ParquetFile {self._source.name or '<buffer>'}: {self.num_rows} rows, "
+                f"{self.num_row_groups} row groups>")
+
+    # --- selection ----------------------------------------------------------------------
+    def _select(self, columns):
+        """(top-level nodes in schema order, set of selected leaf paths)."""
+        tops = self.schema.root.children
+        if columns is None:
+            return list(tops), {c.path for c in self.schema.columns}
+        if isinstance(columns, str):
+            raise TypeError("columns must be a list of names, not a string")
+        wanted = set()
+        for name in columns:
+            node = self._find(name)
+            stack = [node]
+            while stack:
+                n = stack.pop()
+                if n.is_leaf:
+                    wanted.add(n.path)
+                else:
+                    stack.extend(n.children)
+        return [t for t in tops if any(p[0] == t.name for p in wanted)], wanted
+
+    def _find(self, name):
+        path = tuple(name) if isinstance(name, (tuple, list)) else tuple(str(name).split("."))
+        node = self.schema.root
+        for part in path:
+            match = [c for c in node.children if c.name == part]
+            if not match:
+                raise SchemaError(f"no column {'.'.join(path)!r} in the file; top-level "
+                                  f"columns are {self.schema.names}")
+            node = match[0]
+        return node
+
+    # --- reading ------------------------------------------------------------------------
+    def read_row_group(self, i, columns=None):
+        """Read row group ``i`` (the selected columns only) into a Table."""
+        if not -self.num_row_groups <= i < self.num_row_groups:
+            raise IndexError(f"row group {i} out of range: the file has "
+                             f"{self.num_row_groups}")
+        i %= self.num_row_groups
+        tops, wanted = self._select(columns)
+        return self._read_group(i, tops, wanted)
+
+    def read(self, columns=None, row_groups=None):
+        """Read the whole file (or the given row groups) into one Table."""
+        tops, wanted = self._select(columns)
+        groups = range(self.num_row_groups) if row_groups is None else list(row_groups)
+        for g in groups:
+            if not 0 <= g < self.num_row_groups:
+                raise IndexError(f"row group {g} out of range: the file has "
+                                 f"{self.num_row_groups}")
+        tables = [self._read_group(g, tops, wanted) for g in groups]
+        if not tables:
+            return self._empty(tops, wanted)
+        if len(tables) == 1:
+            return tables[0]
+        return _concat(tables)
+
+    def iter_batches(self, batch_size=65536, columns=None, row_groups=None):
+        """Yield Tables of at most ``batch_size`` rows, decoding one row group at a time."""
+        if batch_size <= 0:
+            raise ValueError(f"batch_size must be positive, got {batch_size}")
+        tops, wanted = self._select(columns)
+        groups = range(self.num_row_groups) if row_groups is None else list(row_groups)
+        for g in groups:
+            table = self._read_group(g, tops, wanted)
+            for start in range(0, table.num_rows, batch_size):
+                yield table.slice(start, start + batch_size)
+
+    def _read_group(self, g, tops, wanted):
+        rg = self.metadata.row_group(g)
+        leaves = {}
+        for node in self.schema.columns:
+            if node.path not in wanted:
+                continue
+            where = f"column {node.dotted_path}, row group {g}"
+            if node.column_index >= len(rg.columns):
+                raise CorruptFileError(f"{where}: the row group has only {len(rg.columns)} "
+                                       "column chunks")
+            chunk = rg.columns[node.column_index]
+            if chunk.crypto_metadata is not None:
+                raise EncryptedFileError(f"{where}: the column chunk is encrypted; pqkit cannot "
+                                         "decrypt Parquet modular encryption")
+            md = chunk.meta_data
+            if md is not None and md.num_values == 0:
+                data = self._empty_chunk(node)       # some writers give no pages at all
+            else:
+                start, length = chunk_range(chunk, self.metadata.footer_offset, where,
+                                            self._pad)
+                reader = ColumnChunkReader(node, md.codec, md.num_values, where,
+                                           self.verify_checksums)
+                data = reader.read(self._source.read(start, length), start)
+            leaves[node.path] = self._leaf(node, data, where)
+        table = self._nest(tops, leaves)
+        if table.num_rows != rg.num_rows:
+            raise CorruptFileError(f"row group {g} declares {rg.num_rows} rows but its columns "
+                                   f"hold {table.num_rows}")
+        return table
+
+    def _leaf(self, node, chunk, where):
+        asm = assemble(chunk.def_levels, chunk.rep_levels, _path_repetitions(node),
+                       chunk.num_entries, where=where)
+        if asm.num_values != len(chunk.values):
+            raise CorruptFileError(f"{where}: definition levels call for {asm.num_values} "
+                                   f"values but the pages hold {len(chunk.values)}")
+        validity = asm.leaf.validity if node.repetition == OPTIONAL else None
+        col = leaf_column(leaf_type(node), node.physical_type, chunk.values, asm.value_mask,
+                          validity, asm.leaf.length)
+        return asm, col
+
+    def _nest(self, tops, leaves):
+        nester = Nester(leaves)
+        fields, cols = [], []
+        for top in tops:
+            f, col = nester.field(top, 0)
+            f, col = self._arrow.restore(f, col)
+            fields.append(f)
+            cols.append(col)
+        return Table(cols, fields, self.metadata.key_value_metadata)
+
+    @staticmethod
+    def _empty_chunk(node):
+        return ChunkData(np.zeros(0, np.int16), np.zeros(0, np.int16), 0,
+                         empty_values(node.physical_type, node.element.type_length))
+
+    def _empty(self, tops, wanted):
+        leaves = {node.path: self._leaf(node, self._empty_chunk(node), f"column {node.dotted_path}")
+                  for node in self.schema.columns if node.path in wanted}
+        return self._nest(tops, leaves)
+
+
+def _concat(tables):
+    """Concatenate row-group tables; a column dictionary-encoded in some row groups only
+    is decoded so that all pieces share one type."""
+    first = tables[0]
+    cols, fields = [], []
+    for j, f in enumerate(first.schema):
+        pieces = [t.columns[j] for t in tables]
+        if any(p.type != pieces[0].type or type(p) is not type(pieces[0]) for p in pieces):
+            pieces = [p.decode() if isinstance(p, DictionaryColumn) else p for p in pieces]
+            f = T.Field(f.name, pieces[0].type, f.nullable, f.metadata)
+        cols.append(concat_columns(pieces))
+        fields.append(f)
+    return Table(cols, fields, first.metadata)
+
+
+def read_table(source, columns=None, row_groups=None, *, verify_checksums=True):
+    """Read a Parquet file into a :class:`pqkit.Table`.
+
+    Parameters
+    ----------
+    source : path, bytes-like or seekable binary file object
+    columns : list of str, optional
+        Top-level names or dotted paths (``"a.b"``); default all columns.
+    row_groups : list of int, optional
+        Only these row groups.
+    verify_checksums : bool, default True
+
+    Examples
+    --------
+    >>> pqkit.read_table("fixtures/sample.parquet", columns=["id", "point.x"])  # doctest: +SKIP
+    """
+    with ParquetFile(source, verify_checksums=verify_checksums) as f:
+        return f.read(columns=columns, row_groups=row_groups)
+
