@@ -21,11 +21,12 @@ from . import values as V
 from .encodings.bss import decode_bss
 from .encodings.delta import decode_delta
 from .encodings.plain import decode_plain
-from .encodings.rle import (decode_dictionary_indices, decode_levels, decode_levels_bit_packed,
+from .encodings.rle import (bit_width_of, decode_dictionary_indices, decode_hybrid,
+                            decode_hybrid_prefixed, decode_levels_bit_packed,
                             decode_rle_booleans)
 from .errors import CorruptFileError, EncodingError, UnsupportedFeatureError
 from .format import Encoding, PageType, Type
-from .page import PageWalker, decompress_page, split_data_page
+from .page import PageWalker, Scratch, decompress_page, split_data_page
 
 _EMPTY = {
     Type.BOOLEAN: np.zeros(0, np.bool_),
@@ -40,6 +41,17 @@ _MAX_DICT_HEADER = 100
 _DELTA = (Encoding.DELTA_BINARY_PACKED, Encoding.DELTA_LENGTH_BYTE_ARRAY,
           Encoding.DELTA_BYTE_ARRAY)
 _DICT_ENCODINGS = (Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY)
+
+
+_COPYABLE = {Type.INT32: np.dtype("<i4"), Type.INT64: np.dtype("<i8"),
+             Type.FLOAT: np.dtype("<f4"), Type.DOUBLE: np.dtype("<f8")}
+
+
+@dataclass(frozen=True)
+class _Span:
+    """Values [start, stop) of the reader's preallocated fixed-width output."""
+    start: int
+    stop: int
 
 
 @dataclass
@@ -139,32 +151,43 @@ class ColumnChunkReader:
 
     def read(self, data, offset):
         """Decode the chunk held in ``data`` (which starts at file offset ``offset``)."""
-        if self.num_values is None or self.num_values < 0:
-            raise CorruptFileError(f"{self.where}: invalid num_values {self.num_values}")
-        defs, reps, pieces, entries = [], [], [], 0
-        walker = PageWalker(data, offset, self.num_values, self.where, self.verify)
-        for page in walker:
+        n = self.num_values
+        if n is None or n < 0:
+            raise CorruptFileError(f"{self.where}: invalid num_values {n}")
+        # Each level entry takes at least a bit on disk (RLE runs compress further, but
+        # never below one header byte per run of up to 2**31): cap what a corrupt
+        # num_values can make us allocate by what the chunk could hold.
+        cap = max(len(data), 1) * 8 * (1 << 16)
+        if n > cap:
+            raise CorruptFileError(f"{self.where}: num_values {n} is impossible for a chunk "
+                                   f"of {len(data)} bytes")
+        self._defs = np.empty(n, np.int16) if self.max_def else None
+        self._reps = np.empty(n, np.int16) if self.max_rep else None
+        self._fixed = None          # preallocated PLAIN output of fixed-width values
+        self._fixed_pos = 0
+        self._scratch = Scratch()
+        pieces, entries = [], 0
+        for page in PageWalker(data, offset, n, self.where, self.verify):
             ptype = page.type
             if ptype == PageType.DICTIONARY_PAGE:
                 self._read_dictionary(page)
             elif ptype in (PageType.DATA_PAGE, PageType.DATA_PAGE_V2):
-                d, r, vals, n = self._read_data_page(page)
-                entries += n
-                if d is not None:
-                    defs.append(d)
-                if r is not None:
-                    reps.append(r)
+                vals, used = self._read_data_page(page, entries)
+                entries += used
                 if vals is not None:
                     pieces.append(vals)
             # INDEX_PAGE and unknown page types carry nothing a reader needs.
-        if entries != self.num_values:
+        if entries != n:
             raise CorruptFileError(f"{self.where}: pages hold {entries} values, the column "
-                                   f"chunk declares {self.num_values}")
-        def_levels = _join(defs, np.int16) if self.max_def else None
-        rep_levels = _join(reps, np.int16) if self.max_rep else None
-        values = V.combine(pieces, self.dictionary,
-                           empty_values(self.physical, self.type_length), self.where)
-        return ChunkData(def_levels, rep_levels, entries, values)
+                                   f"chunk declares {n}")
+        empty = empty_values(self.physical, self.type_length)
+        if pieces and all(isinstance(p, _Span) for p in pieces):   # spans are contiguous
+            values = V.FixedValues(self._fixed[:self._fixed_pos])
+        else:
+            pieces = [V.FixedValues(self._fixed[p.start:p.stop]) if isinstance(p, _Span) else p
+                      for p in pieces]
+            values = V.combine(pieces, self.dictionary, empty, self.where)
+        return ChunkData(self._defs, self._reps, entries, values)
 
     # -- dictionary ------------------------------------------------------------------
     def _read_dictionary(self, page):
@@ -179,51 +202,53 @@ class ColumnChunkReader:
         if enc not in (Encoding.PLAIN, Encoding.PLAIN_DICTIONARY):
             raise EncodingError(f"dictionary page at offset {page.offset} in {self.where} "
                                 f"uses encoding {_enc_name(enc)}; only PLAIN is valid")
-        body = decompress_page(page, self.codec, self.where)
+        body = decompress_page(page, self.codec, self.where, scratch=self._scratch)
         self._check_count(h.num_values, len(body), page)
         values, _ = decode_plain(self.physical, body, 0, h.num_values, self.type_length,
                                  page.payload_offset)
         self.dictionary = _wrap(values)
 
     # -- data pages ------------------------------------------------------------------
-    def _read_data_page(self, page):
-        dp = split_data_page(page, self.codec, self.where, self.max_rep, self.max_def)
+    def _read_data_page(self, page, at_entry):
+        dp = split_data_page(page, self.codec, self.where, self.max_rep, self.max_def,
+                             scratch=self._scratch)
         n = dp.num_values
+        if at_entry + n > self.num_values:
+            raise CorruptFileError(f"data page at offset {page.offset} in {self.where} holds "
+                                   f"{n} values, past the chunk's {self.num_values}")
         at = page.payload_offset
+        body, pos = dp.values, 0
+        reps = None if self._reps is None else self._reps[at_entry:at_entry + n]
+        defs = None if self._defs is None else self._defs[at_entry:at_entry + n]
         if dp.v2:
-            reps = self._levels_v2(dp.rep_levels, self.max_rep, n, at) if self.max_rep else None
-            defs = self._levels_v2(dp.def_levels, self.max_def, n,
-                                   at + len(dp.rep_levels)) if self.max_def else None
-            body, pos = dp.values, 0
+            if reps is not None:
+                self._levels_v2(dp.rep_levels, self.max_rep, reps, at)
+            if defs is not None:
+                self._levels_v2(dp.def_levels, self.max_def, defs, at + len(dp.rep_levels))
         else:
-            body, pos = dp.values, 0
-            reps = defs = None
-            if self.max_rep:
-                reps, used = self._levels_v1(body, pos, dp.rep_encoding, self.max_rep, n, at)
-                pos += used
-            if self.max_def:
-                defs, used = self._levels_v1(body, pos, dp.def_encoding, self.max_def, n,
-                                             at + pos)
-                pos += used
+            if reps is not None:
+                pos += self._levels_v1(body, pos, dp.rep_encoding, self.max_rep, reps, at)
+            if defs is not None:
+                pos += self._levels_v1(body, pos, dp.def_encoding, self.max_def, defs, at + pos)
         if reps is not None and n and reps[0] != 0:
             raise EncodingError(f"data page at offset {page.offset} in {self.where} starts "
                                 f"with repetition level {int(reps[0])}, not a new record")
         present = n if defs is None else int(np.count_nonzero(defs == self.max_def))
         vals = self._values(dp.encoding, body, pos, present, page) if present else None
-        return defs, reps, vals, n
+        return vals, n
 
-    def _levels_v1(self, body, pos, encoding, max_level, n, at):
+    def _levels_v1(self, body, pos, encoding, max_level, out, at):
         if encoding == Encoding.BIT_PACKED:
-            return decode_levels_bit_packed(body, pos, max_level, n, at)
+            levels, used = decode_levels_bit_packed(body, pos, max_level, len(out), at)
+            out[:] = levels
+            return used
         if encoding not in (Encoding.RLE, None):
             raise EncodingError(f"levels at offset {at} in {self.where} use encoding "
                                 f"{_enc_name(encoding)}; expected RLE or BIT_PACKED")
-        return decode_levels(body, pos, max_level, n, prefixed=True, base_offset=at)
+        return decode_hybrid_prefixed(body, pos, bit_width_of(max_level), len(out), out, at)
 
-    def _levels_v2(self, raw, max_level, n, at):
-        levels, _ = decode_levels(raw, 0, max_level, n, prefixed=False, length=len(raw),
-                                  base_offset=at)
-        return levels
+    def _levels_v2(self, raw, max_level, out, at):
+        decode_hybrid(raw, 0, len(raw), bit_width_of(max_level), len(out), out, at)
 
     def _values(self, encoding, body, pos, count, page):
         at = page.payload_offset + pos
@@ -231,6 +256,8 @@ class ColumnChunkReader:
         if encoding == Encoding.PLAIN:
             if self.physical != Type.BOOLEAN:
                 self._check_count(count, remaining, page)
+            if self.physical in _COPYABLE:
+                return self._copy_plain(body, pos, count, page)
             vals, _ = decode_plain(self.physical, body, pos, count, self.type_length, at)
             return _wrap(vals)
         if encoding in _DICT_ENCODINGS:
@@ -242,6 +269,11 @@ class ColumnChunkReader:
                                     f"{self.where} has no index data for {count} values")
             idx, _ = decode_dictionary_indices(body, pos, count, len(self.dictionary),
                                                length=remaining, base_offset=at)
+            if self.physical in _COPYABLE:
+                # Numbers gain nothing from staying encoded: expand into the output now.
+                out = self._output(count)
+                np.take(self.dictionary.array, idx, out=out)   # indices checked above
+                return self._advance(count)
             return V.DictIndices(idx)
         if encoding == Encoding.RLE and self.physical == Type.BOOLEAN:
             vals, _ = decode_rle_booleans(body, pos, count, at)
@@ -256,6 +288,29 @@ class ColumnChunkReader:
         raise UnsupportedFeatureError(f"data page at offset {page.offset} in {self.where} uses "
                                       f"encoding {_enc_name(encoding)} for "
                                       f"{self.physical.name} values")
+
+    def _copy_plain(self, body, pos, count, page):
+        """PLAIN fixed-width values are the little-endian array itself: copy them once,
+        straight into the chunk's output buffer."""
+        dtype = _COPYABLE[self.physical]
+        need = count * dtype.itemsize
+        if need > len(body) - pos:
+            raise EncodingError(f"PLAIN values at offset {page.payload_offset + pos} in "
+                                f"{self.where}: {count} values of {dtype.itemsize} bytes need "
+                                f"{need} bytes, {len(body) - pos} remain")
+        self._output(count)[:] = np.frombuffer(body, dtype, count, pos)
+        return self._advance(count)
+
+    def _output(self, count):
+        """The next ``count`` slots of the chunk's preallocated fixed-width output."""
+        if self._fixed is None:
+            self._fixed = np.empty(self.num_values, _COPYABLE[self.physical])
+        return self._fixed[self._fixed_pos:self._fixed_pos + count]
+
+    def _advance(self, count):
+        start = self._fixed_pos
+        self._fixed_pos += count
+        return _Span(start, start + count)
 
     def _check_count(self, count, nbytes, page):
         # Every non-boolean value takes at least one byte (BYTE_ARRAY: its 4-byte length),
@@ -274,12 +329,6 @@ def _wrap(values):
     if isinstance(values, tuple):
         return V.BinaryValues(*values)
     return V.FixedValues(values)
-
-
-def _join(arrays, dtype):
-    if not arrays:
-        return np.zeros(0, dtype)
-    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
 
 
 def _enc_name(encoding):

@@ -31,6 +31,8 @@ import copy
 
 import numpy as np
 
+from ._native.plain import take_byte_array
+
 from . import _pyvalues as pv
 from . import datatypes as T
 from .errors import SchemaError
@@ -366,11 +368,9 @@ class BinaryColumn(Column):
                             self._slice_validity(start, stop))
 
     def _take(self, idx):
-        starts = self.offsets[idx]
-        lengths = self.offsets[idx + 1] - starts
-        offsets = np.zeros(len(idx) + 1, np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        data = self.data[gather_ranges(starts, lengths)]
+        # The Cython gather checks every index and copies each value's bytes once.
+        offsets, data = take_byte_array(np.ascontiguousarray(self.offsets, np.int64),
+                                        np.ascontiguousarray(self.data), idx)
         return BinaryColumn(self.type, offsets, data, self._take_validity(idx))
 
     def value_lengths(self):

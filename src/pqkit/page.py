@@ -139,22 +139,45 @@ def data_page_num_values(page, where):
     return sub.num_values
 
 
-def decompress_page(page, codec, where, size=None, data=None):
-    """Decompress a page payload (or the given part of it) to `size` bytes."""
+class Scratch:
+    """A reusable decompression buffer for the pages of one reader.
+
+    Decoders copy what they keep out of a page body, so one buffer serves every
+    page: it grows to the largest page and is never reallocated per page.
+    """
+
+    def __init__(self):
+        self._buf = bytearray()
+
+    def get(self, size):
+        if len(self._buf) < size:
+            self._buf = bytearray(max(size, 2 * len(self._buf)))
+        return memoryview(self._buf)[:size]
+
+
+def decompress_page(page, codec, where, size=None, data=None, scratch=None):
+    """Decompress a page payload (or the given part of it) to `size` bytes.
+
+    With a :class:`Scratch`, the result is a view of its buffer, valid until the
+    next page is decompressed into it.
+    """
     size = page.header.uncompressed_page_size if size is None else size
     data = page.payload if data is None else data
     if size > MAX_PAGE_SIZE:
         raise CorruptFileError(f"page at offset {page.offset} in {where} claims "
                                f"{size} uncompressed bytes")
-    return decompress(codec, data, size, where=f"page at offset {page.offset} in {where}")
+    out = scratch.get(size) if scratch is not None and codec != 0 else None
+    return decompress(codec, data, size, out=out,
+                      where=f"page at offset {page.offset} in {where}")
 
 
-def split_data_page(page, codec, where, max_rep, max_def, v2_compressed_override=None):
+def split_data_page(page, codec, where, max_rep, max_def, v2_compressed_override=None,
+                    scratch=None):
     """Turn a RawPage holding a data page into a DataPage with values decompressed."""
     h = page.header
     if h.type == PageType.DATA_PAGE:
         sub = h.data_page_header
-        body = memoryview(decompress_page(page, codec, where))
+        body = memoryview(decompress_page(page, codec, where, scratch=scratch))
         return DataPage(page, sub.num_values, sub.encoding, None, None, body, False,
                         rep_encoding=sub.repetition_level_encoding,
                         def_encoding=sub.definition_level_encoding,
@@ -177,7 +200,8 @@ def split_data_page(page, codec, where, max_rep, max_def, v2_compressed_override
     if v2_compressed_override is not None:
         compressed = v2_compressed_override
     if compressed and len(values_raw) and values_size:
-        values = memoryview(decompress_page(page, codec, where, values_size, values_raw))
+        values = memoryview(decompress_page(page, codec, where, values_size, values_raw,
+                                            scratch))
     elif not len(values_raw) or not values_size:
         values = memoryview(b"")    # an empty values section is never decompressed
     else:

@@ -28,7 +28,9 @@ BAD_DATA = {
     "bad_data/ARROW-GH-47662.parquet": (pqkit.EncodingError, "PLAIN values at offset 30"),
     "bad_data/ARROW-RS-GH-6229-DICTHEADER.parquet":
         (pqkit.CorruptFileError, "data page at offset 4 in column nation_key"),
-    "bad_data/ARROW-RS-GH-6229-LEVELS.parquet": (pqkit.EncodingError, "offset 44"),
+    "bad_data/ARROW-RS-GH-6229-LEVELS.parquet":
+        (pqkit.CorruptFileError, "page at offset 19 in column outer.list.item.c, row group 0 "
+                                 "holds 21 values"),
     "bad_data/PARQUET-1481.parquet": (pqkit.SchemaError, "invalid physical type -7"),
 }
 

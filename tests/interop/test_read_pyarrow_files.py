@@ -263,6 +263,9 @@ def tables(draw):
        row_group_size=st.integers(1, 50))
 def test_random_tables_written_by_pyarrow(table, compression, version, dictionary, page_size,
                                           row_group_size):
-    _check(_write(table, compression=compression, data_page_version=version,
+    # The reference is the data pyarrow was given: pyarrow's own reader drops rows of some
+    # of these files (tiny v2 pages that start with an empty page), pqkit must not.
+    data = _write(table, compression=compression, data_page_version=version,
                   use_dictionary=dictionary, data_page_size=page_size,
-                  row_group_size=row_group_size))
+                  row_group_size=row_group_size)
+    same_values(pqkit.read_table(data).to_pydict(), table.to_pydict())
