@@ -174,7 +174,7 @@ class ParquetFile:
                                             self._pad)
                 reader = ColumnChunkReader(node, md.codec, md.num_values, where,
                                            self.verify_checksums)
-                data = reader.read(self._source.read(start, length), start)
+                data = reader.read(self._source.read_view(start, length), start)
             leaves[node.path] = self._leaf(node, data, where)
         table = self._nest(tops, leaves)
         if table.num_rows != rg.num_rows:

@@ -5,8 +5,24 @@ selected column chunks (and the footer) are ever read from disk.
 """
 import io
 import os
+import threading
+
+import numpy as np
 
 from .errors import CorruptFileError
+
+
+SCRATCH_KEEP = 64 << 20
+_local = threading.local()
+
+
+def _scratch(length):
+    buf = getattr(_local, "buf", None)
+    if buf is None or len(buf) < length:
+        buf = np.empty(max(length, 1 << 16), np.uint8)
+        if length <= SCRATCH_KEEP:
+            _local.buf = buf
+    return memoryview(buf)[:length]
 
 
 class Source:
@@ -55,6 +71,27 @@ class Source:
         if len(data) != length:
             raise CorruptFileError(f"short read at offset {offset}: {len(data)} of {length} bytes")
         return bytes(data)
+
+    def read_view(self, offset, length):
+        """Like :meth:`read`, but a view into a buffer this Source reuses.
+
+        The view is valid until the next ``read_view`` call in the same thread:
+        for decoders that copy out what they keep (column chunks), this saves
+        allocating and faulting in fresh memory for every chunk. Buffers up to
+        :data:`SCRATCH_KEEP` bytes are kept per thread for the next call.
+        """
+        if offset < 0 or length < 0 or offset + length > self.size:
+            raise CorruptFileError(
+                f"byte range [{offset}, {offset + length}) lies outside the file "
+                f"of {self.size} bytes")
+        if self._buffer is not None:
+            return memoryview(self._buffer)[offset:offset + length]
+        view = _scratch(length)
+        self._file.seek(offset)
+        got = self._file.readinto(view)
+        if got != length:
+            raise CorruptFileError(f"short read at offset {offset}: {got} of {length} bytes")
+        return view
 
     def close(self):
         if self._owned and self._file is not None:

@@ -203,6 +203,10 @@ def test_only_selected_chunks_are_read():
             reads.append((self.tell(), n))
             return super().read(n)
 
+        def readinto(self, buf):
+            reads.append((self.tell(), len(buf)))
+            return super().readinto(buf)
+
     pqkit.read_table(Spy(data), columns=["iint8"])
     col = md.row_group(0).column(0)
     chunk_start = col.dictionary_page_offset or col.data_page_offset
