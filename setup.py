@@ -20,6 +20,7 @@ EXTENSIONS = [
     ("pqkit._native.bss", "cython/pqkit/_native/bss.pyx"),
     ("pqkit._native.levels", "cython/pqkit/_native/levels.pyx"),
     ("pqkit._native.hashing", "cython/pqkit/_native/hashing.pyx"),
+    ("pqkit._native.dictenc", "cython/pqkit/_native/dictenc.pyx"),
 ]
 
 DEBUG = os.environ.get("PQKIT_DEBUG") == "1"

@@ -2,13 +2,15 @@
 
 Read, write, inspect and verify Parquet files without pyarrow.
 """
+from ._version import __version__
 from .errors import *  # noqa: F401,F403
 from .errors import __all__ as _error_names
 from .footer import FileMetadata, read_metadata
 from .reader import ParquetFile, read_table
 from .schema import Schema, SchemaNode
 from .table import Table
+from .writer import ParquetWriter, write_table
 
-__version__ = "0.1.0"
 __all__ = list(_error_names) + ["FileMetadata", "read_metadata", "Schema", "SchemaNode",
-                               "ParquetFile", "read_table", "Table"]
+                               "ParquetFile", "read_table", "Table", "ParquetWriter",
+                               "write_table", "__version__"]

@@ -10,6 +10,8 @@ import numpy as np
 
 from . import datatypes as T
 from .arrow_restore import ArrowTypes
+from .bloom import MAX_BYTES as _MAX_BLOOM_BYTES
+from .bloom import parse_bloom_filter
 from .column_reader import (ChunkData, ColumnChunkReader, chunk_range, dictionary_header_padding,
                             empty_values)
 from .columns import concat_columns
@@ -24,6 +26,8 @@ from .source import Source
 from .table import Table
 
 __all__ = ["ParquetFile", "read_table"]
+
+MAX_BLOOM_READ = _MAX_BLOOM_BYTES + 1024     # bitset plus a generous header
 
 
 def _path_repetitions(node):
@@ -84,6 +88,38 @@ class ParquetFile:
     def __repr__(self):
         return (f"<pqkit.ParquetFile {self._source.name or '<buffer>'}: {self.num_rows} rows, "
                 f"{self.num_row_groups} row groups>")
+
+    def bloom_filter(self, column, row_group):
+        """The bloom filter of a column chunk (a SplitBlockBloomFilter), or None.
+
+        ``column`` is a dotted path or leaf index. Use its
+        ``might_contain(value, physical_type)``, or :meth:`might_contain`.
+        """
+        node = self.schema.column(column)
+        chunk = self.metadata.row_group(row_group).columns[node.column_index]
+        md = chunk.meta_data
+        if md is None or md.bloom_filter_offset is None:
+            return None
+        where = f"bloom filter of column {node.dotted_path}, row group {row_group}"
+        offset = md.bloom_filter_offset
+        length = md.bloom_filter_length
+        if length is None:     # older writers: header then bitset, size from the header
+            length = min(self.metadata.footer_offset - offset, MAX_BLOOM_READ)
+        if offset < 4 or length <= 0 or offset + length > self.metadata.footer_offset:
+            raise CorruptFileError(f"{where}: offset {offset} length {length} lies outside "
+                                   f"the data of the file")
+        data = self._source.read(offset, length)
+        _, bloom, _ = parse_bloom_filter(data, 0, origin=offset)
+        return bloom
+
+    def might_contain(self, column, row_group, value):
+        """False when the chunk's bloom filter proves ``value`` absent; True otherwise
+        (also when the chunk has no bloom filter)."""
+        bloom = self.bloom_filter(column, row_group)
+        if bloom is None:
+            return True
+        node = self.schema.column(column)
+        return bloom.might_contain(value, node.physical_type, node.element.type_length)
 
     # --- selection ----------------------------------------------------------------------
     def _select(self, columns):

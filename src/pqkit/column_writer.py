@@ -1,0 +1,343 @@
+"""Column chunk writing: levels and physical values -> encoded, compressed pages.
+
+One chunk is written as::
+
+    [dictionary page]  data page  data page  ...
+
+Pages start at record boundaries (repetition level 0), so a page index can
+give each page's first row; a page ends once its values reach
+``data_page_size`` bytes (estimated before encoding) or 20,000 rows. With a
+dictionary, values are written as RLE_DICTIONARY indices until the dictionary
+would exceed ``dictionary_page_size_limit`` PLAIN bytes; from the page in which
+that happens on, the chunk falls back to the column's plain encoding, as
+parquet-java and Arrow C++ do.
+
+v1 pages compress ``rep levels | def levels | values`` together (levels RLE
+with a 4-byte length); v2 pages keep the levels uncompressed in front of the
+compressed values, and store booleans RLE-encoded.
+"""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import format as fmt
+from ._native.hashing import xxh64_byte_arrays, xxh64_fixed
+from .bloom import SplitBlockBloomFilter, optimal_num_bytes
+from .compression import compress
+from .dictionary import build_binary, build_fixed
+from .encodings.bss import encode_bss
+from .encodings.delta import encode_delta
+from .encodings.plain import encode_plain
+from .encodings.rle import encode_dictionary_indices, encode_levels, encode_rle_booleans
+from .errors import SchemaError
+from .format import CompressionCodec, Encoding, PageType, Type
+from .page import crc32_signed
+
+MAX_ROWS_PER_PAGE = 20_000
+
+_EMPTY_VALUES = {Type.BOOLEAN: np.zeros(0, np.bool_), Type.INT32: np.zeros(0, np.int32),
+                 Type.INT64: np.zeros(0, np.int64), Type.FLOAT: np.zeros(0, np.float32),
+                 Type.DOUBLE: np.zeros(0, np.float64),
+                 Type.BYTE_ARRAY: (np.zeros(1, np.int64), np.zeros(0, np.uint8))}
+
+_VALUE_ENCODINGS = {
+    Encoding.PLAIN: None,
+    Encoding.DELTA_BINARY_PACKED: {Type.INT32, Type.INT64},
+    Encoding.DELTA_LENGTH_BYTE_ARRAY: {Type.BYTE_ARRAY},
+    Encoding.DELTA_BYTE_ARRAY: {Type.BYTE_ARRAY, Type.FIXED_LEN_BYTE_ARRAY},
+    Encoding.BYTE_STREAM_SPLIT: {Type.INT32, Type.INT64, Type.FLOAT, Type.DOUBLE,
+                                 Type.FIXED_LEN_BYTE_ARRAY},
+    Encoding.RLE: {Type.BOOLEAN},
+}
+
+
+@dataclass
+class ChunkOptions:
+    """Per-column settings resolved by the file writer."""
+    codec: int = CompressionCodec.ZSTD
+    level: object = None
+    encoding: object = None           # explicit value encoding, or None
+    use_dictionary: bool = True
+    data_page_size: int = 1 << 20
+    dictionary_page_size_limit: int = 1 << 20
+    data_page_version: str = "1.0"
+    write_statistics: bool = True
+    write_checksums: bool = True
+    statistics_truncate_length: int = 64
+    bloom_fpp: float = None           # write a bloom filter at this false-positive rate
+    bloom_ndv: int = None             # size it for this many distinct values (default: exact)
+
+
+@dataclass
+class PageRecord:
+    """What the page index needs about one data page."""
+    offset: int
+    size: int                 # header + payload
+    first_row: int
+    null_count: int
+    num_values: int           # non-null values
+    statistics: object = None
+
+
+@dataclass
+class WrittenChunk:
+    meta: object                        # fmt.ColumnMetaData
+    pages: list = field(default_factory=list)
+    dictionary_offset: int = None
+    bloom: object = None                # SplitBlockBloomFilter, written later by the file
+
+
+def bloom_filter(physical, values, fpp, ndv=None):
+    """A split-block bloom filter holding every value (physical layout) of a chunk."""
+    if values is None:
+        hashes = np.zeros(0, np.uint64)
+    elif physical == Type.BYTE_ARRAY:
+        hashes = xxh64_byte_arrays(*values)
+    elif physical == Type.BOOLEAN:
+        raise SchemaError("bloom filters are not defined for BOOLEAN columns")
+    else:
+        hashes = xxh64_fixed(np.ascontiguousarray(values))
+    distinct = len(np.unique(hashes)) if ndv is None else int(ndv)
+    bloom = SplitBlockBloomFilter(num_bytes=optimal_num_bytes(max(distinct, 1), fpp))
+    bloom.insert_hashes(hashes)
+    return bloom
+
+
+def check_encoding(encoding, physical, path):
+    """Validate an explicitly requested value encoding for a column."""
+    try:
+        encoding = Encoding[encoding.upper()] if isinstance(encoding, str) else Encoding(encoding)
+    except (KeyError, ValueError):
+        raise SchemaError(f"column {path}: unknown encoding {encoding!r}") from None
+    if encoding in (Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY):
+        raise SchemaError(f"column {path}: ask for dictionary encoding with use_dictionary, "
+                          "not column_encoding")
+    allowed = _VALUE_ENCODINGS.get(encoding, set())
+    if allowed is not None and physical not in allowed:
+        raise SchemaError(f"column {path}: {encoding.name} cannot encode "
+                          f"{Type(physical).name} values")
+    return encoding
+
+
+class ColumnChunkWriter:
+    """Write one column chunk of one row group to ``sink`` (a binary file object).
+
+    Parameters
+    ----------
+    node : pqkit.SchemaNode
+        The leaf being written (for its physical type, levels and statistics order).
+    options : ChunkOptions
+    stats_factory : callable or None
+        ``stats_factory(node)`` -> an accumulator with ``.page(values, nulls)`` and
+        ``.chunk()``; None writes no statistics.
+    """
+
+    def __init__(self, node, options, stats_factory=None):
+        self.node = node
+        self.opt = options
+        self.physical = Type(node.physical_type)
+        self.type_length = node.element.type_length
+        self.max_def = node.max_definition_level
+        self.max_rep = node.max_repetition_level
+        self.v2 = options.data_page_version == "2.0"
+        self.stats = stats_factory(node) if stats_factory and options.write_statistics \
+            else None
+
+    def write(self, leaf, sink, start):
+        """Write ``leaf`` (a :class:`pqkit.shredder.LeafData`) at file offset ``start``."""
+        self.sink, self.pos = sink, start
+        self.sizes = [0, 0]                   # uncompressed, compressed (headers included)
+        self.encoding_stats = {}
+        self.encodings = []
+        values, n_values = leaf.values, leaf.num_values
+        plain_encoding = self._plain_encoding()
+        dictionary, dict_offset = None, None
+        if self.opt.encoding is None and self.opt.use_dictionary and n_values \
+                and self.physical != Type.BOOLEAN:
+            limit = self.opt.dictionary_page_size_limit
+            dictionary = (build_binary(*values, limit) if self.physical == Type.BYTE_ARRAY
+                          else build_fixed(values, limit))
+            if dictionary.encoded == 0:
+                dictionary = None          # not even the first value fits: plain from the start
+            else:
+                dict_offset = self.pos
+                self._dictionary_page(dictionary)
+        defs, reps = leaf.def_levels, leaf.rep_levels
+        vcum = self._value_positions(defs, leaf.num_entries)
+        pages = []
+        row = 0
+        for e0, e1 in self._page_bounds(leaf, vcum, values):
+            v0, v1 = int(vcum[e0]), int(vcum[e1])
+            use_dict = dictionary is not None and v1 <= dictionary.encoded
+            rows = e1 - e0 if reps is None else int(np.count_nonzero(reps[e0:e1] == 0))
+            page = self._data_page(leaf, e0, e1, v0, v1, rows,
+                                   dictionary if use_dict else None, plain_encoding, row)
+            pages.append(page)
+            row += rows
+        meta = fmt.ColumnMetaData(
+            type=self.physical, encodings=self._encodings_list(),
+            path_in_schema=list(self.node.path), codec=self.opt.codec,
+            num_values=leaf.num_entries, total_uncompressed_size=self.sizes[0],
+            total_compressed_size=self.sizes[1],
+            data_page_offset=pages[0].offset if pages else self.pos,
+            dictionary_page_offset=dict_offset,
+            statistics=self.stats.chunk() if self.stats is not None else None,
+            encoding_stats=[fmt.PageEncodingStats(page_type=pt, encoding=enc, count=c)
+                            for (pt, enc), c in self.encoding_stats.items()])
+        bloom = None
+        if self.opt.bloom_fpp is not None:
+            bloom = bloom_filter(self.physical, values, self.opt.bloom_fpp, self.opt.bloom_ndv)
+        return WrittenChunk(meta, pages, dict_offset, bloom)
+
+    # -- layout ----------------------------------------------------------------------
+    def _plain_encoding(self):
+        if self.opt.encoding is not None:
+            return self.opt.encoding
+        if self.physical == Type.BOOLEAN and self.v2:
+            return Encoding.RLE
+        return Encoding.PLAIN
+
+    def _value_positions(self, defs, n):
+        """vcum[e] = values stored before level entry e (n + 1 entries)."""
+        vcum = np.zeros(n + 1, np.int64)
+        if defs is None:
+            vcum[1:] = np.arange(1, n + 1)
+        else:
+            np.cumsum(defs == self.max_def, out=vcum[1:])
+        return vcum
+
+    def _page_bounds(self, leaf, vcum, values):
+        n = leaf.num_entries
+        if n == 0:
+            return [(0, 0)]
+        starts = np.flatnonzero(leaf.rep_levels == 0) if leaf.rep_levels is not None \
+            else None
+        per_value = self._value_size(values, int(vcum[-1]))
+        per_page = max(1, int(self.opt.data_page_size // max(per_value, 1e-9)))
+        bounds, e0 = [], 0
+        while e0 < n:
+            # the entry where this page's values would exceed the target
+            e1 = int(np.searchsorted(vcum, vcum[e0] + per_page, side="left"))
+            e1 = max(e1, e0 + 1)
+            if starts is None:
+                e1 = min(e1, e0 + MAX_ROWS_PER_PAGE, n)
+            else:
+                k0 = int(np.searchsorted(starts, e0, side="right"))   # records after e0
+                k1 = int(np.searchsorted(starts, e1, side="left"))
+                k1 = min(max(k1, k0), k0 + MAX_ROWS_PER_PAGE - 1)
+                e1 = int(starts[k1]) if k1 < len(starts) else n
+            bounds.append((e0, e1))
+            e0 = e1
+        return bounds
+
+    def _value_size(self, values, count):
+        if values is None or count == 0:
+            return 1.0
+        if self.physical == Type.BYTE_ARRAY:
+            offsets = values[0]
+            return 4 + (int(offsets[-1]) - int(offsets[0])) / count
+        if self.physical == Type.BOOLEAN:
+            return 0.125
+        return np.asarray(values).reshape(count, -1).itemsize * \
+            np.asarray(values).reshape(count, -1).shape[1]
+
+    # -- pages -----------------------------------------------------------------------
+    def _dictionary_page(self, dictionary):
+        body = encode_plain(self.physical, dictionary.values, self.type_length)
+        header = fmt.PageHeader(type=PageType.DICTIONARY_PAGE,
+                                dictionary_page_header=fmt.DictionaryPageHeader(
+                                    num_values=len(dictionary), encoding=Encoding.PLAIN))
+        self._emit(header, body, None, len(body))
+        self._count(PageType.DICTIONARY_PAGE, Encoding.PLAIN)
+
+    def _data_page(self, leaf, e0, e1, v0, v1, rows, dictionary, plain_encoding, first_row):
+        defs = None if leaf.def_levels is None else leaf.def_levels[e0:e1]
+        reps = None if leaf.rep_levels is None else leaf.rep_levels[e0:e1]
+        n_entries = e1 - e0
+        nulls = n_entries - (v1 - v0)
+        page_values = _slice_values(leaf.values, v0, v1, self.physical, self.type_length)
+        stats = self.stats.page(page_values, nulls) if self.stats is not None else None
+        if dictionary is not None:
+            encoding = Encoding.RLE_DICTIONARY
+            body = encode_dictionary_indices(dictionary.indices[v0:v1], len(dictionary))
+        else:
+            # Encoded even when empty: RLE booleans and DELTA_* have headers readers expect.
+            encoding = plain_encoding
+            body = self._encode_values(encoding, page_values)
+        rep_bytes = encode_levels(reps, self.max_rep, prefixed=not self.v2) if self.max_rep \
+            else b""
+        def_bytes = encode_levels(defs, self.max_def, prefixed=not self.v2) if self.max_def \
+            else b""
+        offset = self.pos
+        if self.v2:
+            header = fmt.PageHeader(
+                type=PageType.DATA_PAGE_V2,
+                data_page_header_v2=fmt.DataPageHeaderV2(
+                    num_values=n_entries, num_nulls=nulls, num_rows=rows, encoding=encoding,
+                    definition_levels_byte_length=len(def_bytes),
+                    repetition_levels_byte_length=len(rep_bytes),
+                    is_compressed=self.opt.codec != CompressionCodec.UNCOMPRESSED,
+                    statistics=stats))
+            self._emit(header, body, rep_bytes + def_bytes,
+                       len(rep_bytes) + len(def_bytes) + len(body))
+        else:
+            header = fmt.PageHeader(
+                type=PageType.DATA_PAGE,
+                data_page_header=fmt.DataPageHeader(
+                    num_values=n_entries, encoding=encoding,
+                    definition_level_encoding=Encoding.RLE,
+                    repetition_level_encoding=Encoding.RLE, statistics=stats))
+            raw = rep_bytes + def_bytes + body
+            self._emit(header, raw, None, len(raw))
+        self._count(header.type, encoding)
+        return PageRecord(offset, self.pos - offset, first_row, nulls, v1 - v0, stats)
+
+    def _encode_values(self, encoding, values):
+        if encoding == Encoding.PLAIN:
+            return encode_plain(self.physical, values, self.type_length)
+        if encoding == Encoding.RLE:
+            return encode_rle_booleans(values)
+        if encoding == Encoding.BYTE_STREAM_SPLIT:
+            return encode_bss(self.physical, values, self.type_length)
+        return encode_delta(encoding, self.physical, values, self.type_length)
+
+    def _emit(self, header, body, prefix, uncompressed_size):
+        """Compress ``body`` (v2: after the uncompressed ``prefix``), add CRC, write."""
+        if self.opt.codec == CompressionCodec.UNCOMPRESSED:
+            payload = bytes(body)
+        else:
+            payload = compress(self.opt.codec, body, self.opt.level) if len(body) else b""
+        if prefix:
+            payload = prefix + payload
+        header.uncompressed_page_size = uncompressed_size
+        header.compressed_page_size = len(payload)
+        if self.opt.write_checksums:
+            header.crc = crc32_signed(payload)
+        head = fmt.encode(header)
+        self.sink.write(head)
+        self.sink.write(payload)
+        self.pos += len(head) + len(payload)
+        self.sizes[0] += len(head) + uncompressed_size
+        self.sizes[1] += len(head) + len(payload)
+
+    def _count(self, page_type, encoding):
+        key = (page_type, encoding)
+        self.encoding_stats[key] = self.encoding_stats.get(key, 0) + 1
+        if encoding not in self.encodings:
+            self.encodings.append(encoding)
+
+    def _encodings_list(self):
+        used = list(self.encodings)
+        if (self.max_def or self.max_rep) and Encoding.RLE not in used:
+            used.append(Encoding.RLE)
+        return used
+
+
+def _slice_values(values, v0, v1, physical, type_length):
+    if values is None:
+        return _EMPTY_VALUES.get(physical, np.zeros((0, type_length or 1), np.uint8))
+    if physical == Type.BYTE_ARRAY:
+        offsets, data = values
+        o0, o1 = int(offsets[v0]), int(offsets[v1])
+        return offsets[v0:v1 + 1] - o0, data[o0:o1]
+    return values[v0:v1]

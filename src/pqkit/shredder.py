@@ -1,0 +1,115 @@
+"""Columns -> per-leaf levels and dense physical values (the write side of nesting).
+
+Walks a top-level column along the same structure :mod:`pqkit.write_schema`
+lays out (LIST: group / repeated ``list`` / ``element``; MAP: group /
+repeated ``key_value`` / ``key``, ``value``), collects the
+:class:`~pqkit.levels.NodeLayout` of every node on each leaf's path, shreds
+them with :func:`pqkit.levels.shred`, and converts the leaf's stored values to
+its physical layout::
+
+    list<int8> [[1, None], None]  ->  list (OPTIONAL, validity [1, 0])
+                                      list.list (REPEATED, offsets [0, 2, 2])
+                                      list.list.element (OPTIONAL, validity [1, 0])
+                                  ->  def [3, 2, 0], rep [0, 1, 0], values int32 [1]
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from .columns import BinaryColumn, DecimalColumn, FixedSizeBinaryColumn, NullColumn
+from .errors import SchemaError
+from .levels import NodeLayout, shred
+from .nested_columns import (DictionaryColumn, FixedSizeListColumn, ListColumn, MapColumn,
+                             StructColumn)
+from .write_schema import OPTIONAL, REPEATED, REQUIRED
+
+
+@dataclass
+class LeafData:
+    """One leaf's levels and values, ready for the column writer."""
+    def_levels: object          # int16 array or None
+    rep_levels: object          # int16 array or None
+    num_entries: int
+    values: object              # physical layout: ndarray, (offsets, data) or (n, w) uint8
+    num_values: int
+
+
+def leaf_columns(column, field):
+    """[(list of NodeLayout, leaf Column)] for every leaf of a top-level ``field``."""
+    out = []
+    _walk(field.type, column, OPTIONAL if field.nullable else REQUIRED, [], out)
+    return out
+
+
+def _walk(t, col, repetition, path, out):
+    if isinstance(col, DictionaryColumn):
+        col = col.decode()
+    validity = col.validity if repetition != REPEATED else None
+    node = NodeLayout(repetition, len(col), validity)
+    if isinstance(col, (ListColumn, FixedSizeListColumn)):
+        if isinstance(col, FixedSizeListColumn):
+            offsets = np.arange(len(col) + 1, dtype=np.int64) * t.list_size
+        else:
+            offsets = col.offsets
+        rep = NodeLayout(REPEATED, len(col.child), None, offsets)
+        vf = t.value_field
+        _walk(vf.type, col.child, OPTIONAL if vf.nullable else REQUIRED, path + [node, rep], out)
+    elif isinstance(col, MapColumn):
+        rep = NodeLayout(REPEATED, len(col.keys), None, col.offsets)
+        _walk(t.key_type, col.keys, REQUIRED, path + [node, rep], out)
+        _walk(t.item_type, col.items, OPTIONAL if t.item_field.nullable else REQUIRED,
+              path + [node, rep], out)
+    elif isinstance(col, StructColumn):
+        for f, child in zip(t.fields, col.children):
+            _walk(f.type, child, OPTIONAL if f.nullable else REQUIRED, path + [node], out)
+    else:
+        if isinstance(col, NullColumn):
+            node = NodeLayout(OPTIONAL, len(col), np.zeros(len(col), np.bool_))
+        out.append((path + [node], col))
+
+
+def shred_leaf(layouts, col, spec, where):
+    """Levels and dense physical values of one leaf (see :class:`LeafData`)."""
+    sh = shred(layouts, where=where)
+    dense = col
+    if sh.value_mask is not None and not isinstance(col, NullColumn):
+        dense = col.take(np.flatnonzero(sh.value_mask))
+    values = physical_values(dense, spec, where) if sh.num_values else None
+    return LeafData(sh.def_levels, sh.rep_levels, sh.num_entries, values, sh.num_values)
+
+
+def physical_values(col, spec, where):
+    """A column's values (all valid) in the physical layout of ``spec``."""
+    conv = spec.conversion
+    if conv == "null":
+        return np.zeros(0, np.int32)
+    if isinstance(col, BinaryColumn):
+        o0, o1 = int(col.offsets[0]), int(col.offsets[-1])
+        return col.offsets - o0, col.data[o0:o1]
+    if isinstance(col, DecimalColumn):
+        return col.to_be_bytes(spec.type_length)
+    if isinstance(col, FixedSizeBinaryColumn):
+        return np.ascontiguousarray(col.data)
+    values = col.values
+    if conv == "float16":
+        return np.ascontiguousarray(values.astype("<f2")).view(np.uint8).reshape(-1, 2)
+    if conv == "date64":
+        return (values // spec.scale).astype(np.int32)
+    if conv == "multiply" and spec.scale != 1:
+        with np.errstate(over="raise"):
+            try:
+                values = values.astype(np.int64) * spec.scale
+            except FloatingPointError:
+                raise SchemaError(f"{where}: a value overflows when converted to the unit "
+                                  "Parquet stores") from None
+    target = {0: np.bool_, 1: np.int32, 2: np.int64, 4: np.float32,
+              5: np.float64}.get(int(spec.physical))
+    if target is None:
+        raise SchemaError(f"{where}: cannot store {col.type} as physical type {spec.physical}")
+    if values.dtype.itemsize == np.dtype(target).itemsize and values.dtype.kind in "iu" \
+            and np.dtype(target).kind == "i":
+        return values.view(target)            # unsigned ints keep their bits
+    return values.astype(target, copy=False)
+
+
+__all__ = ["LeafData", "leaf_columns", "shred_leaf", "physical_values"]
