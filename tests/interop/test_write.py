@@ -277,3 +277,22 @@ def test_long_binary_bounds_are_truncated_and_flagged():
     f = pqkit.ParquetFile(data)
     assert pqkit.read_table(data).to_pydict()["s"] == ["a" * 80, long_max, "b"]
     assert f.metadata.num_rows == 3
+
+
+def test_python_and_pandas_data():
+    import datetime as dt
+    import pandas as pd
+    data = {"id": [1, None, 3], "name": ["a", None, "é"], "tags": [["x"], [], None],
+            "when": [dt.datetime(2020, 1, 1), None, dt.datetime(1999, 12, 31, 23, 59)],
+            "point": [{"x": 1.5, "y": None}, None, {"x": None, "y": 2.0}]}
+    buf = io.BytesIO()
+    pqkit.write_table(data, buf)
+    same_values(pq.read_table(io.BytesIO(buf.getvalue())).to_pydict(),
+                pa.table(data).to_pydict())
+    df = pd.DataFrame({"a": pd.array([1, None], dtype="Int64"), "b": ["u", "v"],
+                       "c": pd.Categorical(["p", None])})
+    buf = io.BytesIO()
+    pqkit.write_table(df, buf)
+    theirs = pq.read_table(io.BytesIO(buf.getvalue()))
+    same_values(theirs.to_pydict(), pa.Table.from_pandas(df, preserve_index=False).to_pydict())
+    assert str(theirs.schema.field("c").type).startswith("dictionary")
