@@ -21,6 +21,8 @@ EXTENSIONS = [
     ("pqkit._native.levels", "cython/pqkit/_native/levels.pyx"),
     ("pqkit._native.hashing", "cython/pqkit/_native/hashing.pyx"),
     ("pqkit._native.dictenc", "cython/pqkit/_native/dictenc.pyx"),
+    ("pqkit._native.stats", "cython/pqkit/_native/stats.pyx"),
+    ("pqkit._native.pyobjects", "cython/pqkit/_native/pyobjects.pyx"),
 ]
 
 DEBUG = os.environ.get("PQKIT_DEBUG") == "1"

@@ -26,6 +26,9 @@ import numpy as np
 
 from . import _pyvalues as pv
 from . import datatypes as T
+from ._native.dictenc import dictionary_encode
+from ._native.pyobjects import utf8_objects
+from .errors import EncodingError
 from .nested_columns import DictionaryColumn
 
 _NAT = np.iinfo(np.int64).min
@@ -74,13 +77,35 @@ def _to_array(pd, col):
     if isinstance(t, (T.TimestampType, T.DurationType)):
         return _temporal(pd, col)
     if isinstance(t, T.StringType) and not isinstance(t, T.BinaryType):
-        return pd.array(_object_array(col.to_pylist()), dtype=_string_dtype(pd))
+        return _strings(pd, col)
     if isinstance(t, T.MonthDayNanoIntervalType):
         values = [None if v is None else
                   pd.DateOffset(months=v.months, days=v.days, nanoseconds=v.nanoseconds)
                   for v in col.to_pylist()]
         return _object_array(values)
     return _object_array(col.to_pylist())
+
+
+def _strings(pd, col):
+    """Strings as pandas' ``str`` dtype (object before pandas 3), one Python ``str`` per
+    distinct value: equal values share one object, as with fastparquet's categories."""
+    offsets = np.ascontiguousarray(col.offsets, np.int64)
+    n = len(col)
+    sample = min(n, 4096)
+    _, seen, _ = dictionary_encode(col.data, offsets[:sample + 1], 0, sample, 1 << 62, 0)
+    try:
+        if len(seen) > sample // 4:      # mostly distinct: decode every value directly
+            values = utf8_objects(offsets, col.data, np.arange(n))
+        else:
+            indices, first, _ = dictionary_encode(col.data, offsets, 0, n, 1 << 62, 0)
+            values = utf8_objects(offsets, col.data, first)[indices]
+    except UnicodeDecodeError as exc:
+        raise EncodingError(f"invalid UTF-8 in a string column: {exc}") from None
+    if col.null_count:
+        values[~col.validity] = None
+    if _string_dtype(pd) == "str":
+        return pd.array(values, dtype=pd.StringDtype("python", na_value=np.nan))
+    return values
 
 
 def _temporal(pd, col):

@@ -24,6 +24,7 @@ the extremes of its pages' bounds.
 import numpy as np
 
 from . import format as fmt
+from ._native.stats import binary_min_max
 from .format import ConvertedType, Type
 
 _UNSIGNED_CT = {ConvertedType.UINT_8, ConvertedType.UINT_16, ConvertedType.UINT_32,
@@ -174,8 +175,7 @@ class StatisticsAccumulator:
             ints = {int.from_bytes(v, "big", signed=True) if v else 0: v for v in vals}
             lo, hi = min(ints), max(ints)
             return (lo, ints[lo], True), (hi, ints[hi], True)
-        i = _extreme(offsets, data, self.k, largest=False)
-        j = _extreme(offsets, data, self.k, largest=True)
+        i, j = binary_min_max(offsets, data)
         return self._truncated(bytes(data[offsets[i]:offsets[i + 1]]),
                                bytes(data[offsets[j]:offsets[j + 1]]))
 
@@ -199,32 +199,6 @@ def _increment(prefix):
         return None
     b[-1] += 1
     return bytes(b)
-
-
-def _extreme(offsets, data, k, largest):
-    """Index of the smallest (or largest) value under unsigned bytewise order, looking
-    at the first ``k + 1`` bytes (enough to place it and to know if it is longer than k).
-
-    Candidates are narrowed one byte position at a time; an ended value ranks below
-    any byte, so a prefix sorts first.
-    """
-    starts = np.asarray(offsets[:-1], np.int64)
-    lengths = np.diff(np.asarray(offsets, np.int64))
-    cand = np.arange(len(starts))
-    data = np.asarray(data)
-    for j in range(k + 1):
-        if len(cand) == 1:
-            break
-        has = lengths[cand] > j
-        if not has.any():
-            break
-        byte = np.full(len(cand), -1, np.int16)
-        byte[has] = data[starts[cand[has]] + j]
-        best = byte.max() if largest else byte.min()
-        cand = cand[byte == best]
-        if best == -1:
-            break
-    return int(cand[0])
 
 
 __all__ = ["sort_order", "column_order", "StatisticsAccumulator"]

@@ -1,0 +1,47 @@
+# cython: language_level=3
+"""Statistics kernels: the smallest and largest byte array under unsigned bytewise order.
+
+Byte arrays compare like ``memcmp`` over their common length, then the shorter
+one first: ``b"ab" < b"ab\\x00" < b"b"``. One pass keeps the positions of the
+current minimum and maximum.
+"""
+cimport cython
+from libc.stdint cimport int64_t, uint8_t
+from libc.string cimport memcmp
+
+import numpy as np
+
+
+cdef inline int _compare(const uint8_t* a, int64_t la, const uint8_t* b,
+                         int64_t lb) noexcept nogil:
+    cdef int c = memcmp(a, b, la if la < lb else lb) if (la and lb) else 0
+    if c:
+        return c
+    return (la > lb) - (la < lb)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def binary_min_max(offsets, data):
+    """(index of the minimum, index of the maximum) of Arrow binary values, or None when empty.
+
+    Raises ValueError when the offsets do not fit the data.
+    """
+    cdef const int64_t[::1] o = np.ascontiguousarray(offsets, dtype=np.int64)
+    cdef const uint8_t[::1] d = np.ascontiguousarray(data, dtype=np.uint8).reshape(-1)
+    cdef Py_ssize_t n = o.shape[0] - 1, i, lo = 0, hi = 0
+    if n <= 0:
+        return None
+    for i in range(n):
+        if o[i] < 0 or o[i + 1] < o[i] or o[i + 1] > d.shape[0]:
+            raise ValueError(f"offsets of value {i} ({o[i]}..{o[i + 1]}) do not fit "
+                             f"{d.shape[0]} data bytes")
+    cdef const uint8_t* base = &d[0] if d.shape[0] else NULL
+    # Safety: every offset was checked against the data length above.
+    with nogil:
+        for i in range(1, n):
+            if _compare(base + o[i], o[i + 1] - o[i], base + o[lo], o[lo + 1] - o[lo]) < 0:
+                lo = i
+            if _compare(base + o[i], o[i + 1] - o[i], base + o[hi], o[hi + 1] - o[hi]) > 0:
+                hi = i
+    return lo, hi
