@@ -151,35 +151,50 @@ class ColumnChunkReader:
 
     def read(self, data, offset):
         """Decode the chunk held in ``data`` (which starts at file offset ``offset``)."""
+        return self._decode([(data, offset)], exact=True)
+
+    def read_pages(self, segments):
+        """Decode some pages of the chunk: ``segments`` are (bytes, file offset) pairs, each
+        holding whole pages (the dictionary page first, if any), e.g. the pages an
+        OffsetIndex selects. The result covers only those pages' rows."""
+        return self._decode(segments, exact=False)
+
+    def _decode(self, segments, exact):
         n = self.num_values
         if n is None or n < 0:
             raise CorruptFileError(f"{self.where}: invalid num_values {n}")
+        size = sum(len(d) for d, _ in segments)
         # Each level entry takes at least a bit on disk (RLE runs compress further, but
         # never below one header byte per run of up to 2**31): cap what a corrupt
         # num_values can make us allocate by what the chunk could hold.
-        cap = max(len(data), 1) * 8 * (1 << 16)
+        cap = max(size, 1) * 8 * (1 << 16)
         if n > cap:
             raise CorruptFileError(f"{self.where}: num_values {n} is impossible for a chunk "
-                                   f"of {len(data)} bytes")
+                                   f"of {size} bytes")
         self._defs = np.empty(n, np.int16) if self.max_def else None
         self._reps = np.empty(n, np.int16) if self.max_rep else None
         self._fixed = None          # preallocated PLAIN output of fixed-width values
         self._fixed_pos = 0
         self._scratch = Scratch()
         pieces, entries = [], 0
-        for page in PageWalker(data, offset, n, self.where, self.verify):
-            ptype = page.type
-            if ptype == PageType.DICTIONARY_PAGE:
-                self._read_dictionary(page)
-            elif ptype in (PageType.DATA_PAGE, PageType.DATA_PAGE_V2):
-                vals, used = self._read_data_page(page, entries)
-                entries += used
-                if vals is not None:
-                    pieces.append(vals)
-            # INDEX_PAGE and unknown page types carry nothing a reader needs.
-        if entries != n:
+        for data, offset in segments:
+            for page in PageWalker(data, offset, n - entries if exact else n, self.where,
+                                   self.verify):
+                ptype = page.type
+                if ptype == PageType.DICTIONARY_PAGE:
+                    self._read_dictionary(page)
+                elif ptype in (PageType.DATA_PAGE, PageType.DATA_PAGE_V2):
+                    vals, used = self._read_data_page(page, entries)
+                    entries += used
+                    if vals is not None:
+                        pieces.append(vals)
+                # INDEX_PAGE and unknown page types carry nothing a reader needs.
+        if exact and entries != n:
             raise CorruptFileError(f"{self.where}: pages hold {entries} values, the column "
                                    f"chunk declares {n}")
+        if not exact:
+            self._defs = None if self._defs is None else self._defs[:entries]
+            self._reps = None if self._reps is None else self._reps[:entries]
         empty = empty_values(self.physical, self.type_length)
         if pieces and all(isinstance(p, _Span) for p in pieces):   # spans are contiguous
             values = V.FixedValues(self._fixed[:self._fixed_pos])

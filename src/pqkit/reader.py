@@ -16,6 +16,7 @@ from .column_reader import (ChunkData, ColumnChunkReader, chunk_range, dictionar
                             empty_values)
 from .columns import concat_columns
 from .errors import CorruptFileError, EncryptedFileError, SchemaError
+from .filtered_read import FilteredReader
 from .footer import read_metadata_from
 from .levels import assemble
 from .logical_types import leaf_column, leaf_type
@@ -162,15 +163,25 @@ class ParquetFile:
         tops, wanted = self._select(columns)
         return self._read_group(i, tops, wanted)
 
-    def read(self, columns=None, row_groups=None):
-        """Read the whole file (or the given row groups) into one Table."""
+    def read(self, columns=None, row_groups=None, filters=None):
+        """Read the whole file (or the given row groups) into one Table.
+
+        ``filters`` (DNF, as in pyarrow: ``[("x", "<", 5)]`` or a list of such lists)
+        keeps only matching rows, skipping row groups and pages whose statistics or
+        page index rule them out (see :mod:`pqkit.filtered_read`).
+        """
         tops, wanted = self._select(columns)
         groups = range(self.num_row_groups) if row_groups is None else list(row_groups)
         for g in groups:
             if not 0 <= g < self.num_row_groups:
                 raise IndexError(f"row group {g} out of range: the file has "
                                  f"{self.num_row_groups}")
-        tables = [self._read_group(g, tops, wanted) for g in groups]
+        if filters:
+            fr = FilteredReader(self, filters)
+            tables = [t for t in (fr.read_group(g, tops, wanted) for g in groups)
+                      if t is not None]
+        else:
+            tables = [self._read_group(g, tops, wanted) for g in groups]
         if not tables:
             return self._empty(tops, wanted)
         if len(tables) == 1:
@@ -265,7 +276,7 @@ def _concat(tables):
     return Table(cols, fields, first.metadata)
 
 
-def read_table(source, columns=None, row_groups=None, *, verify_checksums=True):
+def read_table(source, columns=None, row_groups=None, *, filters=None, verify_checksums=True):
     """Read a Parquet file into a :class:`pqkit.Table`.
 
     Parameters
@@ -275,6 +286,9 @@ def read_table(source, columns=None, row_groups=None, *, verify_checksums=True):
         Top-level names or dotted paths (``"a.b"``); default all columns.
     row_groups : list of int, optional
         Only these row groups.
+    filters : list, optional
+        Keep rows matching this DNF filter (``[("x", "<", 5)]``); row groups and pages
+        that cannot match are skipped using statistics and the page index.
     verify_checksums : bool, default True
 
     Examples
@@ -282,5 +296,5 @@ def read_table(source, columns=None, row_groups=None, *, verify_checksums=True):
     >>> pqkit.read_table("fixtures/sample.parquet", columns=["id", "point.x"])  # doctest: +SKIP
     """
     with ParquetFile(source, verify_checksums=verify_checksums) as f:
-        return f.read(columns=columns, row_groups=row_groups)
+        return f.read(columns=columns, row_groups=row_groups, filters=filters)
 

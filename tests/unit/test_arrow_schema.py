@@ -527,7 +527,8 @@ def test_depth_limit():
     while isinstance(t, T.StructType):
         t, depth = t.fields[0].type, depth + 1
     assert depth == MAX_DEPTH and t == T.int8()
-    with pytest.raises(CorruptFileError, match=r"s0\.leaf': nesting deeper than 64 levels \(at byte \d+"):
+    too_deep = r"s0\.leaf': nesting deeper than 64 levels \(at byte \d+"
+    with pytest.raises(CorruptFileError, match=too_deep):
         decode_built(_nest(MAX_DEPTH + 1))
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(20_000)            # for the recursive test builder only

@@ -1,0 +1,139 @@
+"""Filtered reads: page-index and statistics pruning never change the rows a full read
+filtered in Python gives, and they do skip pages."""
+import io
+import math
+import operator
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import pqkit
+from pqkit.filtered_read import FilteredReader
+
+N = 20_000
+RNG = np.random.default_rng(3)
+DATA = {
+    "x": np.arange(N),
+    "y": RNG.integers(-50, 50, N),
+    "f": np.where(RNG.random(N) < 0.05, np.nan, RNG.standard_normal(N)),
+    "s": [None if i % 17 == 0 else f"k{i % 300:04d}" for i in range(N)],
+    "u": (np.arange(N, dtype=np.uint64) * np.uint64(2**50)),
+    "l": [[i] * (i % 3) for i in range(N)],
+    "point": [{"a": i % 7, "b": None if i % 5 else float(i)} for i in range(N)],
+}
+_PY = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+       ">": operator.gt, ">=": operator.ge}
+
+
+def _files():
+    ours = io.BytesIO()
+    pqkit.write_table(DATA, ours, row_group_size=6000, data_page_size=2048)
+    theirs = io.BytesIO()
+    pq.write_table(pa.table(DATA), theirs, row_group_size=6000, data_page_size=2048,
+                   write_page_index=True)
+    return {"pqkit": ours.getvalue(), "pyarrow": theirs.getvalue()}
+
+
+FILES = _files()
+FULL = pqkit.read_table(FILES["pqkit"]).to_pydict()
+
+
+def _value(row, path):
+    v = row[path[0]]
+    for p in path[1:]:
+        v = None if v is None else v[p]
+    return v
+
+
+def _matches(row, dnf):
+    def term(path, op, value):
+        v = _value(row, path.split("."))
+        if v is None:
+            return False
+        if op == "in":
+            return v in value
+        if op == "not in":
+            return v not in value
+        return _PY[op](v, value)
+    return any(all(term(*t) for t in conj) for conj in dnf)
+
+
+def _expected(dnf, columns):
+    rows = [dict(zip(FULL, vals)) for vals in zip(*FULL.values())]
+    keep = [r for r in rows if _matches(r, dnf)]
+    return {c: [r[c] for r in keep] for c in columns}
+
+
+def _same(a, b):
+    assert list(a) == list(b)
+    for k in a:
+        assert len(a[k]) == len(b[k]), k
+        for x, y in zip(a[k], b[k]):
+            assert x == y or (isinstance(x, float) and math.isnan(x) and math.isnan(y)), (k, x, y)
+
+
+CASES = [
+    [("x", "<", 500)],
+    [("x", ">=", 19990)],
+    [[("x", "<", 10)], [("x", ">", 19995)]],
+    [("s", "==", "k0005"), ("x", "<", 3000)],
+    [("f", "<", -3.0)],
+    [("f", "!=", 0.5)],
+    [("y", "in", [-50, 49])],
+    [("s", "not in", ["k0001", "k0002"])],
+    [("u", ">", 2**50 * 19000)],
+    [("point.a", "==", 3), ("x", "<=", 100)],
+    [("x", "==", -1)],
+]
+
+
+@pytest.mark.parametrize("writer", sorted(FILES))
+@pytest.mark.parametrize("dnf", CASES, ids=str)
+def test_filtered_read_equals_full_read_filtered_in_python(writer, dnf):
+    columns = ["x", "s", "l", "point"]
+    got = pqkit.read_table(FILES[writer], columns=columns, filters=dnf).to_pydict()
+    _same(got, _expected(dnf if isinstance(dnf[0], list) else [dnf], columns))
+
+
+@pytest.mark.parametrize("writer", sorted(FILES))
+def test_pages_are_skipped(writer):
+    pf = pqkit.ParquetFile(FILES[writer])
+    fr = FilteredReader(pf, [("x", "<", 100)])
+    tops, wanted = pf._select(["x", "f"])
+    parts = [fr.read_group(g, tops, wanted) for g in range(pf.num_row_groups)]
+    assert sum(p.num_rows for p in parts if p is not None) == 100
+    assert [p is None for p in parts] == [False, True, True, True]   # row groups pruned
+    assert 0 < fr.pages_read < fr.pages_total / 4
+
+
+def test_bad_filters_are_refused():
+    with pytest.raises(pqkit.SchemaError, match="unknown operator"):
+        pqkit.read_table(FILES["pqkit"], filters=[("x", "~", 1)])
+    with pytest.raises(pqkit.SchemaError, match="not a leaf column"):
+        pqkit.read_table(FILES["pqkit"], filters=[("nope", "==", 1)])
+    with pytest.raises(pqkit.SchemaError, match="repeated"):
+        pqkit.read_table(FILES["pqkit"], filters=[("l.list.element", "==", 1)])
+
+
+_terms = st.one_of(
+    st.tuples(st.just("x"), st.sampled_from(list(_PY)), st.integers(-10, N + 10)),
+    st.tuples(st.just("y"), st.sampled_from(list(_PY)), st.integers(-60, 60)),
+    st.tuples(st.just("f"), st.sampled_from(list(_PY)),
+              st.floats(-4, 4, allow_nan=False) | st.sampled_from([0.0, -0.0])),
+    st.tuples(st.just("s"), st.sampled_from(list(_PY)),
+              st.sampled_from(["k0000", "k0150", "k0299", "a", "z"])),
+    st.tuples(st.just("y"), st.sampled_from(["in", "not in"]),
+              st.lists(st.integers(-60, 60), max_size=3)),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dnf=st.lists(st.lists(_terms, min_size=1, max_size=2), min_size=1, max_size=2),
+       writer=st.sampled_from(sorted(FILES)))
+def test_pruning_is_sound(dnf, writer):
+    got = pqkit.read_table(FILES[writer], columns=["x"], filters=dnf).to_pydict()
+    _same(got, _expected(dnf, ["x"]))
