@@ -296,3 +296,22 @@ def test_python_and_pandas_data():
     theirs = pq.read_table(io.BytesIO(buf.getvalue()))
     same_values(theirs.to_pydict(), pa.Table.from_pandas(df, preserve_index=False).to_pydict())
     assert str(theirs.schema.field("c").type).startswith("dictionary")
+
+
+def test_duckdb_finds_every_value_in_our_bloom_filters(tmp_path):
+    import duckdb
+    path = str(tmp_path / "bloom.parquet")
+    values = [f"value-{i}" for i in range(600)]
+    pqkit.write_table({"s": values, "x": list(range(600))}, path,
+                      bloom_filter_columns=["s", "x"], row_group_size=200)
+    con = duckdb.connect()
+
+    def excluded(column, value):
+        rows = con.execute("select row_group_id, bloom_filter_excludes "
+                           "from parquet_bloom_probe(?, ?, ?)", [path, column, value]).fetchall()
+        return dict(rows)
+
+    for i in range(0, 600, 7):
+        assert excluded("s", values[i])[i // 200] is False
+        assert excluded("x", i)[i // 200] is False
+    assert all(excluded("s", "absent")[g] for g in range(3))
