@@ -233,7 +233,7 @@ _SCALARS = {
 def _types(draw, depth=0):
     name = draw(st.sampled_from(sorted(_SCALARS)))
     typ, values = _SCALARS[name]
-    if depth >= 3 or draw(st.booleans()):
+    if depth >= 4 or draw(st.booleans()):        # nesting up to depth 4
         return typ, values
     kind = draw(st.sampled_from(["list", "struct", "map"]))
     inner, inner_values = draw(_types(depth + 1))
