@@ -77,6 +77,9 @@ class PageRecord:
     null_count: int
     num_values: int           # non-null values
     statistics: object = None
+    def_histogram: object = None      # count of each definition level (None: max 0)
+    rep_histogram: object = None
+    byte_array_bytes: int = None      # unencoded BYTE_ARRAY value bytes
 
 
 @dataclass
@@ -182,6 +185,7 @@ class ColumnChunkWriter:
             data_page_offset=pages[0].offset if pages else self.pos,
             dictionary_page_offset=dict_offset,
             statistics=self.stats.chunk() if self.stats is not None else None,
+            size_statistics=size_statistics(pages, self.physical),
             encoding_stats=[fmt.PageEncodingStats(page_type=pt, encoding=enc, count=c)
                             for (pt, enc), c in self.encoding_stats.items()])
         bloom = None
@@ -290,7 +294,9 @@ class ColumnChunkWriter:
             raw = rep_bytes + def_bytes + body
             self._emit(header, raw, None, len(raw))
         self._count(header.type, encoding)
-        return PageRecord(offset, self.pos - offset, first_row, nulls, v1 - v0, stats)
+        return PageRecord(offset, self.pos - offset, first_row, nulls, v1 - v0, stats,
+                          _histogram(defs, self.max_def), _histogram(reps, self.max_rep),
+                          _byte_array_bytes(page_values, self.physical))
 
     def _encode_values(self, encoding, values):
         if encoding == Encoding.PLAIN:
@@ -331,6 +337,30 @@ class ColumnChunkWriter:
         if (self.max_def or self.max_rep) and Encoding.RLE not in used:
             used.append(Encoding.RLE)
         return used
+
+
+def _histogram(levels, max_level):
+    if not max_level:
+        return None
+    return np.bincount(levels, minlength=max_level + 1).astype(np.int64).tolist()
+
+
+def _byte_array_bytes(values, physical):
+    if physical != Type.BYTE_ARRAY:
+        return None
+    offsets = values[0]
+    return int(offsets[-1] - offsets[0])
+
+
+def size_statistics(pages, physical):
+    """The chunk's SizeStatistics: its pages' level histograms and byte-array bytes summed."""
+    def total(hists):
+        hists = [h for h in hists if h is not None]
+        return np.sum(hists, axis=0).astype(np.int64).tolist() if hists else None
+    unencoded = sum(p.byte_array_bytes for p in pages) if physical == Type.BYTE_ARRAY else None
+    return fmt.SizeStatistics(unencoded_byte_array_data_bytes=unencoded,
+                              repetition_level_histogram=total(p.rep_histogram for p in pages),
+                              definition_level_histogram=total(p.def_histogram for p in pages))
 
 
 def _slice_values(values, v0, v1, physical, type_length):

@@ -1,9 +1,11 @@
 """Building the page index (ColumnIndex and OffsetIndex) of a written column chunk.
 
 The OffsetIndex lists every data page: its file offset, its size (header
-included) and the index of its first row within the row group. The
+included), the index of its first row within the row group and, for byte
+arrays, its unencoded value bytes. The
 ColumnIndex gives, per page, whether it holds only nulls, its bounds (the page
-statistics' min_value/max_value), its null count, and the ``boundary_order``
+statistics' min_value/max_value), its null count, its repetition/definition level histograms (concatenated page
+after page), and the ``boundary_order``
 that holds over the pages' bounds in the column's sort order (ASCENDING when
 both the mins and the maxes never decrease, DESCENDING when they never
 increase, UNORDERED otherwise; null pages are skipped in that check).
@@ -23,9 +25,19 @@ _UNPACK = {Type.INT32: "<i", Type.INT64: "<q", Type.FLOAT: "<f", Type.DOUBLE: "<
 
 def offset_index(pages):
     """OffsetIndex for a chunk's written pages (:class:`pqkit.column_writer.PageRecord`)."""
+    unencoded = [p.byte_array_bytes for p in pages]
     return fmt.OffsetIndex(page_locations=[
         fmt.PageLocation(offset=p.offset, compressed_page_size=p.size,
-                         first_row_index=p.first_row) for p in pages])
+                         first_row_index=p.first_row) for p in pages],
+        unencoded_byte_array_data_bytes=unencoded if all(u is not None for u in unencoded)
+        and unencoded else None)
+
+
+def _histograms(pages, attr):
+    hists = [getattr(p, attr) for p in pages]
+    if not hists or any(h is None for h in hists):
+        return None
+    return [c for h in hists for c in h]
 
 
 def sort_key(node):
@@ -76,7 +88,9 @@ def column_index(node, pages):
         null_counts.append(p.null_count)
     return fmt.ColumnIndex(null_pages=null_pages, min_values=mins, max_values=maxs,
                            boundary_order=boundary_order(key, null_pages, mins, maxs),
-                           null_counts=null_counts)
+                           null_counts=null_counts,
+                           repetition_level_histograms=_histograms(pages, "rep_histogram"),
+                           definition_level_histograms=_histograms(pages, "def_histogram"))
 
 
 def boundary_order(key, null_pages, mins, maxs):

@@ -315,3 +315,30 @@ def test_duckdb_finds_every_value_in_our_bloom_filters(tmp_path):
         assert excluded("s", values[i])[i // 200] is False
         assert excluded("x", i)[i // 200] is False
     assert all(excluded("s", "absent")[g] for g in range(3))
+
+
+def test_size_statistics_equal_pyarrows():
+    data = {"s": ["a", None, "ccc", ""] * 50, "l": [[1, None], None, [], [4]] * 50,
+            "m": [{"k": "v"}, None, {}, {"x": "yy"}] * 50, "i": list(range(200))}
+    table = pa.table(data, schema=pa.schema([("s", pa.string()), ("l", pa.list_(pa.int64())),
+                                             ("m", pa.map_(pa.string(), pa.string())),
+                                             ("i", pa.int64())]))
+    theirs = pqkit.read_metadata(_write(table, write_page_index=True, data_page_size=64))
+    ours_data = _ours(pqkit.read_table(_write(table)), data_page_size=64)
+    ours = pqkit.read_metadata(ours_data)
+
+    def norm(ss):
+        return (ss.unencoded_byte_array_data_bytes, ss.repetition_level_histogram or None,
+                ss.definition_level_histogram or None)
+    for a, b in zip(ours.row_group(0).columns, theirs.row_group(0).columns):
+        assert norm(a.meta_data.size_statistics) == norm(b.meta_data.size_statistics), \
+            a.meta_data.path_in_schema
+    from pqkit import format as fmt
+    chunk = ours.row_group(0).columns[1]       # l.list.element: both histograms per page
+    raw = ours_data[chunk.column_index_offset:chunk.column_index_offset +
+                    chunk.column_index_length]
+    ci, _ = fmt.decode(fmt.ColumnIndex, raw, 0, len(raw), chunk.column_index_offset)
+    pages = len(ci.null_pages)
+    assert len(ci.definition_level_histograms) == pages * 4
+    assert len(ci.repetition_level_histograms) == pages * 2
+    assert sum(ci.definition_level_histograms) == chunk.meta_data.num_values
