@@ -203,7 +203,8 @@ class Table:
         from ._pandas import _pd, column_to_pandas
         pd = _pd()
         series = {i: column_to_pandas(c) for i, c in enumerate(self._columns)}
-        df = pd.DataFrame(series, index=pd.RangeIndex(self._num_rows))
+        # The columns are fresh copies already: no second copy into consolidated blocks.
+        df = pd.DataFrame(series, index=pd.RangeIndex(self._num_rows), copy=False)
         df.columns = self.column_names
         return df
 

@@ -15,7 +15,7 @@ import struct
 from . import datatypes as T
 from . import format as fmt
 from .arrow_schema_writer import encode_arrow_schema
-from .chunk_statistics import StatisticsAccumulator, column_order
+from .write_stats import StatisticsAccumulator, column_order
 from .column_writer import ChunkOptions, ColumnChunkWriter, check_encoding
 from .compression import codec_from_name
 from .errors import SchemaError
@@ -300,7 +300,7 @@ def _unknown_paths(spec, schema):
 
 
 def _stats_factory(truncate_length):
-    return lambda node: StatisticsAccumulator(node, truncate_length)
+    return lambda node: StatisticsAccumulator(node, truncate_length=truncate_length)
 
 
 def _as_table(data, fields):
