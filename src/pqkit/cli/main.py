@@ -8,11 +8,14 @@ import argparse
 import sys
 
 from ..errors import ParquetError
-from . import meta_cmd, schema_cmd
+from . import index_cmd, layout_cmd, meta_cmd, pages_cmd, schema_cmd
 
 COMMANDS = {
     "schema": schema_cmd,
     "meta": meta_cmd,
+    "pages": pages_cmd,
+    "index": index_cmd,
+    "layout": layout_cmd,
 }
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE = 0, 1, 2
@@ -21,7 +24,8 @@ EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE = 0, 1, 2
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="pqinspect",
-        description="Inspect Parquet files: schema, footer, row groups, column chunks.",
+        description="Inspect Parquet files: schema, footer, row groups, column chunks, pages, "
+                    "page index and byte layout.",
         epilog="Example: pqinspect meta data.parquet --json")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, module in COMMANDS.items():

@@ -20,14 +20,6 @@ def add_arguments(parser):
                         help="only the column with this dotted path (repeatable)")
 
 
-def _name(enum_cls, value):
-    if value is None:
-        return None
-    try:
-        return enum_cls(value).name
-    except ValueError:
-        return f"UNKNOWN({value})"
-
 
 def _column_order(order):
     for name in order.FIELD_NAMES:
@@ -70,11 +62,11 @@ def chunk_dict(node, chunk):
         return d
     comp, uncomp = md.total_compressed_size, md.total_uncompressed_size
     d.update({
-        "physical_type": _name(Type, md.type),
-        "codec": _name(CompressionCodec, md.codec),
-        "encodings": [_name(Encoding, e) for e in md.encodings or []],
+        "physical_type": render.enum_name(Type, md.type),
+        "codec": render.enum_name(CompressionCodec, md.codec),
+        "encodings": [render.enum_name(Encoding, e) for e in md.encodings or []],
         "encoding_stats": None if md.encoding_stats is None else [
-            {"page_type": _name(PageType, s.page_type), "encoding": _name(Encoding, s.encoding),
+            {"page_type": render.enum_name(PageType, s.page_type), "encoding": render.enum_name(Encoding, s.encoding),
              "count": s.count} for s in md.encoding_stats],
         "num_values": md.num_values,
         "data_page_offset": md.data_page_offset,

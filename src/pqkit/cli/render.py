@@ -3,6 +3,7 @@ import json
 import sys
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
@@ -43,6 +44,23 @@ def grid(title, columns, rows):
     for row in rows:
         table.add_row(*["" if v is None else str(v) for v in row])
     return table
+
+
+def enum_name(enum_cls, value):
+    """The enum member's name, UNKNOWN(v) for a value the enum lacks, None for None."""
+    if value is None:
+        return None
+    try:
+        return enum_cls(value).name
+    except ValueError:
+        return f"UNKNOWN({value})"
+
+
+def problems_grid(problems):
+    """The table of problems a subcommand found (kind, where, message)."""
+    return grid("Problems", ["kind", "row group", "column", "offset", "message"], [
+        (p["kind"], p["row_group"], escape(p["column"] or ""), p["offset"], escape(p["message"]))
+        for p in problems])
 
 
 def tree(label):
