@@ -14,12 +14,11 @@ So the result always equals a full read filtered row by row; the index only save
 """
 import numpy as np
 
-from . import format as fmt
 from .column_reader import ColumnChunkReader, chunk_range
-from .errors import CorruptFileError
 from .filters import bound_decoder, filter_leaves, normalize, row_mask, term_may_match
 from .format import ConvertedType, Type
 from .nesting import Nester
+from .pageindex import page_row_ranges, read_column_index, read_offset_index
 from .table import Table
 
 _FLOATS = (Type.FLOAT, Type.DOUBLE)
@@ -88,11 +87,11 @@ class FilteredReader:
     def _term_rows(self, g, rg, term):
         node = self.leaves[term[0]]
         chunk = rg.columns[node.column_index]
-        ci = self._index(chunk, fmt.ColumnIndex, "column_index", node, g)
-        oi = self._index(chunk, fmt.OffsetIndex, "offset_index", node, g)
-        if ci is None or oi is None or len(ci.null_pages or []) != len(oi.page_locations):
+        ci = self._index(chunk, read_column_index, node, g)
+        oi = self._index(chunk, read_offset_index, node, g)
+        if ci is None or oi is None or len(ci.null_pages) != len(oi.page_locations):
             return None
-        spans = page_spans(oi, rg.num_rows)
+        spans = page_row_ranges(oi, rg.num_rows, _where(node, g))
         rows = np.zeros(rg.num_rows, np.bool_)
         is_float = Type(node.physical_type) in _FLOATS
         for i, (a, b) in enumerate(spans):
@@ -104,17 +103,9 @@ class FilteredReader:
                 rows[a:b] = True
         return rows
 
-    def _index(self, chunk, cls, name, node, g):
-        offset = getattr(chunk, f"{name}_offset")
-        length = getattr(chunk, f"{name}_length")
-        if offset is None or length is None:
-            return None
-        if offset < 4 or length <= 0 or offset + length > self.pf.metadata.footer_offset:
-            raise CorruptFileError(f"{name} of column {node.dotted_path}, row group {g}: "
-                                   f"offset {offset} length {length} lies outside the data")
-        raw = self.pf._source.read(offset, length)
-        index, _ = fmt.decode(cls, raw, 0, length, offset)
-        return index
+    def _index(self, chunk, read_index, node, g):
+        return read_index(self.pf._source, chunk, self.pf.metadata.footer_offset,
+                          _where(node, g))
 
     # --- reading candidate rows ------------------------------------------------------------
     def _read_rows(self, g, rg, tops, wanted, candidates):
@@ -145,12 +136,12 @@ class FilteredReader:
             return self.pf._empty_chunk(node), candidates
         reader = ColumnChunkReader(node, md.codec, md.num_values, where,
                                    self.pf.verify_checksums)
-        oi = self._index(chunk, fmt.OffsetIndex, "offset_index", node, g) if skip else None
+        oi = self._index(chunk, read_offset_index, node, g) if skip else None
         if oi is None:
             start, length = chunk_range(chunk, self.pf.metadata.footer_offset, where,
                                         self.pf._pad)
             return reader.read(self.pf._source.read(start, length), start), candidates
-        spans = page_spans(oi, rg.num_rows)
+        spans = page_row_ranges(oi, rg.num_rows, where)
         locs = oi.page_locations
         self.pages_total += len(locs)
         segments, positions, base = [], [], 0
@@ -171,18 +162,6 @@ class FilteredReader:
         data = reader.read_pages(segments)
         pos = np.concatenate(positions) if positions else np.zeros(0, np.int64)
         return data, pos
-
-
-def page_spans(offset_index, num_rows):
-    """[(first row, end row)] of each page of an OffsetIndex."""
-    firsts = [loc.first_row_index for loc in offset_index.page_locations]
-    ends = firsts[1:] + [num_rows]
-    spans = list(zip(firsts, ends))
-    for a, b in spans:
-        if not 0 <= a <= b <= num_rows:
-            raise CorruptFileError(f"offset index page rows {a}..{b} outside the row group's "
-                                   f"{num_rows} rows")
-    return spans
 
 
 def _legacy(raw, node):
