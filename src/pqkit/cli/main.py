@@ -9,6 +9,10 @@ import sys
 
 from ..errors import ParquetError
 from . import index_cmd, layout_cmd, meta_cmd, pages_cmd, schema_cmd
+from . import rows_cmd
+from . import dictionary_cmd
+from . import bloom_cmd
+from . import diff_cmd
 
 COMMANDS = {
     "schema": schema_cmd,
@@ -16,6 +20,11 @@ COMMANDS = {
     "pages": pages_cmd,
     "index": index_cmd,
     "layout": layout_cmd,
+    "head": rows_cmd.head,
+    "cat": rows_cmd.cat,
+    "dictionary": dictionary_cmd,
+    "bloom": bloom_cmd,
+    "diff": diff_cmd,
 }
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE = 0, 1, 2

@@ -1,0 +1,329 @@
+"""pqinspect head and cat: decoded rows, streamed one batch at a time.
+
+Rows come from :meth:`pqkit.ParquetFile.iter_batches` row group by row group,
+so ``cat`` holds at most one decoded row group and one rendered batch in
+memory, and ``head`` stops reading after the row group that completes its
+rows. Values are spelled as :mod:`pqkit.cli.jsonvalues` documents (bytes as
+base64 unless ``--binary hex``; NaN and infinities as strings; decimals as
+strings; dates, times and timestamps in ISO 8601; maps as [key, value] pairs).
+
+Output forms:
+
+* ``head`` (rich table), ``head --json`` (one document with a ``rows`` array);
+* ``cat --format table`` (aligned text, widths taken from the first 1000 rows,
+  long cells cut with "…"), ``jsonl`` (one compact JSON object per row), ``csv``
+  (header row; null as an empty field; lists, structs and maps as JSON text),
+  ``cat --json`` (one document, written as the rows stream).
+
+A row group that cannot be decoded stops the output with exit 2 and a message
+naming the row group, its file offset and the error's own offset; the rows
+before it have been written (``cat --json`` still closes its document, with
+an ``error`` member).
+"""
+import csv
+import json
+import re
+import sys
+
+from rich.markup import escape
+
+from ..dictionary_pages import chunk_start
+from ..errors import ParquetError
+from . import render
+from .jsonvalues import BINARY_FORMATS, cell_text, column_values
+from .opening import open_parquet
+
+EXIT_OK, EXIT_UNUSABLE = 0, 2
+DEFAULT_HEAD_ROWS = 10
+CAT_BATCH_ROWS = 4096
+CELL_WIDTH = 40
+_COLUMN_IN_MESSAGE = re.compile(r"column (\S+), row group")
+
+
+class _Command:
+    """The interface main.py expects of a subcommand module."""
+
+    def __init__(self, help_text, example, add_arguments, run):
+        self.HELP = help_text
+        self.EXAMPLE = example
+        self.add_arguments = add_arguments
+        self.run = run
+
+
+def _common_arguments(parser):
+    parser.add_argument("file", help="Parquet file")
+    parser.add_argument("--columns", metavar="A,B.C",
+                        help="only these columns: comma-separated top-level names or dotted "
+                             "paths into structs")
+    parser.add_argument("--binary", choices=BINARY_FORMATS, default="base64",
+                        help="how binary values are spelled (default base64)")
+    parser.add_argument("--no-verify-checksums", dest="verify_checksums",
+                        action="store_false", help="do not check page CRCs")
+
+
+def _head_arguments(parser):
+    _common_arguments(parser)
+    parser.add_argument("-n", "--rows", type=int, default=DEFAULT_HEAD_ROWS, metavar="N",
+                        help=f"number of rows (default {DEFAULT_HEAD_ROWS})")
+
+
+def _cat_arguments(parser):
+    _common_arguments(parser)
+    parser.add_argument("--format", choices=("table", "jsonl", "csv"), default="table",
+                        help="output form (default table; --json gives one JSON document)")
+
+
+# --- reading -----------------------------------------------------------------------------
+
+class _RowGroupFailure(Exception):
+    """Decoding stopped at a row group; the message names it and its offset."""
+
+
+def _column_list(text):
+    if text is None:
+        return None
+    names = [c.strip() for c in text.split(",") if c.strip()]
+    if not names:
+        raise ParquetError(f"--columns {text!r} names no column")
+    return names
+
+
+def _row_group_offset(md, g):
+    starts = [chunk_start(c.meta_data) for c in md.row_group(g).columns or []
+              if c.meta_data is not None]
+    starts = [s for s in starts if s is not None]
+    return min(starts) if starts else md.row_group(g).file_offset
+
+
+def _failure_place(md, g, message):
+    """Where a row group's decoding failed: the chunk of the column the message names,
+    else the row group's first byte."""
+    m = _COLUMN_IN_MESSAGE.search(message)
+    if m is not None:
+        try:
+            node = md.schema.column(m.group(1))
+            start = chunk_start(md.row_group(g).columns[node.column_index].meta_data)
+        except (KeyError, IndexError, AttributeError):
+            start = None
+        if start is not None:
+            return f"row group {g}, column chunk {node.dotted_path} at file offset {start}"
+    return f"row group {g} at file offset {_row_group_offset(md, g)}"
+
+
+def _batches(pf, columns, batch_rows):
+    """(batch Table) for every batch of every row group, in file order."""
+    for g in range(pf.num_row_groups):
+        try:
+            yield from pf.iter_batches(batch_rows, columns=columns, row_groups=[g])
+        except ParquetError as exc:
+            place = _failure_place(pf.metadata, g, str(exc))
+            raise _RowGroupFailure(f"{place}: {type(exc).__name__}: {exc}") from None
+
+
+def _rows(table, binary):
+    names = table.column_names
+    values = [column_values(c, binary) for c in table.columns]
+    return [dict(zip(names, row)) for row in zip(*values)]
+
+
+def _total_rows(pf):
+    """The rows the row groups declare (some writers leave FileMetaData.num_rows at 0)."""
+    md = pf.metadata
+    return sum(md.row_group(g).num_rows or 0 for g in range(md.num_row_groups))
+
+
+def _columns_doc(table):
+    return [{"name": f.name, "type": str(f.type)} for f in table.schema]
+
+
+# --- head --------------------------------------------------------------------------------
+
+def build_head(path, rows=DEFAULT_HEAD_ROWS, columns=None, binary="base64",
+               verify_checksums=True):
+    """The head document: file, columns (name, type) and the first ``rows`` rows."""
+    if rows < 0:
+        raise ParquetError(f"-n must be 0 or more, got {rows}")
+    names = _column_list(columns)
+    with open_parquet(path, verify_checksums) as pf:
+        empty = pf.read(columns=names, row_groups=[])
+        out = []
+        if rows:
+            for batch in _batches(pf, names, min(rows, 65536)):
+                out.extend(_rows(batch.slice(0, rows - len(out)), binary))
+                if len(out) >= rows:
+                    break
+        return {"file": path, "num_rows": _total_rows(pf), "columns": _columns_doc(empty),
+                "rows": out}
+
+
+def _short(text, width=CELL_WIDTH):
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def _render_head(doc):
+    names = [c["name"] for c in doc["columns"]]
+    con = render.console()
+    con.print(f"[bold]{escape(doc['file'])}[/bold]: first {len(doc['rows'])} of "
+              f"{doc['num_rows']:,} rows")
+    con.print(render.grid(None, [escape(n) for n in names], [
+        [escape(_short(cell_text(row[n]))) if row[n] is not None else "[dim]null[/dim]"
+         for n in names] for row in doc["rows"]]))
+
+
+def run_head(args):
+    try:
+        doc = build_head(args.file, args.rows, args.columns, args.binary,
+                         args.verify_checksums)
+    except _RowGroupFailure as exc:
+        print(f"pqinspect head: {exc}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    if args.json:
+        render.emit_json(doc)
+    else:
+        _render_head(doc)
+    return EXIT_OK
+
+
+# --- cat ---------------------------------------------------------------------------------
+
+class _TextTable:
+    """Aligned text columns; widths come from the header and the first WIDTH_ROWS rows
+    (held back until then), capped at CELL_WIDTH; longer cells are cut with "…"."""
+
+    WIDTH_ROWS = 1000
+
+    def __init__(self, out, names):
+        self.out = out
+        self.names = names
+        self.widths = None
+        self.pending = []
+
+    def write(self, rows):
+        cells = [[cell_text(r[n]) if r[n] is not None else "null" for n in self.names]
+                 for r in rows]
+        if self.widths is None:
+            self.pending.extend(cells)
+            if len(self.pending) >= self.WIDTH_ROWS:
+                self._start()
+            return
+        for c in cells:
+            self._line(c)
+
+    def _start(self):
+        self.widths = [min(CELL_WIDTH, max([len(n)] + [len(c[i]) for c in self.pending]))
+                       for i, n in enumerate(self.names)]
+        self._line(self.names)
+        self._line(["-" * w for w in self.widths])
+        for c in self.pending:
+            self._line(c)
+        self.pending = []
+
+    def _line(self, cells):
+        text = "  ".join(_short(c.replace("\n", "\\n"), w).ljust(w)
+                         for c, w in zip(cells, self.widths))
+        self.out.write(text.rstrip() + "\n")
+
+    def close(self, error=None):
+        if self.widths is None:
+            self._start()
+
+
+class _JsonLines:
+    def __init__(self, out, names):
+        self.out = out
+
+    def write(self, rows):
+        dumps = json.dumps
+        self.out.write("".join(dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n"
+                               for r in rows))
+
+    def close(self, error=None):
+        pass
+
+
+class _Csv:
+    def __init__(self, out, names):
+        self.names = names
+        self.writer = csv.writer(out, lineterminator="\n")
+        self.writer.writerow(names)
+
+    def write(self, rows):
+        self.writer.writerows([cell_text(r[n]) for n in self.names] for r in rows)
+
+    def close(self, error=None):
+        pass
+
+
+class _JsonDocument:
+    """One JSON document written as the rows arrive: file, columns, rows[, error]."""
+
+    def __init__(self, out, names, path, num_rows, columns):
+        self.out = out
+        head = json.dumps({"file": path, "num_rows": num_rows, "columns": columns},
+                          ensure_ascii=False)
+        out.write(head[:-1] + ', "rows": [')
+        self.first = True
+
+    def write(self, rows):
+        for r in rows:
+            self.out.write(("\n  " if self.first else ",\n  ")
+                           + json.dumps(r, ensure_ascii=False))
+            self.first = False
+
+    def close(self, error=None):
+        tail = "" if error is None else f', "error": {json.dumps(error, ensure_ascii=False)}'
+        self.out.write(("" if self.first else "\n") + "]" + tail + "}\n")
+
+
+def write_rows(path, out, form="table", columns=None, binary="base64", verify_checksums=True,
+        as_json=False):
+    """Write every row of ``path`` to ``out``; return None, or the message of the row-group
+    failure that stopped the output."""
+    names_list = _column_list(columns)
+    with open_parquet(path, verify_checksums) as pf:
+        empty = pf.read(columns=names_list, row_groups=[])
+        names = empty.column_names
+        if as_json:
+            sink = _JsonDocument(out, names, path, _total_rows(pf), _columns_doc(empty))
+        else:
+            sink = {"table": _TextTable, "jsonl": _JsonLines, "csv": _Csv}[form](out, names)
+        try:
+            for batch in _batches(pf, names_list, CAT_BATCH_ROWS):
+                sink.write(_rows(batch, binary))
+        except _RowGroupFailure as exc:
+            sink.close(str(exc))
+            return str(exc)
+        sink.close()
+    return None
+
+
+def run_cat(args):
+    error = write_rows(args.file, sys.stdout, args.format, args.columns, args.binary,
+                args.verify_checksums, args.json)
+    if error is not None:
+        print(f"pqinspect cat: {error}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    return EXIT_OK
+
+
+head = _Command(
+    "show the first rows, decoded (values typed as in --json: ISO dates, decimal strings, ...)",
+    """examples:
+  pqinspect head data.parquet
+  pqinspect head data.parquet -n 5 --columns id,point.x
+  pqinspect head data.parquet --json | jq '.rows[0]'
+
+JSON values: NaN/Infinity as strings, bytes as base64 (--binary hex), decimals as
+strings, dates/times/timestamps ISO 8601 (UTC as Z), maps as [key, value] pairs.""",
+    _head_arguments, run_head)
+
+cat = _Command(
+    "print every row, streamed one batch at a time: table, JSON lines or CSV",
+    """examples:
+  pqinspect cat data.parquet --format jsonl > rows.jsonl
+  pqinspect cat data.parquet --format csv --columns id,city
+  pqinspect cat data.parquet --json | jq '.rows | length'
+
+Values as in head; CSV writes null as an empty field and nested values as JSON
+text. A row group that cannot be decoded stops the output with exit 2.""",
+    _cat_arguments, run_cat)
