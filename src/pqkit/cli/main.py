@@ -9,6 +9,7 @@ import sys
 
 from ..errors import ParquetError
 from . import index_cmd, layout_cmd, meta_cmd, pages_cmd, schema_cmd
+from . import verify_cmd
 from . import rows_cmd
 from . import dictionary_cmd
 from . import bloom_cmd
@@ -20,6 +21,7 @@ COMMANDS = {
     "pages": pages_cmd,
     "index": index_cmd,
     "layout": layout_cmd,
+    "verify": verify_cmd,
     "head": rows_cmd.head,
     "cat": rows_cmd.cat,
     "dictionary": dictionary_cmd,

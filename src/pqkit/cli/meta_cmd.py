@@ -1,19 +1,45 @@
-"""pqinspect meta: file, row groups and column chunks as the footer describes them."""
+"""pqinspect meta: file, row groups and column chunks as the footer describes them.
+
+With one file, the footer in full. With several files, directories (walked
+for ``*.parquet``; hidden, ``_``-prefixed and ``_pqkit`` entries skipped,
+``_metadata``/``_common_metadata`` included) or glob patterns: one summary
+row per file plus totals. Its JSON form::
+
+    {"files": [{"path", "footer_only", "size", "created_by", "version", "num_rows",
+                "num_row_groups", "num_columns", "compressed_bytes",
+                "uncompressed_bytes", "encrypted", "schema_id", "error"}],
+     "totals": {"files", "readable", "unreadable", "num_rows", "num_row_groups",
+                "bytes", "compressed_bytes", "uncompressed_bytes", "distinct_schemas"}}
+
+``schema_id`` numbers the distinct schemas in order of appearance (files with
+equal schemas share it); ``error`` is None, or why the footer could not be
+read (the file then counts as unreadable and the exit code is 2).
+"""
+import glob
+import os
 import sys
 
-from ..format import CompressionCodec, Encoding, PageType, Type
+from rich.markup import escape
+
+from ..errors import ParquetError
 from ..footer import read_metadata
+from ..format import CompressionCodec, Encoding, PageType, Type
 from ..statistics import statistics_to_dict
+from ..verify.paths import expand_paths
 from . import render
 
 HELP = "show the footer: file, row groups and column chunks (offsets, sizes, codecs, stats)"
 EXAMPLE = """examples:
   pqinspect meta data.parquet
   pqinspect meta data.parquet --row-group 0 --column a.b
-  pqinspect meta data.parquet --json"""
+  pqinspect meta data.parquet --json
+  pqinspect meta warehouse/table/ 'more/*.parquet'     # one summary row per file"""
+
 
 def add_arguments(parser):
-    parser.add_argument("file", help="Parquet file")
+    parser.add_argument("files", nargs="+", metavar="FILE",
+                        help="Parquet file; several files, directories or glob patterns give "
+                             "a summary per file")
     parser.add_argument("--row-group", type=int, action="append", dest="row_groups",
                         metavar="N", help="only row group N (repeatable)")
     parser.add_argument("--column", action="append", dest="columns", metavar="PATH",
@@ -172,9 +198,99 @@ def _chunk_row(c):
             stats.get("null_count"))
 
 
-def run(args):
+def _single_file(arguments):
+    """One argument that is not a directory or a pattern: the full footer view."""
+    if len(arguments) != 1:
+        return False
+    arg = arguments[0]
+    return not os.path.isdir(arg) and (os.path.exists(arg) or not glob.has_magic(arg))
+
+
+def summary_row(target, schemas):
+    """The summary of one file's footer; ``schemas`` maps schema -> id across files."""
+    row = {"path": target.path, "footer_only": target.footer_only, "size": None,
+           "created_by": None, "version": None, "num_rows": None, "num_row_groups": None,
+           "num_columns": None, "compressed_bytes": None, "uncompressed_bytes": None,
+           "encrypted": None, "schema_id": None, "error": target.problem}
+    if target.problem is not None:
+        return row
     try:
-        doc = build(args.file, args.row_groups, args.columns)
+        md = read_metadata(target.path)
+    except (ParquetError, OSError) as exc:
+        row["error"] = f"{type(exc).__name__}: {exc}"
+        return row
+    chunks = [c.meta_data for rg in md.raw.row_groups for c in (rg.columns or [])
+              if c.meta_data is not None]
+    key = repr(md.schema.to_dict())
+    row.update(size=md.file_size, created_by=md.created_by, version=md.version,
+               num_rows=md.num_rows, num_row_groups=md.num_row_groups,
+               num_columns=md.num_columns,
+               compressed_bytes=sum(c.total_compressed_size or 0 for c in chunks),
+               uncompressed_bytes=sum(c.total_uncompressed_size or 0 for c in chunks),
+               encrypted=md.raw.encryption_algorithm is not None,
+               schema_id=schemas.setdefault(key, len(schemas)))
+    return row
+
+
+def build_summary(arguments):
+    """The summary document of several files (see the module docstring)."""
+    schemas = {}
+    rows = [summary_row(t, schemas) for t in expand_paths(arguments)]
+    ok = [r for r in rows if r["error"] is None]
+    totals = {"files": len(rows), "readable": len(ok), "unreadable": len(rows) - len(ok),
+              "distinct_schemas": len(schemas)}
+    for key, name in (("num_rows", "num_rows"), ("num_row_groups", "num_row_groups"),
+                      ("bytes", "size"), ("compressed_bytes", "compressed_bytes"),
+                      ("uncompressed_bytes", "uncompressed_bytes")):
+        totals[key] = sum(r[name] or 0 for r in ok)
+    return {"files": rows, "totals": totals}
+
+
+def _render_summary(doc):
+    rows = []
+    for r in doc["files"]:
+        if r["error"] is not None:
+            rows.append((escape(r["path"]), "", "", "", "", "", "", "",
+                         f"[red]{escape(r['error'])}[/red]"))
+            continue
+        ratio = round(r["uncompressed_bytes"] / r["compressed_bytes"], 2) \
+            if r["compressed_bytes"] else None
+        rows.append((escape(r["path"]) + (" (footer only)" if r["footer_only"] else ""),
+                     f"{r['num_rows']:,}", r["num_row_groups"], r["num_columns"],
+                     f"{r['size']:,}", ratio, r["schema_id"],
+                     escape(r["created_by"] or ""), ""))
+    t = doc["totals"]
+    ratio = round(t["uncompressed_bytes"] / t["compressed_bytes"], 2) \
+        if t["compressed_bytes"] else None
+    rows.append((f"[bold]total: {t['files']} files ({t['unreadable']} unreadable)[/bold]",
+                 f"{t['num_rows']:,}", t["num_row_groups"], "", f"{t['bytes']:,}", ratio,
+                 f"{t['distinct_schemas']} distinct", "", ""))
+    render.console().print(render.grid("Files", [
+        "file", "rows", "row groups", "columns", "bytes", "ratio", "schema", "created_by",
+        "error"], rows))
+
+
+def _run_summary(args):
+    if args.row_groups or args.columns:
+        print("pqinspect meta: --row-group and --column apply to a single file",
+              file=sys.stderr)
+        return 2
+    doc = build_summary(args.files)
+    if args.json:
+        render.emit_json(doc)
+    else:
+        _render_summary(doc)
+    for r in doc["files"]:
+        if r["error"] is not None:
+            print(f"pqinspect meta: {r['path']}: {r['error']}", file=sys.stderr)
+    return 2 if doc["totals"]["unreadable"] or not doc["files"] else 0
+
+
+def run(args):
+    if not _single_file(args.files):
+        return _run_summary(args)
+    try:
+        doc = build(args.files[0], args.row_groups, args.columns)
     except (KeyError, IndexError) as exc:
         print(f"pqinspect meta: {exc.args[0]}", file=sys.stderr)
         return 2
