@@ -14,6 +14,7 @@ from . import rows_cmd
 from . import dictionary_cmd
 from . import bloom_cmd
 from . import diff_cmd
+from . import convert_cmd
 
 COMMANDS = {
     "schema": schema_cmd,
@@ -27,6 +28,7 @@ COMMANDS = {
     "dictionary": dictionary_cmd,
     "bloom": bloom_cmd,
     "diff": diff_cmd,
+    "convert": convert_cmd,
 }
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE = 0, 1, 2
