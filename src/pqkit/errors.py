@@ -46,6 +46,50 @@ class SchemaError(ParquetError, ValueError):
     """The schema is malformed, or data does not fit the schema."""
 
 
+class DatasetError(ParquetError):
+    """Root of the errors of the dataset layer (:mod:`pqkit.dataset`)."""
+
+
+class DatasetNotFound(DatasetError, FileNotFoundError):
+    """The root holds no PQDS/1 dataset (no committed version)."""
+
+
+class DatasetExists(DatasetError, FileExistsError):
+    """A create found the dataset already committed by another transaction."""
+
+
+class DatasetIncomplete(DatasetError):
+    """A file a version lists is missing (vacuumed or deleted outside pqkit)."""
+
+
+class ManifestCorrupted(DatasetError, ValueError):
+    """A version file is unparsable, or disagrees with itself or with the files on disk."""
+
+
+class UnsupportedFeature(DatasetError, UnsupportedFeatureError):
+    """A version file needs a reader or writer feature this pqkit does not implement."""
+
+
+class CommitConflict(DatasetError):
+    """A commit collided with a version committed since the operation read the dataset.
+
+    Attributes
+    ----------
+    retryable : bool
+        True when re-running the whole operation (re-reading the dataset) may succeed.
+    conflicting_version : int or None
+        The intervening version that conflicts.
+    reason : str
+        Which rule of the conflict table applied.
+    """
+
+    def __init__(self, message, *, retryable, conflicting_version=None, reason=""):
+        super().__init__(message)
+        self.retryable = bool(retryable)
+        self.conflicting_version = conflicting_version
+        self.reason = reason
+
+
 __all__ = [
     "ParquetError",
     "CorruptFileError",
@@ -57,4 +101,11 @@ __all__ = [
     "MissingCodecError",
     "AllocationLimitError",
     "SchemaError",
+    "DatasetError",
+    "DatasetNotFound",
+    "DatasetExists",
+    "DatasetIncomplete",
+    "ManifestCorrupted",
+    "UnsupportedFeature",
+    "CommitConflict",
 ]

@@ -1,0 +1,68 @@
+"""pqkit.dataset: versioned, Hive-partitioned Parquet datasets (PQDS/1).
+
+The root of a dataset is a plain Hive-partitioned Parquet directory that
+Spark, pyarrow, DuckDB and Hive read without any plugin; beside the data,
+``_pqkit/versions/`` holds one JSON snapshot per version, committed with an
+atomic link-if-absent, so writers need no lock or service, readers are
+pinned to a version, and planning needs no directory listing::
+
+    import pqkit.dataset as pds
+
+    v = pds.write("sales", {"year": [2024, 2025], "amount": [1.5, 2.0]},
+                  partition_by=["year"])                    # -> 0
+    ds = pds.open("sales")                                  # latest version
+    ds.read(filters=[("year", "==", 2025)]).to_pydict()     # {'amount': [2.0], 'year': [2025]}
+    ds.count()                                              # 2, from the manifest
+    pds.open("sales", version=0)                            # time travel
+
+Distributed writers stage files with :func:`stage_file` (e.g. on Spark
+executors) and commit them as one version with :func:`commit`. Maintenance:
+:func:`delete`, :func:`compact`, :func:`restore`, :func:`tag`, :func:`vacuum`,
+:func:`repair`, :func:`publish`. Versions of 1000 files or more also get a
+derived planning index (:mod:`.planindex`), so that a partition query reads a
+page of it instead of parsing the whole JSON file list. The design is
+``docs/DATASET.md`` (PQDS/1).
+
+Modules: ``layout`` (paths), ``canonical`` (type and value text),
+``partitioning`` (Hive directories), ``manifest`` (version files),
+``filestats`` (per-file bounds), ``staging`` (data files), ``operations``
+(conflict table, next snapshot), ``commit`` (latest version, commit loop),
+``publish`` (plain-reader view), ``planning`` (pruning), ``planindex``,
+``scan`` (file sources, reading files), ``dataset`` (open/read), ``write``,
+``maintenance``, ``vacuum``, ``fsops`` (link-if-absent, flock, crash points).
+"""
+from ..errors import (CommitConflict, DatasetError, DatasetExists, DatasetIncomplete,
+                      DatasetNotFound, ManifestCorrupted, UnsupportedFeature)
+from .commit import find_latest
+from .dataset import DataFile, Dataset, VerifyReport, open_dataset
+from .maintenance import compact, delete, restore, tag, untag
+from .partitioning import (HIVE_NULL, escape_path_component, parse_partition_dirs,
+                           unescape_path_component)
+from .publish import publish as _publish
+from .scan import FileSource, ManifestSource
+from .staging import stage_file
+from .vacuum import repair, vacuum
+from .write import MODES, commit, write
+from .layout import Layout
+
+open = open_dataset
+
+
+def publish(root):
+    """Make the visible Hive tree and ``_SUCCESS`` match the latest version; returns it."""
+    return _publish(Layout(root))
+
+
+def latest_version(root):
+    """The newest committed version number of the dataset at ``root``."""
+    return find_latest(Layout(root))
+
+
+__all__ = [
+    "write", "stage_file", "commit", "open", "open_dataset", "Dataset", "DataFile",
+    "VerifyReport", "repair", "vacuum", "publish", "delete", "compact", "restore", "tag",
+    "untag", "latest_version", "FileSource", "ManifestSource", "MODES", "HIVE_NULL",
+    "escape_path_component", "unescape_path_component", "parse_partition_dirs",
+    "DatasetError", "DatasetNotFound", "DatasetExists", "DatasetIncomplete",
+    "ManifestCorrupted", "UnsupportedFeature", "CommitConflict",
+]

@@ -1,0 +1,222 @@
+"""Finding the latest version and committing the next one (§3.6, §3.8).
+
+**Latest version.** Read the ``_pqkit/_latest`` hint ``h``, check that version
+``h`` exists, then ``os.stat`` versions ``h+1, h+2, …`` until one is missing:
+one small read and typically two stats, never a listing. Only when the hint
+is missing (a crash before the first publish) or stale beyond repair is
+``_pqkit/versions/`` listed.
+
+**Commit** (any operation)::
+
+    base <- latest()
+    loop (at most 10 attempts, jittered backoff):
+        cur <- latest(), probing from base
+        validate the operation against every version read_version+1 .. cur
+        (conflict table, operations.py); run id already applied -> no-op
+        M <- the next snapshot: cur's files + the operation
+        check the staged files still exist (vacuum-grace guard)
+        write _pqkit/tmp/<txn>-<attempt>.json, fsync
+        publish_if_absent(tmp, versions/<cur+1>.json)  -> committed
+        else base <- cur
+    publish()   (best effort)
+"""
+import os
+import random
+import time
+from collections import OrderedDict
+
+from ..errors import (CommitConflict, DatasetExists, DatasetIncomplete, DatasetNotFound,
+                      ManifestCorrupted)
+from . import fsops
+from .layout import new_txn, parse_version_file_name
+from .manifest import Manifest
+
+MAX_ATTEMPTS = 10
+_CACHE_SIZE = 8
+_cache = OrderedDict()
+
+
+def read_hint(layout):
+    """The version in ``_pqkit/_latest``, or None when it is missing or unreadable."""
+    try:
+        value = fsops.read_json(layout.latest_hint)
+        return int(value["version"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _probe(layout, version):
+    while os.path.exists(layout.version_path(version + 1)):
+        version += 1
+    return version
+
+
+def list_versions(layout):
+    """Every version number present in ``_pqkit/versions`` (a directory listing)."""
+    try:
+        names = os.listdir(layout.versions_dir)
+    except FileNotFoundError:
+        return []
+    return sorted(v for v in map(parse_version_file_name, names) if v is not None)
+
+
+def find_latest(layout, start=None):
+    """The newest committed version number; DatasetNotFound when there is none.
+
+    ``start`` is a version known to exist (a writer's base); otherwise the hint is used.
+    """
+    if start is not None and start >= 0:
+        return _probe(layout, start)
+    hint = read_hint(layout)
+    if hint is not None and os.path.exists(layout.version_path(hint)):
+        return _probe(layout, hint)
+    if hint is None and os.path.exists(layout.version_path(0)):
+        return _probe(layout, 0)
+    versions = list_versions(layout)
+    if not versions:
+        raise DatasetNotFound(f"{layout.root} holds no PQDS/1 dataset (no version files in "
+                              f"{layout.versions_dir})")
+    return _probe(layout, versions[-1])
+
+
+def load_version(layout, version):
+    """The validated Manifest of ``version`` (cached: version files never change)."""
+    path = layout.version_path(version)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise DatasetIncomplete(f"version {version} of {layout.root} does not exist (never "
+                                "committed, or removed by vacuum)") from None
+    key = (path, st.st_ino, st.st_size, st.st_mtime_ns)
+    hit = _cache.get(key)
+    if hit is not None:
+        _cache.move_to_end(key)
+        return hit
+    manifest = Manifest.load(path, expected_version=version)
+    _cache[key] = manifest
+    if len(_cache) > _CACHE_SIZE:
+        _cache.popitem(last=False)
+    return manifest
+
+
+def load_latest(layout, *, for_writing=False):
+    """(version, Manifest) of the newest readable version.
+
+    A torn newest version file (possible only where hard links are unsupported)
+    reads as "commit in progress": readers use the version before it, writers stop
+    with ManifestCorrupted until ``repair`` removes it.
+    """
+    return load_readable(layout, find_latest(layout), for_writing=for_writing)
+
+
+def load_readable(layout, latest, *, for_writing=False):
+    """(version, Manifest) of ``latest``, or of the version before a torn ``latest``."""
+    try:
+        return latest, load_version(layout, latest)
+    except ManifestCorrupted:
+        if for_writing or latest == 0:
+            raise
+        return latest - 1, load_version(layout, latest - 1)
+
+
+def _backoff(attempt):
+    time.sleep(random.uniform(0, min(0.2, 0.002 * (2 ** attempt))))
+
+
+def staged_file_present(layout, entry):
+    path = entry["path"]
+    return os.path.exists(layout.shadow(path)) or os.path.exists(layout.visible(path))
+
+
+def commit_operation(layout, op, *, max_attempts=MAX_ATTEMPTS):
+    """Commit ``op`` (an operations.Operation) as the next version; returns its number.
+
+    Returns the current version without committing when ``op.run_id`` was already
+    applied. Raises CommitConflict (conflict table, or too many lost races) and
+    DatasetExists (``create`` over an existing dataset).
+    """
+    try:
+        base = find_latest(layout)
+    except DatasetNotFound:
+        base = -1
+    if op.read_version is None:
+        op.read_version = base
+    checked = op.read_version
+    if checked >= 0:
+        try:
+            op.prepare(load_version(layout, checked))
+        except DatasetIncomplete:
+            raise CommitConflict(f"version {checked} this operation read is gone (vacuumed)",
+                                 retryable=True, conflicting_version=checked,
+                                 reason="vacuumed") from None
+    for attempt in range(1, max_attempts + 1):
+        cur = find_latest(layout, base) if base >= 0 else _latest_or_none(layout)
+        parent = load_version(layout, cur) if cur >= 0 else None
+        if parent is not None:
+            parent.check_writable()
+            if op.type == "create":
+                if parent.version >= 0 and _created_by(layout, op.txn):
+                    return 0
+                raise DatasetExists(f"{layout.root} already holds a dataset (version "
+                                    f"{parent.version})")
+            _validate_range(layout, op, checked, cur)
+            checked = cur
+            if op.already_applied(parent):
+                return cur
+        dataset_id = parent.dataset_id if parent is not None else new_txn()
+        data = op.build(parent, cur + 1, attempt, dataset_id)
+        missing = [e["path"] for e in op.entries if not staged_file_present(layout, e)]
+        if missing:
+            raise DatasetIncomplete(f"staged file {missing[0]!r} is gone (removed by vacuum "
+                                    "after its grace period?); stage it again")
+        tmp = layout.tmp_path(op.txn, attempt)
+        fsops.write_file(tmp, fsops.dump_json(data), crash_step="commit.tmp_partial")
+        fsops.crash_point("commit.tmp_written")
+        try:
+            won = fsops.publish_if_absent(tmp, layout.version_path(cur + 1))
+        except BaseException:
+            fsops.remove_if_exists(tmp)
+            raise
+        if won:
+            fsops.crash_point("commit.committed")
+            return cur + 1
+        if cur + 1 == 0 and op.type == "create":
+            if _created_by(layout, op.txn):
+                return 0
+            raise DatasetExists(f"{layout.root}: another writer created the dataset first")
+        base = cur + 1
+        _backoff(attempt)
+    raise CommitConflict(f"gave up after {max_attempts} attempts: other writers kept "
+                         "committing first", retryable=True, reason="contention")
+
+
+def _latest_or_none(layout):
+    try:
+        return find_latest(layout)
+    except DatasetNotFound:
+        return -1
+
+
+def _created_by(layout, txn):
+    try:
+        return load_version(layout, 0).operation.get("txn") == txn
+    except (DatasetIncomplete, ManifestCorrupted):
+        return False
+
+
+def _validate_range(layout, op, after, upto):
+    """Check ``op`` against every version committed after it read ``after``."""
+    prev = None
+    for v in range(after + 1, upto + 1):
+        try:
+            m = load_version(layout, v)
+            if prev is None and v > 0:
+                prev = load_version(layout, v - 1)
+        except DatasetIncomplete:
+            raise CommitConflict(f"version {v} committed since this operation read version "
+                                 f"{after} is gone (vacuumed); re-run the operation",
+                                 retryable=True, conflicting_version=v,
+                                 reason="vacuumed") from None
+        op.validate(prev, m)
+        prev = m
+

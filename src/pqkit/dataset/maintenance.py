@@ -1,0 +1,174 @@
+"""Operations on existing data: delete, compact, restore, tag (§3.9).
+
+* ``delete(root, filters)``: files whose partition values prove that every row
+  matches are dropped without being read; files that may partly match are
+  rewritten without the matching rows (copy-on-write); the rest stay.
+* ``compact(root)``: per partition, files smaller than the target size are
+  bin-packed and rewritten into fewer files (a ``compact`` rewrite, validated
+  against concurrent commits by the conflict table).
+* ``restore(root, version)``: a new version whose files are those of ``version``.
+* ``tag(root, name, version)``: a named version that vacuum keeps.
+"""
+import numpy as np
+
+from ..errors import DatasetError, DatasetIncomplete
+from ..table import concat_tables
+from . import fsops
+from .commit import commit_operation, load_version
+from .dataset import open_dataset
+from .layout import Layout, data_file_name, file_key, new_txn
+from .operations import Operation
+from .planning import Planner, normalize_filters
+from .publish import try_publish
+from .scan import row_mask
+from .staging import write_data_file
+from .write import discard_staged
+
+DEFAULT_TARGET_SIZE = 128 << 20
+
+
+def _rewrite_entry(layout, ds, entry, table, txn, seq, writer_options):
+    """Stage ``table`` (the data columns) as a new file in ``entry``'s partition."""
+    directory = entry["path"].rsplit("/", 1)[0] if "/" in entry["path"] else ""
+    relpath = (directory + "/" if directory else "") + data_file_name(seq, txn)
+    fields = ds.table_schema.fields
+    facts = write_data_file(layout, relpath, table, fields, **writer_options)
+    from .canonical import field_to_json
+    return {"key": file_key(seq, txn), "path": relpath,
+            "partition": dict(entry.get("partition") or {}), **facts,
+            "schema": [field_to_json(f) for f in fields]}
+
+
+def _data_table(ds, entry):
+    return ds._reader.read(entry, ds.table_schema.names, [])[0]
+
+
+def _commit(layout, op, staged):
+    try:
+        version = commit_operation(layout, op)
+    except BaseException:
+        discard_staged(layout, staged)
+        raise
+    try_publish(layout)
+    return version
+
+
+def delete(root, filters, *, run_id=None, **writer_options):
+    """Delete the rows matching ``filters`` (DNF, as for reading) as a new version.
+
+    Returns the new version, or the current one when no row matches.
+    """
+    dnf = normalize_filters(filters)
+    if dnf is None:
+        raise DatasetError("delete needs a filter; to remove everything overwrite the dataset")
+    layout = Layout(root)
+    ds = open_dataset(root)
+    planner = Planner(ds.table_schema, ds.partitioning, dnf)
+    txn, removed, staged = new_txn(), set(), []
+    try:
+        for entry in ds.manifest.files:
+            residual = planner.residual(entry)
+            if residual is None:
+                continue
+            if residual == []:
+                removed.add(entry["key"])          # partition values prove every row matches
+                continue
+            table = _data_table(ds, entry)
+            matching = row_mask(table, residual, ds.table_schema)
+            if not matching.any():
+                continue
+            removed.add(entry["key"])
+            keep = np.flatnonzero(~matching)
+            if len(keep):
+                staged.append(_rewrite_entry(layout, ds, entry, table.take(keep), txn,
+                                             len(staged), writer_options))
+    except BaseException:
+        discard_staged(layout, staged)
+        raise
+    if not removed:
+        return ds.version
+    op = Operation("delete", txn, entries=staged, removed=removed, run_id=run_id,
+                   read_version=ds.version)
+    return _commit(layout, op, staged)
+
+
+def compact(root, *, target_size=DEFAULT_TARGET_SIZE, run_id=None, **writer_options):
+    """Rewrite each partition's small files (below ``target_size`` bytes) into fewer files.
+
+    Returns the new version, or the current one when there is nothing to compact.
+    """
+    layout = Layout(root)
+    ds = open_dataset(root)
+    by_partition = {}
+    for entry in ds.manifest.files:
+        if int(entry["size"]) < target_size:
+            key = tuple(sorted((entry.get("partition") or {}).items(), key=lambda kv: kv[0]))
+            by_partition.setdefault(key, []).append(entry)
+    txn, removed, staged = new_txn(), set(), []
+    try:
+        for entries in by_partition.values():
+            for group in _bins(entries, target_size):
+                if len(group) < 2:
+                    continue
+                tables = [t for t in (_data_table(ds, e) for e in group) if t.num_rows]
+                removed.update(e["key"] for e in group)
+                if tables:
+                    merged = concat_tables(tables) if len(tables) > 1 else tables[0]
+                    staged.append(_rewrite_entry(layout, ds, group[0], merged, txn,
+                                                 len(staged), writer_options))
+    except BaseException:
+        discard_staged(layout, staged)
+        raise
+    if not removed:
+        return ds.version
+    op = Operation("compact", txn, entries=staged, removed=removed, run_id=run_id,
+                   read_version=ds.version)
+    return _commit(layout, op, staged)
+
+
+def _bins(entries, target):
+    """First-fit-decreasing bins of entries whose sizes add up to at most ``target``."""
+    bins = []
+    for e in sorted(entries, key=lambda e: -int(e["size"])):
+        for b in bins:
+            if b[0] + int(e["size"]) <= target:
+                b[0] += int(e["size"])
+                b[1].append(e)
+                break
+        else:
+            bins.append([int(e["size"]), [e]])
+    return [sorted(b[1], key=lambda e: e["key"]) for b in bins]
+
+
+def restore(root, version, *, run_id=None):
+    """Commit a new version whose files (and schema) are those of ``version``."""
+    layout = Layout(root)
+    target = load_version(layout, int(version))
+    ds = open_dataset(root)
+    missing = [f["path"] for f in target.files if not _present(layout, f["path"])]
+    if missing:
+        raise DatasetIncomplete(f"cannot restore version {version}: file {missing[0]!r} was "
+                                "vacuumed")
+    current = ds.manifest.by_key()
+    added = [dict(f) for f in target.files if f["key"] not in current]
+    op = Operation("restore", new_txn(), entries=added, run_id=run_id,
+                   read_version=ds.version, restore_from=target)
+    return _commit(layout, op, [])
+
+
+def _present(layout, relpath):
+    import os
+    return os.path.exists(layout.shadow(relpath)) or os.path.exists(layout.visible(relpath))
+
+
+def tag(root, name, version=None):
+    """Name ``version`` (default: the latest); vacuum keeps tagged versions."""
+    layout = Layout(root)
+    ds = open_dataset(root, version=version)
+    fsops.atomic_replace(layout.tag_path(name), fsops.dump_json({"version": ds.version}))
+    return ds.version
+
+
+def untag(root, name):
+    """Remove a tag (the version becomes subject to retention again)."""
+    return fsops.remove_if_exists(Layout(root).tag_path(name))

@@ -1,0 +1,198 @@
+"""The publish step (§3.7): make the plain Hive view equal the latest version.
+
+Manifest readers never need it; it exists for readers that only list
+directories (Spark, Hive, pyarrow, DuckDB). Under ``flock(_pqkit/publish.lock)``
+the publisher takes the versions after the last published one
+(``_SUCCESS.version``, else the ``_latest`` hint) up to the latest, and:
+
+1. deletes ``_SUCCESS`` and ``_metadata``: the visible view is now "not yet
+   consistent", and a stale ``_metadata`` is never trusted;
+2. renames every added file ``shadow -> visible`` and every removed one
+   ``visible -> shadow``; a missing source means "already done", so a crashed
+   publish is simply run again;
+3. atomically replaces the derived files: ``_common_metadata`` (footer-only
+   Parquet with the data schema and field ids, KV ``pqds.dataset``), the
+   optional ``_metadata`` summary, ``_SUCCESS`` (JSON) and ``_pqkit/_latest``.
+
+So when ``_SUCCESS`` exists, the visible data files are exactly the snapshot of
+``_SUCCESS.version``; removed files stay in ``shadow/`` for time travel.
+"""
+import io
+import json
+import os
+import struct
+
+from .. import format as fmt
+from ..footer import read_metadata
+from ..writer import ParquetWriter, created_by
+from . import fsops, planindex
+from .commit import find_latest, load_latest, load_version
+from .layout import DATA_FILE_RE
+from ..errors import DatasetIncomplete, ManifestCorrupted
+
+
+def published_version(layout):
+    """The last version whose publish completed (-1 when none is known)."""
+    try:
+        marker = fsops.read_json(layout.success)
+        if isinstance(marker, dict) and marker.get("format") == "pqds":
+            return int(marker["version"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    try:
+        return int(fsops.read_json(layout.latest_hint)["version"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return -1
+
+
+def publish(layout):
+    """Publish every committed version not yet visible; returns the version now published.
+
+    Idempotent and crash-safe: safe to run at any time, by any number of processes.
+    """
+    with fsops.FileLock(layout.publish_lock):
+        fsops.crash_point("publish.locked")
+        latest, target = load_latest(layout)
+        done = published_version(layout)
+        if done >= latest and os.path.exists(layout.success):
+            planindex.write_index(layout, target)
+            _write_hint(layout, latest)
+            return latest
+        fsops.remove_if_exists(layout.success)
+        fsops.remove_if_exists(layout.summary_metadata)
+        fsops.fsync_dir(layout.root)
+        fsops.crash_point("publish.success_removed")
+        to_visible, to_shadow = _moves(layout, done, latest, target)
+        _apply_moves(layout, to_visible, to_shadow)
+        fsops.crash_point("publish.moved_all")
+        _write_derived(layout, target)
+        return latest
+
+
+def _moves(layout, done, latest, target):
+    """(paths to make visible, paths to retire) taking ``done`` to ``latest``."""
+    live = {f["path"] for f in target.files}
+    if done < 0 or done > latest:
+        return sorted(live), sorted(set(visible_data_files(layout)) - live)
+    added, removed = set(), set()
+    prev = None
+    for v in range(done + 1, latest + 1):
+        try:
+            m = load_version(layout, v)
+            if prev is None and v > 0:
+                prev = load_version(layout, v - 1)
+        except (DatasetIncomplete, ManifestCorrupted):
+            # A version in the range is gone or torn: reconcile against a listing instead.
+            return sorted(live), sorted(set(visible_data_files(layout)) - live)
+        files = m.by_key()
+        added.update(files[k]["path"] for k in m.operation.get("added", []) if k in files)
+        if prev is not None:
+            before = prev.by_key()
+            removed.update(before[k]["path"] for k in m.operation.get("removed", [])
+                           if k in before)
+        prev = m
+    return sorted(added & live), sorted(removed - live)
+
+
+def _apply_moves(layout, to_visible, to_shadow):
+    for i, path in enumerate(to_visible):
+        fsops.rename_if_present(layout.shadow(path), layout.visible(path))
+        if i == 0:
+            fsops.crash_point("publish.moved_one")
+    for path in to_shadow:
+        fsops.rename_if_present(layout.visible(path), layout.shadow(path))
+    for d in {os.path.dirname(layout.visible(p)) for p in to_visible + to_shadow}:
+        fsops.fsync_dir(d)
+
+
+def visible_data_files(layout):
+    """Relative paths of pqkit-named data files in the visible tree (a listing)."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(layout.root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(("_", "."))]
+        rel = os.path.relpath(dirpath, layout.root).replace(os.sep, "/")
+        for name in filenames:
+            if DATA_FILE_RE.fullmatch(name):
+                out.append(name if rel == "." else f"{rel}/{name}")
+    return out
+
+
+def common_metadata_bytes(manifest):
+    """A footer-only Parquet file: the data schema (no partition columns), field ids, KV."""
+    kv = {"pqds.dataset": json.dumps({"dataset_id": manifest.dataset_id,
+                                      "version": manifest.version,
+                                      "partitioning": manifest.partitioning.to_json()})}
+    buf = io.BytesIO()
+    ParquetWriter(buf, manifest.schema.fields, key_value_metadata=kv).close()
+    return buf.getvalue()
+
+
+def summary_metadata_bytes(layout, manifest):
+    """``_metadata``: every row group of every live file with ``file_path`` set, or None
+    when the live files do not share one Parquet schema."""
+    metas = []
+    for f in manifest.files:
+        path = layout.visible(f["path"])
+        if not os.path.exists(path):
+            path = layout.shadow(f["path"])
+        metas.append((f["path"], read_metadata(path).raw))
+    if not metas:
+        return None
+    first = metas[0][1]
+    schema_bytes = [fmt.encode(e) for e in first.schema]
+    row_groups, rows = [], 0
+    for relpath, raw in metas:
+        if [fmt.encode(e) for e in raw.schema] != schema_bytes:
+            return None
+        for rg in raw.row_groups:
+            for chunk in rg.columns:
+                chunk.file_path = relpath
+            row_groups.append(rg)
+        rows += raw.num_rows
+    meta = fmt.FileMetaData(version=2, schema=first.schema, num_rows=rows,
+                            row_groups=row_groups, key_value_metadata=first.key_value_metadata,
+                            created_by=created_by(), column_orders=first.column_orders)
+    footer = fmt.encode(meta)
+    return b"PAR1" + footer + struct.pack("<I", len(footer)) + b"PAR1"
+
+
+def _write_derived(layout, manifest):
+    fsops.atomic_replace(layout.common_metadata, common_metadata_bytes(manifest))
+    fsops.crash_point("publish.common_metadata")
+    planindex.write_index(layout, manifest)
+    if manifest.properties.get("summary.metadata", "never") == "always":
+        summary = summary_metadata_bytes(layout, manifest)
+        if summary is not None:
+            fsops.atomic_replace(layout.summary_metadata, summary)
+    op = manifest.operation
+    marker = {"format": "pqds", "dataset_id": manifest.dataset_id, "version": manifest.version,
+              "committed_at_utc": manifest.committed_at_utc, "row_count": manifest.row_count,
+              "file_count": manifest.file_count, "run_id": op.get("run_id"),
+              "schema_hash": manifest.schema.sha256(),
+              "manifest": layout.version_relpath(manifest.version)}
+    fsops.atomic_replace(layout.success, fsops.dump_json(marker))
+    fsops.crash_point("publish.success_written")
+    _write_hint(layout, manifest.version)
+
+
+def _write_hint(layout, version):
+    """Raise the ``_latest`` hint to ``version`` (never lower it)."""
+    current = None
+    try:
+        current = int(fsops.read_json(layout.latest_hint)["version"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    if current is None or current < version:
+        fsops.atomic_replace(layout.latest_hint, fsops.dump_json({"version": version}))
+
+
+def try_publish(layout):
+    """Publish, but never let a publishing problem fail a commit that already succeeded."""
+    try:
+        return publish(layout)
+    except (OSError, DatasetIncomplete, ManifestCorrupted):
+        return None
+
+
+__all__ = ["publish", "try_publish", "published_version", "visible_data_files",
+           "common_metadata_bytes", "find_latest"]

@@ -1,0 +1,219 @@
+"""Writing data files into the hidden staging area (§3.2, step 2 of §3.6).
+
+A data file is written with pqkit's :class:`~pqkit.ParquetWriter` straight to
+``_pqkit/shadow/<partition dirs>/part-{seq:05d}-{txn}.parquet``, fsynced with
+its directories, and described by a *file entry*: the JSON-able dict a
+version file lists for it, plus two staging-only keys the commit consumes
+(``schema``: the file's fields, ``partition_types``: the types the partition
+values were given as). Nothing is visible to any reader until a commit lists
+the entry and the publish step moves the file to its visible path.
+"""
+import hashlib
+import os
+
+from .. import datatypes as T
+from ..convert import column_from_values, table_from_data
+from ..errors import DatasetNotFound, SchemaError
+from ..nested_columns import DictionaryColumn
+from ..table import Table
+from ..writer import ParquetWriter
+from . import fsops
+from .canonical import field_to_json, type_to_json
+from .filestats import codec_name, file_statistics
+from .layout import Layout, data_file_name, file_key, new_txn
+from .manifest import DEFAULT_PROPERTIES, with_field_ids
+from .partitioning import PartitionColumn, Partitioning
+
+
+class _HashingSink:
+    """The binary sink the writer sees: bytes go to the file and into a sha256."""
+
+    def __init__(self, f):
+        self.f = f
+        self.hash = hashlib.sha256()
+        self.size = 0
+
+    def write(self, data):
+        self.f.write(data)
+        self.hash.update(data)
+        self.size += len(data)
+        return len(data)
+
+
+def plain_table(table):
+    """``table`` with dictionary columns decoded: a dataset stores values, not dictionaries."""
+    cols, fields = [], []
+    for f, col in zip(table.schema, table.columns):
+        if isinstance(col, DictionaryColumn):
+            col = col.decode()
+            f = T.Field(f.name, col.type, f.nullable, f.metadata)
+        cols.append(col)
+        fields.append(f)
+    return Table(cols, fields, table.metadata)
+
+
+def as_table(data):
+    if isinstance(data, Table):
+        return data
+    try:
+        return table_from_data(data)
+    except SchemaError:
+        raise
+    except Exception as exc:        # conversions report their own errors; keep them ours
+        raise SchemaError(f"cannot make a table of the data: {exc}") from None
+
+
+def write_data_file(layout, relpath, table, fields, *, stats_columns=32, **writer_options):
+    """Write ``table`` (columns in ``fields`` order) to the shadow copy of ``relpath``.
+
+    Returns the entry's physical facts: size, row_count, row_groups, codec, stats, sha256.
+    """
+    dst = layout.shadow(relpath)
+    fsops.makedirs(os.path.dirname(dst))
+    options = {"compression": DEFAULT_PROPERTIES["compression"], **writer_options}
+    with open(dst, "xb") as f:
+        sink = _HashingSink(f)
+        try:
+            writer = ParquetWriter(sink, fields, **options)
+        except TypeError as exc:
+            raise SchemaError(f"bad writer option: {exc}") from None
+        writer.write(Table(table.columns, fields))
+        fsops.crash_point("stage.partial")
+        writer.close()
+        f.flush()
+        if fsops.durable():
+            os.fsync(f.fileno())
+    fsops.fsync_dir(os.path.dirname(dst))
+    return {"size": sink.size, "row_count": writer.num_rows,
+            "row_groups": len(writer.row_groups),
+            "codec": codec_name(writer.row_groups, options.get("compression")),
+            "stats": file_statistics(fields, writer.schema, writer.row_groups, stats_columns),
+            "sha256": sink.hash.hexdigest()}
+
+
+def stage_file(root, table, partition_values=None, *, txn=None, seq=0, schema=None,
+               partition_types=None, empty_string_as_null=False, stats_columns=32,
+               **writer_options):
+    """Write one data file into the staging area and return its file entry.
+
+    This is the executor half of a distributed write: executors stage files,
+    the driver passes all entries to :func:`pqkit.dataset.commit`, which makes
+    them one version. A staged file that is never committed stays invisible and
+    is removed by ``vacuum`` after the grace period.
+
+    Parameters
+    ----------
+    root : path
+        The dataset root (need not exist yet).
+    table : pqkit.Table or dict of columns
+        The rows of one partition. Partition columns, if present, are dropped:
+        data files never contain them.
+    partition_values : dict, optional
+        ``{partition column: value}`` in partitioning order; values are Python
+        values (``None`` = null). ``""`` is refused unless ``empty_string_as_null``.
+    txn : str, optional
+        32 hex digits naming the transaction (file names are
+        ``part-{seq:05d}-{txn}.parquet``); default a fresh uuid4 per call.
+    seq : int, default 0
+        Sequence number of the file within ``txn`` (0..99999).
+    schema : list of Field, optional
+        The dataset's data fields (with ids) to write with; by default the
+        latest version's schema when the dataset exists, else the table's.
+    partition_types : dict, optional
+        Types of the partition columns; default the dataset's, else inferred.
+    stats_columns : int, default 32
+        Per-file statistics for the first this-many flat columns.
+    **writer_options
+        Passed to :class:`pqkit.ParquetWriter` (compression, row_group_size, ...).
+
+    Returns
+    -------
+    dict
+        The file entry (JSON-able): ``key``, ``path``, ``partition``, ``size``,
+        ``row_count``, ``row_groups``, ``codec``, ``stats``, ``sha256``, and the
+        staging-only ``schema`` and ``partition_types`` that ``commit`` checks.
+    """
+    layout = Layout(root)
+    txn = txn or new_txn()
+    partition_values = dict(partition_values or {})
+    known_fields, known_parts = _dataset_defaults(layout, schema)
+    partitioning = _partitioning_for(partition_values, partition_types, known_parts)
+    texts = {c.name: c.text_of_value(partition_values[c.name],
+                                     empty_string_as_null=empty_string_as_null,
+                                     where=f"stage_file partition {c.name!r}")
+             for c in partitioning.columns}
+    table = plain_table(as_table(table))
+    table = table.drop([n for n in partitioning.names if n in table.column_names])
+    fields = data_fields(table, known_fields)
+    table = cast_to_fields(table, fields)
+    directory = partitioning.directory(texts)
+    relpath = (directory + "/" if directory else "") + data_file_name(seq, txn)
+    facts = write_data_file(layout, relpath, table, fields, stats_columns=stats_columns,
+                            **writer_options)
+    fsops.crash_point("stage.written")
+    return {"key": file_key(seq, txn), "path": relpath, "partition": texts, **facts,
+            "schema": [field_to_json(f) for f in fields],
+            "partition_types": {c.name: type_to_json(c.type) for c in partitioning.columns}}
+
+
+def _dataset_defaults(layout, schema):
+    """(data fields with ids or None, Partitioning or None) of the latest version, if any."""
+    from .commit import find_latest, load_version
+    try:
+        latest = find_latest(layout)
+    except DatasetNotFound:
+        return schema, None
+    manifest = load_version(layout, latest)
+    return (schema if schema is not None else manifest.schema.fields), manifest.partitioning
+
+
+def _partitioning_for(values, types, known):
+    if known is not None and known.names == list(values):
+        return known
+    cols = []
+    for name, value in values.items():
+        t = (types or {}).get(name)
+        if t is None and known is not None and name in known.by_name:
+            t = known.by_name[name].type
+        if t is None:
+            t = T.string() if value is None else column_from_values([value]).type
+        cols.append(PartitionColumn(name, t))
+    return Partitioning(cols)
+
+
+def data_fields(table, known_fields):
+    """The fields a data file is written with: the dataset's (ids kept) for known columns.
+
+    Columns the dataset lacks get fresh ids after the largest one in use.
+    """
+    from .manifest import max_field_id
+    known = {f.name: f for f in (known_fields or [])}
+    fields = []
+    for f in table.schema:
+        old = known.get(f.name)
+        fields.append(old.with_name(f.name) if old is not None and
+                      _same_nullable_or_wider(old, f) else f)
+    start = max_field_id(known_fields or []) + 1
+    out, _ = with_field_ids(fields, start, known)
+    return out
+
+
+def _same_nullable_or_wider(old, new):
+    return old.nullable or not new.nullable
+
+
+def cast_to_fields(table, fields):
+    """The table's columns converted to ``fields``' types (SchemaError if one does not fit)."""
+    cols = []
+    for f, col in zip(fields, table.columns):
+        if col.type != f.type:
+            try:
+                col = column_from_values(col, f.type)
+            except SchemaError as exc:
+                raise SchemaError(f"column {f.name!r} ({col.type}) does not fit the dataset's "
+                                  f"type {f.type}: {exc}") from None
+        if not f.nullable and col.null_count:
+            raise SchemaError(f"column {f.name!r} is not nullable in the dataset but holds "
+                              f"{col.null_count} nulls")
+        cols.append(col)
+    return Table(cols, fields)

@@ -1,0 +1,255 @@
+"""Garbage collection (``vacuum``, §3.12) and recovery (``repair``, §3.11).
+
+Retained versions: the latest, every version younger than ``vacuum.retention``,
+the last ``vacuum.keep_last`` versions and every tagged version. ``vacuum``
+
+1. publishes (so the ``_latest`` hint is at the latest version before any
+   version file goes away),
+2. deletes the version files of expired versions,
+3. deletes every file that no retained version references, found by *listing*
+   ``shadow/``, ``tmp/``, ``indices/`` and the visible tree (pqkit-named data
+   files only), skipping anything younger than ``vacuum.grace`` so that files a
+   writer is staging right now survive,
+4. removes empty partition directories.
+
+Because orphans are found by listing rather than by diffing versions, a crash
+between steps 2 and 3 leaks nothing: the next vacuum finds the files.
+
+``repair`` never expires versions: it moves a torn newest version file aside
+(possible only where hard links are unsupported), reconciles the visible tree
+with the latest version against a listing, rewrites the derived files, and
+removes orphans older than the grace period.
+"""
+import os
+import re
+import time
+
+from ..errors import DatasetError, DatasetIncomplete, ManifestCorrupted
+from . import fsops, planindex
+from .commit import find_latest, list_versions, load_version
+from .layout import DATA_FILE_RE, Layout
+from .manifest import parse_utc
+from .publish import _write_derived, publish, visible_data_files
+
+_TMP_RE = re.compile(r".*\.[0-9a-f]{32}\.tmp")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def parse_duration(value, what):
+    """Seconds of ``"7d"``, ``"12h"``, ``"30m"``, ``"0s"`` or a number of seconds."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*", str(value))
+    if not m:
+        raise DatasetError(f"{what} {value!r}: use a duration like '7d', '12h' or seconds")
+    return float(m.group(1)) * _UNITS[m.group(2) or "s"]
+
+
+def _tagged_versions(layout):
+    out = set()
+    try:
+        names = os.listdir(layout.tags_dir)
+    except FileNotFoundError:
+        return out
+    for name in names:
+        if name.endswith(".json"):
+            try:
+                out.add(int(fsops.read_json(os.path.join(layout.tags_dir, name))["version"]))
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+    return out
+
+
+def retained_versions(layout, latest_manifest, now, retention=None, keep_last=None):
+    """The sorted versions vacuum keeps."""
+    props = latest_manifest.properties
+    retention = parse_duration(retention if retention is not None
+                               else props.get("vacuum.retention", "7d"), "vacuum.retention")
+    keep_last = int(keep_last if keep_last is not None else props.get("vacuum.keep_last", 10))
+    versions = list_versions(layout)
+    latest = latest_manifest.version
+    keep = {latest} | set(versions[-keep_last:] if keep_last > 0 else []) | \
+        (_tagged_versions(layout) & set(versions))
+    for v in versions:
+        if v in keep:
+            continue
+        try:
+            committed = parse_utc(load_version(layout, v).committed_at_utc).timestamp()
+        except (DatasetIncomplete, ManifestCorrupted, ValueError, TypeError):
+            continue                      # unreadable old versions are expired
+        if now - committed < retention:
+            keep.add(v)
+    return sorted(v for v in keep if v <= latest)
+
+
+def _referenced(layout, versions):
+    paths = set()
+    for v in versions:
+        paths.update(f["path"] for f in load_version(layout, v).files)
+    return paths
+
+
+def _old_enough(path, cutoff):
+    try:
+        return os.stat(path).st_mtime < cutoff
+    except FileNotFoundError:
+        return False
+
+
+def _walk_files(top):
+    for dirpath, _, filenames in os.walk(top):
+        for name in filenames:
+            yield os.path.join(dirpath, name)
+
+
+def _orphans(layout, referenced, cutoff):
+    """Absolute paths of unreferenced files older than ``cutoff`` (mtime)."""
+    out = []
+    for path in _walk_files(layout.shadow_dir):
+        rel = os.path.relpath(path, layout.shadow_dir).replace(os.sep, "/")
+        if rel not in referenced and _old_enough(path, cutoff):
+            out.append(path)
+    for top in (layout.tmp_dir, layout.indices_dir):
+        out.extend(p for p in _walk_files(top) if _old_enough(p, cutoff))
+    for rel in visible_data_files(layout):
+        path = layout.visible(rel)
+        if rel not in referenced and _old_enough(path, cutoff):
+            out.append(path)
+    for top in (layout.root, layout.meta, planindex.index_dir(layout)):
+        try:
+            names = os.listdir(top)
+        except FileNotFoundError:
+            continue
+        out.extend(os.path.join(top, n) for n in names
+                   if _TMP_RE.fullmatch(n) and _old_enough(os.path.join(top, n), cutoff))
+    return out
+
+
+def _remove_empty_dirs(layout, cutoff):
+    removed = 0
+    for top, skip_hidden in ((layout.shadow_dir, False), (layout.root, True)):
+        for dirpath, dirnames, filenames in os.walk(top, topdown=False):
+            if dirpath == top:
+                continue
+            rel = os.path.relpath(dirpath, layout.root)
+            if skip_hidden and rel.split(os.sep)[0].startswith(("_", ".")):
+                continue
+            if "=" not in os.path.basename(dirpath) and top == layout.root:
+                continue                   # only partition directories of the visible tree
+            try:
+                if not os.listdir(dirpath) and _old_enough(dirpath, cutoff):
+                    os.rmdir(dirpath)
+                    removed += 1
+            except OSError:
+                continue
+    return removed
+
+
+def _grace(layout, manifest, grace):
+    return parse_duration(grace if grace is not None else
+                          manifest.properties.get("vacuum.grace", "7d"), "vacuum.grace")
+
+
+def vacuum(root, *, retention=None, keep_last=None, grace=None, dry_run=False):
+    """Delete expired versions and unreferenced files.
+
+    Parameters
+    ----------
+    root : path
+    retention, grace : duration (``"7d"``, ``"12h"``, seconds), optional
+        Default: the dataset's ``vacuum.retention`` / ``vacuum.grace`` properties (7 days).
+    keep_last : int, optional
+        Always keep this many newest versions (default ``vacuum.keep_last``, 10).
+    dry_run : bool, default False
+        Report what would be deleted without deleting.
+
+    Returns
+    -------
+    dict
+        ``versions_deleted``, ``files_deleted`` (paths relative to root) and
+        ``dirs_removed``.
+    """
+    layout = Layout(root)
+    if not dry_run:
+        publish(layout)
+    latest = find_latest(layout)
+    manifest = load_version(layout, latest)
+    now = time.time()
+    keep = retained_versions(layout, manifest, now, retention, keep_last)
+    expired = [v for v in list_versions(layout) if v not in set(keep) and v < latest]
+    referenced = _referenced(layout, keep)
+    cutoff = now - _grace(layout, manifest, grace)
+    if not dry_run:
+        for v in expired:
+            fsops.remove_if_exists(layout.version_path(v))
+        fsops.fsync_dir(layout.versions_dir)
+        fsops.crash_point("vacuum.versions_deleted")
+    orphans = _orphans(layout, referenced, cutoff)
+    if not dry_run:
+        for path in orphans:
+            fsops.remove_if_exists(path)
+        planindex.remove_stale(layout, set(keep))
+    dirs = 0 if dry_run else _remove_empty_dirs(layout, cutoff)
+    return {"versions_deleted": expired,
+            "files_deleted": sorted(os.path.relpath(p, layout.root).replace(os.sep, "/")
+                                    for p in orphans),
+            "dirs_removed": dirs}
+
+
+def repair(root, *, grace=None):
+    """Bring a dataset back to a clean state after crashes; safe to run at any time.
+
+    Moves a torn newest version file aside, reconciles the visible Hive tree and
+    the derived files (``_SUCCESS``, ``_common_metadata``, ``_latest``) with the
+    latest version, and deletes orphans (staged files of writers that never
+    committed, temporary version files) older than ``grace`` (default: the
+    dataset's ``vacuum.grace``). No version is expired.
+
+    Returns
+    -------
+    dict
+        ``version``, ``torn_version`` (moved aside, or None), ``made_visible``,
+        ``retired``, ``files_deleted``.
+    """
+    layout = Layout(root)
+    with fsops.FileLock(layout.publish_lock):
+        torn = _set_aside_torn(layout)
+        latest = find_latest(layout)
+        manifest = load_version(layout, latest)
+        live = {f["path"] for f in manifest.files}
+        visible = set(visible_data_files(layout))
+        made_visible = sorted(p for p in live - visible
+                              if fsops.rename_if_present(layout.shadow(p), layout.visible(p)))
+        retired = sorted(p for p in visible - live
+                         if fsops.rename_if_present(layout.visible(p), layout.shadow(p)))
+        fsops.remove_if_exists(layout.summary_metadata)
+        _write_derived(layout, manifest)
+    cutoff = time.time() - _grace(layout, manifest, grace)
+    referenced = _referenced(layout, list_versions(layout))
+    orphans = [p for p in _orphans(layout, referenced, cutoff)
+               if not DATA_FILE_RE.fullmatch(os.path.basename(p)) or
+               p.startswith(layout.meta + os.sep)]
+    for path in orphans:
+        fsops.remove_if_exists(path)
+    return {"version": latest, "torn_version": torn, "made_visible": made_visible,
+            "retired": retired,
+            "files_deleted": sorted(os.path.relpath(p, layout.root).replace(os.sep, "/")
+                                    for p in orphans)}
+
+
+def _set_aside_torn(layout):
+    """Move an unparsable newest version file to ``tmp/`` (a commit that never completed)."""
+    versions = list_versions(layout)
+    if not versions:
+        return None
+    newest = versions[-1]
+    try:
+        load_version(layout, newest)
+        return None
+    except ManifestCorrupted:
+        pass
+    fsops.makedirs(layout.tmp_dir)
+    os.replace(layout.version_path(newest),
+               os.path.join(layout.tmp_dir, f"torn-{newest:020d}-{int(time.time())}.json"))
+    fsops.fsync_dir(layout.versions_dir)
+    return newest

@@ -1,0 +1,222 @@
+"""The commit protocol (§3.6), staging + distributed commit, time travel, verify, vacuum (§3.12)."""
+import datetime
+import errno
+import json
+import os
+import time
+
+import pytest
+
+import pqkit.dataset as pds
+from pqkit import (DatasetError, DatasetIncomplete, DatasetNotFound, ManifestCorrupted,
+                   SchemaError)
+from pqkit.dataset import fsops
+from pqkit.dataset.commit import _cache
+from pqkit.dataset.layout import Layout, new_txn
+
+from dshelpers import pyarrow_rows, row_set
+
+
+# --- the link-if-absent primitive -----------------------------------------------------------------
+def test_publish_if_absent_never_replaces(tmp_path):
+    a, b, dst = tmp_path / "a", tmp_path / "b", tmp_path / "v" / "dst"
+    a.write_text("first")
+    b.write_text("second")
+    assert fsops.publish_if_absent(str(a), str(dst)) is True
+    assert fsops.publish_if_absent(str(b), str(dst)) is False
+    assert dst.read_text() == "first" and not a.exists() and not b.exists()
+
+
+def test_exclusive_create_fallback_without_hard_links(tmp_path, monkeypatch):
+    def no_links(src, dst):
+        raise OSError(errno.EPERM, "hard links not supported")
+    monkeypatch.setattr(os, "link", no_links)
+    root = str(tmp_path / "ds")
+    assert pds.write(root, {"x": [1]}) == 0
+    assert pds.write(root, {"x": [2]}) == 1
+    assert pds.open(root).count() == 2
+    a, dst = tmp_path / "a", tmp_path / "dst"
+    a.write_text("x")
+    dst.write_text("taken")
+    assert fsops.publish_if_absent(str(a), str(dst)) is False and dst.read_text() == "taken"
+
+
+def test_durable_mode_fsyncs_and_commits(tmp_path, monkeypatch):
+    monkeypatch.setenv("PQKIT_DATASET_FSYNC", "1")
+    synced = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd) or real(fd))
+    root = str(tmp_path / "ds")
+    pds.write(root, {"p": ["a"], "x": [1]}, partition_by=["p"])
+    assert len(synced) >= 6              # data file, its dirs, tmp manifest, versions dir, ...
+    assert pds.open(root).count() == 1
+
+
+# --- stage_file + commit (the Spark driver/executor split) ---------------------------------------
+def test_stage_then_commit_one_version(tmp_path):
+    root = str(tmp_path / "ds")
+    txn = new_txn()
+    entries = [pds.stage_file(root, {"x": [i, i + 1]}, {"day": f"2024-01-0{i}", "n": i},
+                              txn=txn, seq=i) for i in (1, 2, 3)]
+    assert entries[1]["key"] == f"{txn}-00002"
+    assert entries[1]["path"] == f"day=2024-01-02/n=2/part-00002-{txn}.parquet"
+    json.dumps(entries)                                              # JSON-able
+    with pytest.raises(DatasetNotFound):
+        pds.open(root)                                               # nothing committed yet
+    v = pds.commit(root, entries, mode="append", partition_by=["day", "n"], run_id="spark:1")
+    ds = pds.open(root)
+    assert v == 0 and ds.count() == 6 and ds.partition_by == ["day", "n"]
+    assert ds.count([("n", ">=", 2)]) == 4
+    assert pyarrow_rows(root, ["day", "n", "x"]) == row_set(ds.read(), ["day", "n", "x"])
+    assert pds.commit(root, entries, mode="append", run_id="spark:1") == 0   # retried job
+
+
+def test_stage_file_uses_the_dataset_schema_and_partition_types(tmp_path):
+    import pqkit.datatypes as T
+    root = str(tmp_path / "ds")
+    pds.write(root, {"p": [1], "x": [1], "y": ["a"]},
+              schema=[T.field("p", T.int32()), T.field("x", T.int16()),
+                      T.field("y", T.string())], partition_by=["p"])
+    e = pds.stage_file(root, {"y": ["b"], "x": [7]}, {"p": 2})
+    assert [f["type"] for f in e["schema"]] == ["string", "int16"]
+    assert [f["id"] for f in e["schema"]] == [2, 1]
+    assert e["partition_types"] == {"p": "int32"}
+    assert pds.commit(root, [e], mode="append") == 1
+    assert row_set(pds.open(root).read()) == row_set({"p": [1, 2], "x": [1, 7],
+                                                      "y": ["a", "b"]})
+
+
+def test_commit_checks_entries(tmp_path):
+    root = str(tmp_path / "ds")
+    pds.write(root, {"p": ["a"], "x": [1]}, partition_by=["p"])
+    e = pds.stage_file(root, {"x": [2]}, {"p": "b"})
+    with pytest.raises(SchemaError, match="partitioned by"):
+        pds.commit(root, [e], mode="append", partition_by=["q"])
+    bad = dict(e, partition={"p": "c"})
+    with pytest.raises(SchemaError, match="does not match its partition"):
+        pds.commit(root, [bad], mode="append")
+    other = pds.stage_file(root, {"x": [2]}, {"q": "b"})
+    with pytest.raises(SchemaError, match="partition"):
+        pds.commit(root, [other], mode="append")
+    os.remove(Layout(root).shadow(e["path"]))                        # vacuumed meanwhile
+    with pytest.raises(DatasetIncomplete, match="stage it again"):
+        pds.commit(root, [e], mode="append")
+    assert pds.open(root).version == 0
+
+
+def test_failed_write_removes_its_staged_files(tmp_path):
+    root = str(tmp_path / "ds")
+    pds.write(root, {"p": ["a"], "x": [1]}, partition_by=["p"], mode="create")
+    with pytest.raises(pds.DatasetExists):
+        pds.write(root, {"p": ["b"], "x": [2]}, mode="create")
+    shadow = [n for _, _, names in os.walk(Layout(root).shadow_dir) for n in names]
+    assert shadow == []
+
+
+# --- time travel ---------------------------------------------------------------------------------
+def test_version_as_of_and_tag(tmp_path):
+    root = str(tmp_path / "ds")
+    pds.write(root, {"x": [1]})
+    time.sleep(0.01)
+    middle = datetime.datetime.now(datetime.timezone.utc)
+    time.sleep(0.01)
+    pds.write(root, {"x": [2]})
+    pds.write(root, {"x": [3]}, mode="overwrite")
+    assert pds.open(root, version=1).count() == 2
+    assert pds.open(root, as_of=middle).version == 0
+    assert pds.open(root, as_of=middle.isoformat()).version == 0
+    assert pds.open(root, as_of=datetime.datetime(2999, 1, 1)).version == 2
+    with pytest.raises(DatasetIncomplete, match="at or before"):
+        pds.open(root, as_of=datetime.datetime(2000, 1, 1))
+    with pytest.raises(DatasetIncomplete, match="does not exist"):
+        pds.open(root, version=9)
+    with pytest.raises(DatasetError, match="at most one"):
+        pds.open(root, version=1, tag="x")
+    assert pds.tag(root, "before-overwrite", 1) == 1
+    assert pds.open(root, tag="before-overwrite").read().to_pydict() == {"x": [1, 2]}
+    with pytest.raises(DatasetError, match="no tag"):
+        pds.open(root, tag="nope")
+    vs = pds.open(root).versions()
+    assert [(v["version"], v["operation"]) for v in vs] == [(0, "append"), (1, "append"),
+                                                           (2, "overwrite")]
+
+
+# --- verify and lazy checks -----------------------------------------------------------------------
+def test_verify_levels_and_lazy_size_check(tmp_path):
+    root = str(tmp_path / "ds")
+    pds.write(root, {"p": ["a", "b", "c"], "x": [1, 2, 3]}, partition_by=["p"])
+    ds = pds.open(root)
+    assert ds.verify("sha256").ok
+    files = ds.files()
+    os.remove(files[0].location)
+    with open(files[1].location, "ab") as f:
+        f.write(b"junk")
+    with open(files[2].location, "r+b") as f:
+        f.seek(5)
+        byte = f.read(1)
+        f.seek(5)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    report = ds.verify("sha256")
+    problems = {p["path"]: p["problem"] for p in report.problems}
+    assert not report.ok and report.files_checked == 3
+    assert "missing" in problems[files[0].path]
+    assert "bytes on disk" in problems[files[1].path]
+    assert "sha256" in problems[files[2].path]
+    assert len(ds.verify("exists").problems) == 1
+    with pytest.raises(DatasetIncomplete, match="vacuumed or deleted outside pqkit"):
+        ds.read(filters=[("p", "==", "a")])
+    with pytest.raises(ManifestCorrupted, match="manifest says"):
+        ds.read(filters=[("p", "==", "b")])
+    with pytest.raises(DatasetError, match="verify level"):
+        ds.verify("deep")
+    assert report.to_dict()["ok"] is False
+
+
+# --- vacuum ---------------------------------------------------------------------------------------
+def test_vacuum_keeps_retained_and_tagged_versions(tmp_path):
+    root = str(tmp_path / "ds")
+    for i in range(6):
+        pds.write(root, {"x": [i]}, mode="overwrite")
+    pds.tag(root, "first", 0)
+    dry = pds.vacuum(root, retention=0, keep_last=2, grace=0, dry_run=True)
+    assert dry["versions_deleted"] == [1, 2, 3]
+    assert [v["version"] for v in pds.open(root).versions()] == list(range(6))
+    report = pds.vacuum(root, retention=0, keep_last=2, grace=0)
+    assert report["versions_deleted"] == [1, 2, 3] and len(report["files_deleted"]) == 3
+    assert [v["version"] for v in pds.open(root).versions()] == [0, 4, 5]
+    assert pds.open(root, tag="first").read().to_pydict() == {"x": [0]}
+    assert pds.open(root, version=4).read().to_pydict() == {"x": [4]}
+    with pytest.raises(DatasetIncomplete):
+        pds.open(root, version=2)
+    assert pds.write(root, {"x": [9]}) == 6                        # the hint still leads
+    assert pds.vacuum(root)["versions_deleted"] == []               # default: 7 days
+
+
+def test_vacuum_respects_the_grace_period_for_staged_files(tmp_path):
+    root = str(tmp_path / "ds")
+    pds.write(root, {"x": [1]})
+    staged = pds.stage_file(root, {"x": [2]})                       # a writer in flight
+    assert pds.vacuum(root, retention=0, keep_last=1, grace=3600)["files_deleted"] == []
+    assert pds.commit(root, [staged], mode="append") == 1
+    assert pds.open(root).count() == 2
+    orphan = pds.stage_file(root, {"x": [3]})
+    old = time.time() - 7200
+    os.utime(Layout(root).shadow(orphan["path"]), (old, old))
+    deleted = pds.vacuum(root, grace=3600)["files_deleted"]
+    assert deleted == ["_pqkit/shadow/" + orphan["path"]]
+
+
+def test_vacuumed_versions_make_stale_writers_conflict(tmp_path):
+    from pqkit import CommitConflict
+    from pqkit.dataset.commit import commit_operation
+    from pqkit.dataset.operations import Operation
+    root = str(tmp_path / "ds")
+    pds.write(root, {"x": [1]})
+    e = pds.stage_file(root, {"x": [2]})
+    op = Operation("append", new_txn(), entries=[e], read_version=0)
+    for i in range(3):
+        pds.write(root, {"x": [i]})
+    pds.vacuum(root, retention=0, keep_last=1, grace=3600)
+    _cache.clear()
+    with pytest.raises(CommitConflict, match="vacuumed"):
+        commit_operation(Layout(root), op)
