@@ -1,5 +1,9 @@
-"""The JSON spelling pqinspect documents (pqkit.cli.jsonvalues), computed independently from
+"""The JSON spelling pqkit documents (pqkit.textio.render), computed independently from
 pyarrow's Python values, so the CLI's output can be compared with what pyarrow reads.
+
+``binary`` ("base64"/"hex") and ``timestamps`` ("utc": a zoned timestamp as its UTC
+instant with Z; "local": local time in the column's zone with its offset) mirror the
+choices of pqkit.textio.render.TextStyle.
 
 It works from ``to_pylist()`` objects and the Arrow type (pqkit's converter works from
 buffers). Where pyarrow cannot make Python values (timestamps beyond datetime's range),
@@ -16,16 +20,16 @@ import pyarrow as pa
 DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
 
 
-def spell(value, type_, binary="base64"):
+def spell(value, type_, binary="base64", timestamps="utc"):
     """The JSON-ready spelling of one pyarrow Python value of Arrow type ``type_``."""
     if value is None:
         return None
     if isinstance(type_, pa.BaseExtensionType):
         if type_.extension_name == "arrow.uuid":
             return str(value)
-        return spell(value, type_.storage_type, binary)
+        return spell(value, type_.storage_type, binary, timestamps)
     if pa.types.is_dictionary(type_):
-        return spell(value, type_.value_type, binary)
+        return spell(value, type_.value_type, binary, timestamps)
     if pa.types.is_boolean(type_) or pa.types.is_integer(type_):
         return value
     if pa.types.is_floating(type_):
@@ -52,19 +56,20 @@ def spell(value, type_, binary="base64"):
         return _clock(value.hour, value.minute, value.second, value.microsecond * 1000,
                       type_.unit)
     if pa.types.is_timestamp(type_):
-        return _timestamp(value, type_)
+        return _timestamp(value, type_, timestamps)
     if pa.types.is_duration(type_):
         return _duration(value, type_.unit)
     if pa.types.is_interval(type_):
         return {"months": value.months, "days": value.days, "nanoseconds": value.nanoseconds}
     if pa.types.is_map(type_):
-        return [[spell(k, type_.key_type, binary), spell(v, type_.item_type, binary)]
+        return [[spell(k, type_.key_type, binary, timestamps),
+                 spell(v, type_.item_type, binary, timestamps)]
                 for k, v in value]
     if pa.types.is_list(type_) or pa.types.is_large_list(type_) \
             or pa.types.is_fixed_size_list(type_) or pa.types.is_list_view(type_):
-        return [spell(v, type_.value_type, binary) for v in value]
+        return [spell(v, type_.value_type, binary, timestamps) for v in value]
     if pa.types.is_struct(type_):
-        return {f.name: spell(value[f.name], f.type, binary) for f in type_}
+        return {f.name: spell(value[f.name], f.type, binary, timestamps) for f in type_}
     if pa.types.is_null(type_):
         return None
     raise AssertionError(f"no spelling for {type_}")
@@ -76,28 +81,32 @@ def _clock(h, m, s, nanos, unit):
     return text + (f".{nanos:09d}"[:digits + 1] if digits else "")
 
 
-def _timestamp(value, type_):
+def _timestamp(value, type_, timestamps):
     if isinstance(value, int):          # cast to int64 by table_rows: out of datetime's range
         shift, suffix = 0, ("Z" if type_.tz else "")
-        if type_.tz and type_.tz[0] in "+-" and type_.tz != "+00:00":
+        if timestamps == "local" and type_.tz and type_.tz[0] in "+-" \
+                and type_.tz != "+00:00":
             sign = -1 if type_.tz[0] == "-" else 1
             shift = sign * (int(type_.tz[1:3]) * 3600 + int(type_.tz[4:6]) * 60)
             suffix = type_.tz
         value += shift * 10**DIGITS[type_.unit]
         text = str(np.datetime_as_string(np.datetime64(value, type_.unit), unit=type_.unit))
         return text + suffix
+    if type_.tz is not None and timestamps == "utc":
+        value = value.astimezone(dt.timezone.utc)
     nanos = value.microsecond * 1000 + getattr(value, "nanosecond", 0)
     text = f"{value.year:04d}-{value.month:02d}-{value.day:02d}T" + _clock(
         value.hour, value.minute, value.second, nanos, type_.unit)
     if type_.tz is None:
         return text
     offset = value.utcoffset()
-    if type_.tz in ("UTC", "+00:00", "Etc/UTC"):
+    if timestamps == "utc" or type_.tz in ("UTC", "+00:00", "Etc/UTC"):
         assert offset == dt.timedelta(0)
         return text + "Z"
-    minutes = int(offset.total_seconds() // 60)
-    sign = "-" if minutes < 0 else "+"
-    return text + f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+    seconds = int(offset.total_seconds())
+    hours, rest = divmod(abs(seconds), 3600)
+    text += f"{'-' if seconds < 0 else '+'}{hours:02d}:{rest // 60:02d}"
+    return text + (f":{rest % 60:02d}" if rest % 60 else "")
 
 
 def _duration(value, unit):
@@ -132,19 +141,19 @@ def _as_ints(type_, timestamps):
     return type_
 
 
-def spelled_values(column, binary="base64"):
+def spelled_values(column, binary="base64", timestamps="utc"):
     """Every value of a pyarrow Array or ChunkedArray, spelled (not JSON round-tripped)."""
     type_ = column.type
     try:
         values = column.cast(_as_ints(type_, False)).to_pylist()
     except OverflowError:
         values = column.cast(_as_ints(type_, True)).to_pylist()
-    return [spell(v, type_, binary) for v in values]
+    return [spell(v, type_, binary, timestamps) for v in values]
 
 
-def table_rows(table, binary="base64"):
+def table_rows(table, binary="base64", timestamps="utc"):
     """The rows of a pyarrow Table, spelled as pqinspect spells them (JSON round-tripped)."""
-    columns = {name: spelled_values(column, binary)
+    columns = {name: spelled_values(column, binary, timestamps)
                for name, column in zip(table.column_names, table.columns)}
     rows = [dict(zip(columns, row)) for row in zip(*columns.values())]
     return json.loads(json.dumps(rows))

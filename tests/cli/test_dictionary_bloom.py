@@ -216,6 +216,26 @@ def test_dictionary_values_typed(dict_file, capsys):
         assert chunk["data_pages"]["dictionary_encoded"] == chunk["data_pages"]["count"] >= 1
 
 
+def test_dictionary_spelling_choices(tmp_path, capsys):
+    """Values are spelled as head spells them; the Parquet leaf type of a zoned timestamp
+    is only UTC-adjusted (the zone name lives in the Arrow schema), so it shows Z."""
+    path = tmp_path / "zoned.parquet"
+    pq.write_table(pa.table({
+        "ny": pa.array([1_700_000_000_000, 0] * 4, pa.timestamp("ms", tz="America/New_York")),
+        "b": pa.array([b"\x00\xff", b"\x01"] * 4)}), path)
+    code, out, err = run(capsys, "dictionary", path, "--column", "ny", "--column", "b",
+                         "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert chunks_of(doc, "ny")[0]["dictionary"]["values"] == [
+        "2023-11-14T22:13:20.000Z", "1970-01-01T00:00:00.000Z"]
+    assert chunks_of(doc, "b")[0]["dictionary"]["values"] == ["AP8=", "AQ=="]
+    code, out, err = run(capsys, "dictionary", path, "--column", "b", "--json",
+                         "--binary", "hex")
+    assert code == 0, err
+    assert chunks_of(json.loads(out), "b")[0]["dictionary"]["values"] == ["00ff", "01"]
+
+
 def test_dictionary_none_fallback_and_limit(dict_file, capsys):
     code, out, err = run(capsys, "dictionary", dict_file, "--column", "plain",
                          "--column", "many", "--row-group", "1", "--limit", "2", "--json")

@@ -173,6 +173,9 @@ def test_typed_rows_equal_pyarrow(typed_file, capsys):
     code, out, err = run(capsys, "head", typed_file, "-n", 100, "--json", "--binary", "hex")
     assert code == 0, err
     assert json.loads(out)["rows"] == table_rows(pq.read_table(typed_file), binary="hex")
+    code, out, err = run(capsys, "cat", typed_file, "--json", "--timestamps", "local")
+    assert code == 0, err
+    assert json.loads(out)["rows"] == table_rows(pq.read_table(typed_file), timestamps="local")
 
 
 def test_documented_spellings(typed_file, capsys):
@@ -189,13 +192,21 @@ def test_documented_spellings(typed_file, capsys):
     assert second["t_ms"] == "12:30:00.123" and second["t_ns"] == "12:30:00.123456789"
     assert second["ts_us"] == "2023-11-14T22:13:20.123456"
     assert second["ts_ms_utc"] == "2023-11-14T22:13:20.123Z"
-    assert second["ts_ms_ny"] == "2023-11-14T17:13:20.123-05:00"
-    assert rows[3]["ts_us_off"] == "10000-01-01T05:29:59.000000+05:30"   # past datetime's range
-    assert second["ts_us_off"] == "2023-11-15T03:43:20.123456+05:30"
+    # A timestamp with a time zone is its UTC instant, whatever the zone (as convert writes).
+    assert second["ts_ms_ny"] == "2023-11-14T22:13:20.123Z"
+    assert rows[3]["ts_us_off"] == "9999-12-31T23:59:59.000000Z"
+    assert second["ts_us_off"] == "2023-11-14T22:13:20.123456Z"
     assert rows[2]["dur"] == "P1DT1H1M1.000001S" and second["dur"] == "-P0DT0H0M0.000001S"
     assert first["mp"] == [["k", 1], ["j", None]] and rows[2]["mp"] is None
     assert first["st"] == {"x": 1, "y": "a"} and second["st"] is None
     assert first["nested"] == [[1], [2, 3]] and first["dict"] == "red"
+    code, out, err = run(capsys, "cat", typed_file, "--format", "jsonl", "--timestamps", "local")
+    local = jsonl(out)
+    assert local[1]["ts_ms_ny"] == "2023-11-14T17:13:20.123-05:00"
+    assert local[3]["ts_us_off"] == "10000-01-01T05:29:59.000000+05:30"   # past datetime's range
+    assert local[1]["ts_us_off"] == "2023-11-15T03:43:20.123456+05:30"
+    assert local[3]["ts_ms_ny"] == "9999-12-31T18:59:59.000-05:00"
+    assert local[1]["ts_ms_utc"] == second["ts_ms_utc"] and local[1]["ts_us"] == second["ts_us"]
 
 
 def test_csv_and_json_document_match_jsonl(typed_file, capsys):
@@ -220,6 +231,61 @@ def test_csv_and_json_document_match_jsonl(typed_file, capsys):
             else:
                 assert json.loads(cell) == value
     assert len(table) == len(rows) + 1
+
+
+def test_cat_text_equals_convert_text(typed_file, tmp_path, capsys):
+    """cat and convert share one renderer: their CSV and JSON Lines are the same bytes."""
+    for form, suffix in (("csv", "csv"), ("jsonl", "jsonl")):
+        code, out, err = run(capsys, "cat", typed_file, "--format", form)
+        assert code == 0, err
+        target = tmp_path / f"typed.{suffix}"
+        code, _, err = run(capsys, "convert", typed_file, target)
+        assert code == 0, err
+        assert out == target.read_text(encoding="utf-8"), form
+
+
+def test_csv_quotes_carriage_returns(tmp_path, capsys):
+    path = tmp_path / "text.parquet"
+    values = ["a\rb", 'say "hi"', "", None, "x,y", "line\nbreak", "\r"]
+    pq.write_table(pa.table({"s": values, "n": list(range(len(values)))}), path)
+    code, out, err = run(capsys, "cat", path, "--format", "csv")
+    assert code == 0, err
+    rows = list(csv.reader(io.StringIO(out, newline="")))
+    assert rows == [["s", "n"]] + [["" if v is None else v, str(i)]
+                                   for i, v in enumerate(values)]
+
+
+def test_zoned_timestamps_local_and_utc(tmp_path, capsys):
+    """Local mean time has an offset with seconds; a value the zone database cannot place
+    (local time past year 9999) falls back to its UTC instant."""
+    path = tmp_path / "paris.parquet"
+    seconds = [-2_500_000_000, 0, 253402300799, None, 1_700_000_000]
+    table = pa.table({"t": pa.array(seconds, pa.timestamp("s", tz="Europe/Paris"))})
+    pq.write_table(table, path)
+    code, out, err = run(capsys, "cat", path, "--format", "jsonl")
+    assert code == 0, err
+    assert [r["t"] for r in jsonl(out)] == [
+        "1890-10-11T19:33:20Z", "1970-01-01T00:00:00Z", "9999-12-31T23:59:59Z", None,
+        "2023-11-14T22:13:20Z"]
+    code, out, err = run(capsys, "head", path, "--json", "--timestamps", "local")
+    assert code == 0, err
+    rows = json.loads(out)["rows"]
+    assert [r["t"] for r in rows] == [
+        "1890-10-11T19:42:41+00:09:21", "1970-01-01T01:00:00+01:00", "9999-12-31T23:59:59Z",
+        None, "2023-11-14T23:13:20+01:00"]
+    # pyarrow cannot make a datetime of the 9999 row in Paris: compare the others.
+    assert rows[:2] + rows[3:] == table_rows(table.take([0, 1, 3, 4]), timestamps="local")
+
+
+def test_invalid_utf8_is_shown_replaced(tmp_path, capsys):
+    path = tmp_path / "bad_utf8.parquet"
+    strings = pa.array([b"ok", b"\xffbad", None], pa.binary()).view(pa.string())
+    pq.write_table(pa.table({"s": strings}), path)
+    code, out, err = run(capsys, "cat", path, "--format", "jsonl")
+    assert code == 0, err
+    assert [r["s"] for r in jsonl(out)] == ["ok", "\ufffdbad", None]
+    code, out, err = run(capsys, "convert", path, tmp_path / "out.jsonl")
+    assert code == 2 and "EncodingError: column 's'" in err and "row 1" in err
 
 
 def test_table_format_streams_every_row(typed_file, capsys):

@@ -2,8 +2,9 @@
 
 For each selected row group: where the dictionary page is, its encoding,
 entry count, stored and decompressed sizes, CRC, the entries themselves
-(typed with the column's logical type and spelled as :mod:`pqkit.cli.jsonvalues`
-documents: strings, decimal strings, ISO timestamps, base64 bytes ...), and
+(typed with the column's logical type and spelled as :mod:`pqkit.textio.render`
+documents, as ``head`` and ``convert`` spell them: strings, decimal strings, ISO
+timestamps, base64 bytes ...), and
 how many data pages use the dictionary or fell back to another encoding. A
 chunk whose first page is not a dictionary page shows "none".
 
@@ -25,11 +26,12 @@ from ..errors import ParquetError
 from ..format import Encoding
 from ..logical_types import leaf_type
 from ..source import Source
+from ..textio.render import cell_text, json_values
 from . import render
-from .jsonvalues import BINARY_FORMATS, cell_text, column_values
 from .opening import open_parquet
 from .pages_cmd import walk_chunk
 from .render import enum_name
+from .rows_cmd import VIEWER_STYLE, add_style_arguments, style_of
 
 HELP = "show the dictionary page of a column in each row group, with its decoded values"
 EXAMPLE = """examples:
@@ -38,7 +40,8 @@ EXAMPLE = """examples:
   pqinspect dictionary data.parquet --column city --json | jq '.columns[].row_groups[].dictionary'
 
 Values are typed by the column's logical type: strings, decimals as strings,
-dates and timestamps as ISO 8601 text, bytes as base64 (--binary hex)."""
+dates and timestamps as ISO 8601 text (UTC-adjusted ones with Z), bytes as base64
+(--binary hex)."""
 
 DEFAULT_SHOWN = 20
 _DICT_ENCODINGS = ("RLE_DICTIONARY", "PLAIN_DICTIONARY")
@@ -53,8 +56,9 @@ def add_arguments(parser):
     parser.add_argument("--limit", type=int, default=None, metavar="N",
                         help=f"show at most N values per dictionary, 0 for all (default: "
                              f"{DEFAULT_SHOWN} in the rich view, all with --json)")
-    parser.add_argument("--binary", choices=BINARY_FORMATS, default="base64",
-                        help="how binary values are spelled (default base64)")
+    # No --timestamps: the dictionary is typed from the Parquet schema alone, where a
+    # timestamp is UTC-adjusted or local but carries no zone name.
+    add_style_arguments(parser, timestamps=False)
 
 
 def _problem(kind, message, offset, row_group, path):
@@ -73,8 +77,8 @@ def _data_pages(walked):
             "encodings": [{"encoding": e, "count": n} for e, n in counts.items()]}
 
 
-def _page_dict(page, limit, binary):
-    values = column_values(page.values, binary)
+def _page_dict(page, limit, style):
+    values = json_values(page.values, style)
     shown = values if not limit or limit <= 0 else values[:limit]
     return {
         "offset": page.offset,
@@ -91,9 +95,9 @@ def _page_dict(page, limit, binary):
     }
 
 
-def chunk_dict(pf, src, node, g, limit=None, binary="base64"):
+def chunk_dict(pf, src, node, g, limit=None, style=VIEWER_STYLE):
     """(dict for one chunk's dictionary, list of problems met); ``src`` is a Source of the
-    same file, for walking the chunk's page headers."""
+    same file, for walking the chunk's page headers; values are spelled with ``style``."""
     path = node.dotted_path
     chunks = pf.metadata.row_group(g).columns or []
     chunk = chunks[node.column_index] if node.column_index < len(chunks) else None
@@ -121,7 +125,7 @@ def chunk_dict(pf, src, node, g, limit=None, binary="base64"):
                 "missing_dictionary", f"column {path}, row group {g}: dictionary_page_offset "
                 f"{dict_offset} does not point at a dictionary page", dict_offset, g, path))
         return d, problems
-    d["dictionary"] = _page_dict(page, limit, binary)
+    d["dictionary"] = _page_dict(page, limit, style)
     if page.crc_ok is False:
         problems.append(_problem(
             "crc_mismatch", f"CRC mismatch in the dictionary page at offset {page.offset} in "
@@ -130,7 +134,7 @@ def chunk_dict(pf, src, node, g, limit=None, binary="base64"):
     return d, problems
 
 
-def build(path, columns, row_groups=None, limit=None, binary="base64"):
+def build(path, columns, row_groups=None, limit=None, style=VIEWER_STYLE):
     with open_parquet(path, verify_checksums=False) as pf, Source(path) as src:
         md = pf.metadata
         nodes = [md.schema.column(c) for c in columns]
@@ -148,7 +152,7 @@ def build(path, columns, row_groups=None, limit=None, binary="base64"):
                      "logical_type": node.annotation_str(), "type": type_text,
                      "row_groups": []}
             for g in groups:
-                d, found = chunk_dict(pf, src, node, g, limit, binary)
+                d, found = chunk_dict(pf, src, node, g, limit, style)
                 entry["row_groups"].append(d)
                 problems.extend(found)
             out.append(entry)
@@ -203,7 +207,7 @@ def _row(d):
 def run(args):
     try:
         doc = build(args.file, args.columns, args.row_groups,
-                    args.limit if args.json else 0, args.binary)
+                    args.limit if args.json else 0, style_of(args))
     except (KeyError, IndexError) as exc:
         print(f"pqinspect dictionary: {exc.args[0]}", file=sys.stderr)
         return 2

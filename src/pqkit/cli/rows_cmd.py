@@ -3,16 +3,19 @@
 Rows come from :meth:`pqkit.ParquetFile.iter_batches` row group by row group,
 so ``cat`` holds at most one decoded row group and one rendered batch in
 memory, and ``head`` stops reading after the row group that completes its
-rows. Values are spelled as :mod:`pqkit.cli.jsonvalues` documents (bytes as
-base64 unless ``--binary hex``; NaN and infinities as strings; decimals as
-strings; dates, times and timestamps in ISO 8601; maps as [key, value] pairs).
+rows. Values are spelled as :mod:`pqkit.textio.render` documents, as ``pqinspect
+convert`` writes them (bytes as base64 unless ``--binary hex``; NaN and infinities
+as strings; decimals as strings; dates, times and timestamps in ISO 8601, a
+timestamp with a time zone as its UTC instant with Z unless ``--timestamps local``;
+maps as [key, value] pairs). Invalid UTF-8 in a string column is shown with U+FFFD.
 
 Output forms:
 
 * ``head`` (rich table), ``head --json`` (one document with a ``rows`` array);
 * ``cat --format table`` (aligned text, widths taken from the first 1000 rows,
   long cells cut with "…"), ``jsonl`` (one compact JSON object per row), ``csv``
-  (header row; null as an empty field; lists, structs and maps as JSON text),
+  (header row; null as an empty field; lists, structs and maps as JSON text; quoted
+  as :class:`pqkit.textio.writers.CsvLines` quotes, like ``pqinspect convert``),
   ``cat --json`` (one document, written as the rows stream).
 
 A row group that cannot be decoded stops the output with exit 2 and a message
@@ -20,7 +23,6 @@ naming the row group, its file offset and the error's own offset; the rows
 before it have been written (``cat --json`` still closes its document, with
 an ``error`` member).
 """
-import csv
 import json
 import re
 import sys
@@ -29,8 +31,10 @@ from rich.markup import escape
 
 from ..dictionary_pages import chunk_start
 from ..errors import ParquetError
+from ..textio.render import (BINARY_FORMATS, JSON_TEXT, ZONED_TIMESTAMPS, TextStyle,
+                             cell_text, json_values)
+from ..textio.writers import CsvLines
 from . import render
-from .jsonvalues import BINARY_FORMATS, cell_text, column_values
 from .opening import open_parquet
 
 EXIT_OK, EXIT_UNUSABLE = 0, 2
@@ -38,6 +42,8 @@ DEFAULT_HEAD_ROWS = 10
 CAT_BATCH_ROWS = 4096
 CELL_WIDTH = 40
 _COLUMN_IN_MESSAGE = re.compile(r"column (\S+), row group")
+# What a viewer shows: the library's spellings, but invalid UTF-8 shown rather than refused.
+VIEWER_STYLE = TextStyle(invalid_utf8="replace")
 
 
 class _Command:
@@ -55,10 +61,27 @@ def _common_arguments(parser):
     parser.add_argument("--columns", metavar="A,B.C",
                         help="only these columns: comma-separated top-level names or dotted "
                              "paths into structs")
-    parser.add_argument("--binary", choices=BINARY_FORMATS, default="base64",
-                        help="how binary values are spelled (default base64)")
+    add_style_arguments(parser)
     parser.add_argument("--no-verify-checksums", dest="verify_checksums",
                         action="store_false", help="do not check page CRCs")
+
+
+def add_style_arguments(parser, timestamps=True):
+    """--binary and (with ``timestamps``) --timestamps: the spelling choices of
+    pqkit.textio.render.TextStyle."""
+    parser.add_argument("--binary", choices=BINARY_FORMATS, default="base64",
+                        help="how binary values are spelled (default base64)")
+    if timestamps:
+        parser.add_argument("--timestamps", choices=ZONED_TIMESTAMPS, default="utc",
+                            help="timestamps with a time zone as the UTC instant with Z "
+                                 "(utc, the default, as convert writes them) or as local "
+                                 "time in the column's zone with its offset (local)")
+
+
+def style_of(args):
+    """The viewer's TextStyle with the --binary and --timestamps choices of ``args``."""
+    return TextStyle(binary=args.binary, invalid_utf8="replace",
+                     zoned_timestamps=getattr(args, "timestamps", "utc"))
 
 
 def _head_arguments(parser):
@@ -120,9 +143,9 @@ def _batches(pf, columns, batch_rows):
             raise _RowGroupFailure(f"{place}: {type(exc).__name__}: {exc}") from None
 
 
-def _rows(table, binary):
+def _rows(table, style):
     names = table.column_names
-    values = [column_values(c, binary) for c in table.columns]
+    values = [json_values(c, style) for c in table.columns]
     return [dict(zip(names, row)) for row in zip(*values)]
 
 
@@ -138,9 +161,10 @@ def _columns_doc(table):
 
 # --- head --------------------------------------------------------------------------------
 
-def build_head(path, rows=DEFAULT_HEAD_ROWS, columns=None, binary="base64",
+def build_head(path, rows=DEFAULT_HEAD_ROWS, columns=None, style=VIEWER_STYLE,
                verify_checksums=True):
-    """The head document: file, columns (name, type) and the first ``rows`` rows."""
+    """The head document: file, columns (name, type) and the first ``rows`` rows, spelled
+    with ``style`` (a pqkit.textio.render.TextStyle)."""
     if rows < 0:
         raise ParquetError(f"-n must be 0 or more, got {rows}")
     names = _column_list(columns)
@@ -149,7 +173,7 @@ def build_head(path, rows=DEFAULT_HEAD_ROWS, columns=None, binary="base64",
         out = []
         if rows:
             for batch in _batches(pf, names, min(rows, 65536)):
-                out.extend(_rows(batch.slice(0, rows - len(out)), binary))
+                out.extend(_rows(batch.slice(0, rows - len(out)), style))
                 if len(out) >= rows:
                     break
         return {"file": path, "num_rows": _total_rows(pf), "columns": _columns_doc(empty),
@@ -172,7 +196,7 @@ def _render_head(doc):
 
 def run_head(args):
     try:
-        doc = build_head(args.file, args.rows, args.columns, args.binary,
+        doc = build_head(args.file, args.rows, args.columns, style_of(args),
                          args.verify_checksums)
     except _RowGroupFailure as exc:
         print(f"pqinspect head: {exc}", file=sys.stderr)
@@ -233,9 +257,7 @@ class _JsonLines:
         self.out = out
 
     def write(self, rows):
-        dumps = json.dumps
-        self.out.write("".join(dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n"
-                               for r in rows))
+        self.out.write("".join(JSON_TEXT(r) + "\n" for r in rows))
 
     def close(self, error=None):
         pass
@@ -243,12 +265,13 @@ class _JsonLines:
 
 class _Csv:
     def __init__(self, out, names):
+        self.out = out
         self.names = names
-        self.writer = csv.writer(out, lineterminator="\n")
-        self.writer.writerow(names)
+        self.lines = CsvLines()
+        out.write(self.lines.text([names]))
 
     def write(self, rows):
-        self.writer.writerows([cell_text(r[n]) for n in self.names] for r in rows)
+        self.out.write(self.lines.text([cell_text(r[n]) for n in self.names] for r in rows))
 
     def close(self, error=None):
         pass
@@ -275,10 +298,10 @@ class _JsonDocument:
         self.out.write(("" if self.first else "\n") + "]" + tail + "}\n")
 
 
-def write_rows(path, out, form="table", columns=None, binary="base64", verify_checksums=True,
-        as_json=False):
-    """Write every row of ``path`` to ``out``; return None, or the message of the row-group
-    failure that stopped the output."""
+def write_rows(path, out, form="table", columns=None, style=VIEWER_STYLE,
+               verify_checksums=True, as_json=False):
+    """Write every row of ``path`` to ``out``, spelled with ``style``; return None, or the
+    message of the row-group failure that stopped the output."""
     names_list = _column_list(columns)
     with open_parquet(path, verify_checksums) as pf:
         empty = pf.read(columns=names_list, row_groups=[])
@@ -289,7 +312,7 @@ def write_rows(path, out, form="table", columns=None, binary="base64", verify_ch
             sink = {"table": _TextTable, "jsonl": _JsonLines, "csv": _Csv}[form](out, names)
         try:
             for batch in _batches(pf, names_list, CAT_BATCH_ROWS):
-                sink.write(_rows(batch, binary))
+                sink.write(_rows(batch, style))
         except _RowGroupFailure as exc:
             sink.close(str(exc))
             return str(exc)
@@ -298,8 +321,8 @@ def write_rows(path, out, form="table", columns=None, binary="base64", verify_ch
 
 
 def run_cat(args):
-    error = write_rows(args.file, sys.stdout, args.format, args.columns, args.binary,
-                args.verify_checksums, args.json)
+    error = write_rows(args.file, sys.stdout, args.format, args.columns, style_of(args),
+                       args.verify_checksums, args.json)
     if error is not None:
         print(f"pqinspect cat: {error}", file=sys.stderr)
         return EXIT_UNUSABLE
@@ -313,8 +336,10 @@ head = _Command(
   pqinspect head data.parquet -n 5 --columns id,point.x
   pqinspect head data.parquet --json | jq '.rows[0]'
 
-JSON values: NaN/Infinity as strings, bytes as base64 (--binary hex), decimals as
-strings, dates/times/timestamps ISO 8601 (UTC as Z), maps as [key, value] pairs.""",
+JSON values as convert writes them: NaN/Infinity as strings, bytes as base64
+(--binary hex), decimals as strings, dates/times/timestamps ISO 8601, timestamps
+with a time zone as UTC instants with Z (--timestamps local: local time and
+offset), maps as [key, value] pairs.""",
     _head_arguments, run_head)
 
 cat = _Command(
