@@ -220,3 +220,17 @@ def test_vacuumed_versions_make_stale_writers_conflict(tmp_path):
     _cache.clear()
     with pytest.raises(CommitConflict, match="vacuumed"):
         commit_operation(Layout(root), op)
+
+
+def test_latest_found_without_hint_across_a_vacuum_gap(tmp_path):
+    # Vacuum may keep a tagged version 0 and remove 1..k; with the hint gone,
+    # counting up from 0 would stop at the gap and the next commit would fork history.
+    root = str(tmp_path / "ds")
+    for i in range(5):
+        pds.write(root, {"x": [i]})
+    layout = pds.Layout(root)
+    for v in (1, 2):
+        os.remove(layout.version_path(v))
+    os.remove(layout.latest_hint)
+    assert pds.open(root).version == 4
+    assert pds.write(root, {"x": [5]}) == 5

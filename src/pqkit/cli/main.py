@@ -15,6 +15,7 @@ from . import dictionary_cmd
 from . import bloom_cmd
 from . import diff_cmd
 from . import convert_cmd
+from . import dataset_cmd
 
 COMMANDS = {
     "schema": schema_cmd,
@@ -29,6 +30,7 @@ COMMANDS = {
     "bloom": bloom_cmd,
     "diff": diff_cmd,
     "convert": convert_cmd,
+    "dataset": dataset_cmd,
 }
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE = 0, 1, 2

@@ -23,31 +23,52 @@ derived planning index (:mod:`.planindex`), so that a partition query reads a
 page of it instead of parsing the whole JSON file list. The design is
 ``docs/DATASET.md`` (PQDS/1).
 
+Legacy layouts (:mod:`.legacy`): :func:`open` also reads plain Hive
+directories written by Spark, Hive or pyarrow (typed partitions, pruning;
+``require_success=True`` demands their ``_SUCCESS``) and RFC-style
+single-manifest datasets (``manifest.json`` + ``_SUCCESS``, every part checked),
+both read-only; ``write(root, data, layout="manifest")`` writes the latter,
+:func:`convert` copies either into a new PQDS/1 dataset, :func:`verify` and
+:func:`repair` work on all three.
+
 Modules: ``layout`` (paths), ``canonical`` (type and value text),
 ``partitioning`` (Hive directories), ``manifest`` (version files),
 ``filestats`` (per-file bounds), ``staging`` (data files), ``operations``
 (conflict table, next snapshot), ``commit`` (latest version, commit loop),
 ``publish`` (plain-reader view), ``planning`` (pruning), ``planindex``,
 ``scan`` (file sources, reading files), ``dataset`` (open/read), ``write``,
-``maintenance``, ``vacuum``, ``fsops`` (link-if-absent, flock, crash points).
+``maintenance``, ``vacuum``, ``fsops`` (link-if-absent, flock, crash points);
+``legacy`` (layout detection and dispatch), ``legacy_hive``, ``rfc_manifest``,
+``rfc_write``, ``filefacts`` (footer facts of foreign files).
 """
 from ..errors import (CommitConflict, DatasetError, DatasetExists, DatasetIncomplete,
                       DatasetNotFound, ManifestCorrupted, UnsupportedFeature)
 from .commit import find_latest
 from .dataset import DataFile, Dataset, VerifyReport, open_dataset
-from .maintenance import compact, delete, restore, tag, untag
+from . import maintenance as _maintenance
 from .partitioning import (HIVE_NULL, escape_path_component, parse_partition_dirs,
                            unescape_path_component)
 from .publish import publish as _publish
 from .scan import FileSource, ManifestSource
-from .staging import stage_file
-from .vacuum import repair, vacuum
-from .write import MODES, commit, write
+from .staging import stage_file as _stage_file
+from .vacuum import vacuum as _vacuum
+from .write import MODES
 from .layout import Layout
+from .legacy import (commit, convert, detect_layout, pqds_only, publish_state, repair, verify,
+                     write)
 
 open = open_dataset
+# Operations that write PQDS/1 state refuse plain Hive and RFC roots (see .legacy).
+compact = pqds_only(_maintenance.compact)
+delete = pqds_only(_maintenance.delete)
+restore = pqds_only(_maintenance.restore)
+tag = pqds_only(_maintenance.tag)
+untag = pqds_only(_maintenance.untag)
+stage_file = pqds_only(_stage_file)
+vacuum = pqds_only(_vacuum)
 
 
+@pqds_only
 def publish(root):
     """Make the visible Hive tree and ``_SUCCESS`` match the latest version; returns it."""
     return _publish(Layout(root))
@@ -65,4 +86,5 @@ __all__ = [
     "escape_path_component", "unescape_path_component", "parse_partition_dirs",
     "DatasetError", "DatasetNotFound", "DatasetExists", "DatasetIncomplete",
     "ManifestCorrupted", "UnsupportedFeature", "CommitConflict",
+    "convert", "verify", "detect_layout", "publish_state",
 ]

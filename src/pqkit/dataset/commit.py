@@ -70,8 +70,8 @@ def find_latest(layout, start=None):
     hint = read_hint(layout)
     if hint is not None and os.path.exists(layout.version_path(hint)):
         return _probe(layout, hint)
-    if hint is None and os.path.exists(layout.version_path(0)):
-        return _probe(layout, 0)
+    # Without a usable hint, counting up from 0 could stop at a gap that vacuum left
+    # (a tagged version 0 kept, later ones removed), so list the versions instead.
     versions = list_versions(layout)
     if not versions:
         raise DatasetNotFound(f"{layout.root} holds no PQDS/1 dataset (no version files in "

@@ -309,8 +309,12 @@ class Dataset:
 
 
 # --- opening ---------------------------------------------------------------------------------
-def open_dataset(root, version=None, as_of=None, tag=None, *, publish=False, source=None):
+def open_dataset(root, version=None, as_of=None, tag=None, *, publish=False, source=None,
+                 layout="auto", require_success=None):
     """Open a dataset at its latest version, or at ``version``, ``as_of`` or ``tag``.
+
+    Besides PQDS/1, this reads (read-only) plain Hive-partitioned directories and
+    RFC-style single-manifest datasets as one version, 0 (see :mod:`.legacy`).
 
     Parameters
     ----------
@@ -325,19 +329,29 @@ def open_dataset(root, version=None, as_of=None, tag=None, *, publish=False, sou
     publish : bool, default False
         Finish a crashed publish first (read-only readers never publish).
     source : FileSource, optional
-        Where versions and files come from; default the PQDS/1 version files of
-        ``root`` (:class:`~pqkit.dataset.ManifestSource`).
+        Where versions and files come from; default chosen by ``layout``.
+    layout : {"auto", "pqds", "hive", "manifest"}, default "auto"
+        ``auto``: PQDS/1 when ``root/_pqkit`` holds a version, else the RFC layout when a
+        ``manifest.json`` (or ``_manifest.json``) exists, else a plain Hive directory
+        when ``root`` holds visible files (listed once, every footer read once).
+    require_success : bool, optional
+        Raise DatasetIncomplete when ``root/_SUCCESS`` is missing. Default: only for
+        the RFC layout, whose contract requires it (and which also checks every part's
+        existence, size, row count and schema hash on open).
 
     Raises
     ------
     DatasetNotFound
         No version exists under ``root``.
     DatasetIncomplete
-        The requested version was never committed or has been vacuumed.
+        The requested version was never committed or has been vacuumed; or
+        ``_SUCCESS`` is required and missing; or a file of a legacy layout is missing.
     ManifestCorrupted, UnsupportedFeature
         The version file is unreadable or needs features this pqkit lacks.
     """
-    source = source or ManifestSource(root)
+    if source is None:
+        from .legacy import open_source
+        source = open_source(root, layout, require_success)
     if sum(x is not None for x in (version, as_of, tag)) > 1:
         raise DatasetError("give at most one of version, as_of and tag")
     if (publish or tag is not None) and not isinstance(source, ManifestSource):
