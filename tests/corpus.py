@@ -3,7 +3,7 @@ import os
 
 import pytest
 
-from conftest import corpus_manifest, corpus_root
+from corpus_location import corpus_manifest, corpus_root
 
 MANIFEST = corpus_manifest()
 ROOT = corpus_root()

@@ -1,7 +1,7 @@
 """The corpus is a contract: in CI a missing corpus fails instead of skipping everything."""
 import os
 
-from conftest import corpus_root
+from corpus_location import corpus_root
 from corpus import MANIFEST, parquet_files_on_disk
 
 
