@@ -394,9 +394,7 @@ def _render(doc, limit):
                             + _totals(g) for g in doc["row_groups"]], limit, "row groups"))
     con.print(render.kv_table("Summary", _summary_rows(doc)))
     if doc["problems"]:
-        con.print(render.grid("Problems", ["kind", "row group", "column", "offset", "message"], [
-            (p["kind"], p["row_group"], escape(p["column"] or ""), p["offset"],
-             escape(p["message"])) for p in doc["problems"]]))
+        con.print(render.problems_grid(doc["problems"]))
 
 
 # --- self-contained HTML: inline CSS, no scripts, no external resources ------------------
