@@ -13,7 +13,7 @@ import gc
 import struct
 
 from . import format as fmt
-from .errors import CorruptFileError, EncryptedFileError
+from .errors import CorruptFileError, EncryptedFileError, SchemaError
 from .schema import Schema
 from .source import Source
 
@@ -40,7 +40,12 @@ class FileMetadata:
         self.file_size = file_size
         self.footer_offset = footer_offset
         self.footer_length = footer_length
-        self.schema = Schema(raw.schema)
+        try:
+            self.schema = Schema(raw.schema)
+        except SchemaError as exc:
+            # A schema element has no offset of its own: name the footer's bytes.
+            raise SchemaError(f"{exc} (in the footer of {footer_length} bytes at offset "
+                              f"{footer_offset})") from None
 
     @property
     def num_rows(self):

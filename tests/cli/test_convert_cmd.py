@@ -1,6 +1,5 @@
 """pqinspect convert: --json summaries, options, exit codes, corpus files against pyarrow,
 and bounded memory on a 200,000-row CSV."""
-import base64
 import bz2
 import csv
 import datetime as dt
@@ -8,7 +7,6 @@ import gzip
 import io
 import json
 import lzma
-import math
 import os
 import sys
 import tracemalloc
@@ -18,6 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from corpus import entries, path_of
+from pyarrow_json import table_rows
 from pqkit import format as fmt
 from pqkit.cli.main import main
 
@@ -225,91 +224,18 @@ def test_unusable_input(capsys, tmp_path, name, text, extra, message):
     assert leftovers(tmp_path, [name]) == []            # no partial or temporary file
 
 
-def test_corrupt_parquet_input_leaves_no_output(capsys, tmp_path, corpus):
-    src = corpus / "data" / "datapage_v1-corrupt-checksum.parquet"
-    code, out, err = run(capsys, "convert", src, tmp_path / "o.jsonl")
+BAD_CRC = {"data/datapage_v1-corrupt-checksum.parquet",
+           "data/rle-dict-uncompressed-corrupt-checksum.parquet"}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_CRC))
+def test_corrupt_parquet_input_leaves_no_output(capsys, tmp_path, corpus, name):
+    code, out, err = run(capsys, "convert", corpus / name, tmp_path / "o.jsonl")
     assert code == 2 and "ChecksumError" in err and "offset" in err
     assert os.listdir(tmp_path) == []
 
 
 # --- corpus files: our text equals pyarrow's rows rendered the same way ---------------------------
-CORPUS = {"data/alltypes_plain.parquet", "data/alltypes_dictionary.parquet",
-          "data/binary.parquet", "data/byte_array_decimal.parquet",
-          "data/fixed_length_decimal.parquet", "data/int96_from_spark.parquet",
-          "data/float16_nonzeros_and_nans.parquet", "data/delta_encoding_optional_column.parquet",
-          "data/datapage_v2.snappy.parquet", "data/nested_lists.snappy.parquet",
-          "data/nested_maps.snappy.parquet", "data/nullable.impala.parquet",
-          "data/null_list.parquet", "data/old_list_structure.parquet",
-          "data/map_no_value.parquet", "data/nulls.snappy.parquet"}
-_PER = {"s": 1, "ms": 1000, "us": 10**6, "ns": 10**9}
-
-
-def _seconds(count, per):
-    whole, frac = divmod(count, per)
-    return str(whole) if per == 1 else f"{whole}.{str(frac).rjust(len(str(per)) - 1, '0')}"
-
-
-def _clock(count, per):
-    """HH:MM:SS[.fraction] of a count of 1/per seconds within a day."""
-    seconds, frac = divmod(count, per)
-    text = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
-    return text if per == 1 else f"{text}.{str(frac).rjust(len(str(per)) - 1, '0')}"
-
-
-def _timestamp(v, t):
-    per = _PER[t.unit]
-    if hasattr(v, "value"):                          # pandas.Timestamp (nanoseconds)
-        count = v.value
-    else:
-        if v.tzinfo is not None:
-            v = v.astimezone(dt.timezone.utc).replace(tzinfo=None)
-        delta = v - dt.datetime(1970, 1, 1)
-        count = (delta.days * 86400 + delta.seconds) * per + delta.microseconds * per // 10**6
-    days, rest = divmod(count, 86400 * per)
-    day = dt.date(1970, 1, 1) + dt.timedelta(days=days)
-    return f"{day.isoformat()}T{_clock(rest, per)}" + ("Z" if t.tz else "")
-
-
-def render(v, t):
-    """A pyarrow value as the text writers promise to render it (written independently)."""
-    if v is None:
-        return None
-    if pa.types.is_dictionary(t):
-        return render(v, t.value_type)
-    if pa.types.is_floating(t):
-        v = float(v)
-        return "NaN" if math.isnan(v) else v if math.isfinite(v) else \
-            ("Infinity" if v > 0 else "-Infinity")
-    if pa.types.is_timestamp(t):
-        return _timestamp(v, t)
-    if pa.types.is_date(t):
-        return v.isoformat()
-    if pa.types.is_time(t):
-        per = _PER[t.unit]
-        return _clock(((v.hour * 60 + v.minute) * 60 + v.second) * per
-                      + v.microsecond * per // 10**6, per)
-    if pa.types.is_duration(t):
-        per = _PER[t.unit]
-        count = abs(v) // dt.timedelta(microseconds=1) * per // 10**6
-        days, rest = divmod(count, 86400 * per)
-        hours, minutes, seconds = rest // (3600 * per), rest // (60 * per) % 60, rest % (60 * per)
-        return (f"{'-' if v < dt.timedelta(0) else ''}P{days}DT{hours}H{minutes}M"
-                f"{_seconds(seconds, per)}S")
-    if pa.types.is_decimal(t):
-        return format(v, "f")
-    if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
-        return base64.b64encode(v).decode()
-    if getattr(t, "extension_name", None) == "arrow.uuid":
-        return str(v)
-    if pa.types.is_map(t):
-        return [[render(k, t.key_type), render(x, t.item_type)] for k, x in v]
-    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
-        return [render(x, t.value_type) for x in v]
-    if pa.types.is_struct(t):
-        return {f.name: render(v[f.name], f.type) for f in t}
-    return v
-
-
 def _csv_cell(v):
     if v is None:
         return ""
@@ -321,11 +247,10 @@ def _csv_cell(v):
 
 
 @pytest.mark.corpus
-@pytest.mark.parametrize("entry", entries(lambda e: e["path"] in CORPUS and e["readable"]))
+@pytest.mark.parametrize("entry", entries(lambda e: e["readable"] and e["path"] not in BAD_CRC))
 def test_corpus_parquet_to_jsonl_and_csv(capsys, tmp_path, entry):
     table = pq.read_table(path_of(entry))
-    want = [{f.name: render(row[f.name], f.type) for f in table.schema}
-            for row in table.to_pylist()]
+    want = table_rows(table)
     doc = summary(capsys, "convert", path_of(entry), tmp_path / "o.jsonl")
     assert doc["rows"] == table.num_rows == len(want)
     assert doc["row_groups"] == pq.read_metadata(path_of(entry)).num_row_groups
@@ -366,3 +291,4 @@ def test_bounded_memory_on_200k_rows(capsys, tmp_path):
     last, i = pq.ParquetFile(tmp_path / "big.parquet").read_row_group(99).to_pylist()[-1], rows - 1
     assert last == {"id": i, "name": f"customer {i * 7919 % 1000003}, street {i % 1000}",
                     "score": i * 0.25, "at": dt.datetime(2024, 1, 1 + i % 28, i % 24, i % 60)}
+
