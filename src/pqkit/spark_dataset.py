@@ -57,7 +57,9 @@ def write_dataset(df, root, partition_by, mode, writer_options, run_id=None,
     """Write ``df`` into the PQDS/1 dataset at ``root`` (created if absent) as one version."""
     import pqkit.dataset as pds
     from .errors import DatasetNotFound, SchemaError
+    from .dataset.legacy import refuse_foreign_root
     from .spark_write import WriteResult, _check_partition_by, _plan_columns
+    refuse_foreign_root(root)        # on the driver, before any task starts
     try:
         current = pds.open(root)
     except DatasetNotFound:

@@ -1,6 +1,8 @@
 """PQDS/1 datasets through pqkit.spark: staged and committed writes, manifest-planned reads."""
 import os
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import functions as F
 
@@ -112,3 +114,14 @@ def test_plain_write_refuses_a_dataset(spark, dataset_root):
     with pytest.raises(pqkit.SchemaError, match="PQDS/1 dataset"):
         pqkit.spark.write(spark.range(1).withColumn("p", F.lit(1)), dataset_root,
                           dataset=False)
+
+
+def test_dataset_write_refuses_a_plain_hive_directory_on_the_driver(spark, tmp_path):
+    root = tmp_path / "hive"
+    (root / "p=1").mkdir(parents=True)
+    pq.write_table(pa.table({"x": [1]}), root / "p=1" / "part-0.parquet")
+    jobs_before = len(spark.sparkContext.statusTracker().getJobIdsForGroup())
+    with pytest.raises(pqkit.DatasetError, match="Hive"):
+        pqkit.spark.write(spark.range(1).withColumn("p", F.lit(1)), str(root), dataset=True)
+    assert len(spark.sparkContext.statusTracker().getJobIdsForGroup()) == jobs_before
+    assert sorted(os.listdir(root)) == ["p=1"]
