@@ -24,6 +24,8 @@ from .encodings.plain import decode_plain
 from .encodings.rle import (bit_width_of, decode_dictionary_indices, decode_hybrid,
                             decode_hybrid_prefixed, decode_levels_bit_packed,
                             decode_rle_booleans)
+from ._native.bitpack import decode_dict_indices
+from ._native.plain import decode_byte_array_into, take_byte_array_into
 from .errors import CorruptFileError, EncodingError, UnsupportedFeatureError
 from .format import Encoding, PageType, Type
 from .page import PageWalker, Scratch, decompress_page, split_data_page
@@ -50,6 +52,13 @@ _COPYABLE = {Type.INT32: np.dtype("<i4"), Type.INT64: np.dtype("<i8"),
 @dataclass(frozen=True)
 class _Span:
     """Values [start, stop) of the reader's preallocated fixed-width output."""
+    start: int
+    stop: int
+
+
+@dataclass(frozen=True)
+class _IndexSpan:
+    """Entries [start, stop) of the reader's dictionary index buffer."""
     start: int
     stop: int
 
@@ -175,6 +184,11 @@ class ColumnChunkReader:
         self._reps = np.empty(n, np.int16) if self.max_rep else None
         self._fixed = None          # preallocated PLAIN output of fixed-width values
         self._fixed_pos = 0
+        # Byte arrays decode into one growing pair of buffers once a page needs them
+        # materialised (PLAIN); chunks whose pages are all dictionary indices stay indices.
+        self._binary = None
+        self._indices = None        # dictionary indices of the chunk's pages, in order
+        self._indices_pos = 0
         self._scratch = Scratch()
         pieces, entries = [], 0
         for data, offset in segments:
@@ -187,21 +201,27 @@ class ColumnChunkReader:
                     vals, used = self._read_data_page(page, entries)
                     entries += used
                     if vals is not None:
-                        pieces.append(vals)
+                        pieces = self._keep(pieces, vals, size)
                 # INDEX_PAGE and unknown page types carry nothing a reader needs.
         if exact and entries != n:
             raise CorruptFileError(f"{self.where}: pages hold {entries} values, the column "
-                                   f"chunk declares {n}")
+                                   f"chunk at offset {segments[0][1]} declares {n}")
         if not exact:
             self._defs = None if self._defs is None else self._defs[:entries]
             self._reps = None if self._reps is None else self._reps[:entries]
         empty = empty_values(self.physical, self.type_length)
-        if pieces and all(isinstance(p, _Span) for p in pieces):   # spans are contiguous
+        if self._binary is not None:
+            values = self._binary.values()
+        elif pieces and all(isinstance(p, _Span) for p in pieces):   # spans are contiguous
             values = V.FixedValues(self._fixed[:self._fixed_pos])
+        elif pieces and all(isinstance(p, _IndexSpan) for p in pieces):
+            # Every index was checked against the dictionary while decoded; no view of
+            # the buffer exists yet, so it can shrink in place.
+            self._indices.resize(self._indices_pos, refcheck=False)
+            values = V.DictionaryValues(self._indices, self.dictionary)
         else:
-            pieces = [V.FixedValues(self._fixed[p.start:p.stop]) if isinstance(p, _Span) else p
-                      for p in pieces]
-            values = V.combine(pieces, self.dictionary, empty, self.where)
+            values = V.combine([self._piece(p) for p in pieces], self.dictionary, empty,
+                               self.where)
         return ChunkData(self._defs, self._reps, entries, values)
 
     # -- dictionary ------------------------------------------------------------------
@@ -273,6 +293,8 @@ class ColumnChunkReader:
                 self._check_count(count, remaining, page)
             if self.physical in _COPYABLE:
                 return self._copy_plain(body, pos, count, page)
+            if self.physical == Type.BYTE_ARRAY:
+                return _PlainBytes(body, pos, count, at)
             vals, _ = decode_plain(self.physical, body, pos, count, self.type_length, at)
             return _wrap(vals)
         if encoding in _DICT_ENCODINGS:
@@ -282,14 +304,14 @@ class ColumnChunkReader:
             if remaining <= 0:
                 raise EncodingError(f"dictionary-encoded page at offset {page.offset} in "
                                     f"{self.where} has no index data for {count} values")
-            idx, _ = decode_dictionary_indices(body, pos, count, len(self.dictionary),
-                                               length=remaining, base_offset=at)
             if self.physical in _COPYABLE:
                 # Numbers gain nothing from staying encoded: expand into the output now.
+                idx, _ = decode_dictionary_indices(body, pos, count, len(self.dictionary),
+                                                   length=remaining, base_offset=at)
                 out = self._output(count)
                 np.take(self.dictionary.array, idx, out=out)   # indices checked above
                 return self._advance(count)
-            return V.DictIndices(idx)
+            return self._dict_indices(body, pos, count, remaining, at)
         if encoding == Encoding.RLE and self.physical == Type.BOOLEAN:
             vals, _ = decode_rle_booleans(body, pos, count, at)
             return V.FixedValues(vals)
@@ -303,6 +325,39 @@ class ColumnChunkReader:
         raise UnsupportedFeatureError(f"data page at offset {page.offset} in {self.where} uses "
                                       f"encoding {_enc_name(encoding)} for "
                                       f"{self.physical.name} values")
+
+    def _keep(self, pieces, vals, chunk_bytes):
+        """Add a page's values to the chunk's: byte arrays go into the shared buffers
+        from the first page that must be materialised on (earlier pages in order)."""
+        if self._binary is None:
+            if not isinstance(vals, _PlainBytes):
+                pieces.append(vals)
+                return pieces
+            self._binary = _BinaryOutput(self.num_values, chunk_bytes, vals, self.where)
+            for p in pieces:
+                self._binary.add(self._piece(p), self.dictionary)
+            pieces = []
+        self._binary.add(self._piece(vals), self.dictionary)
+        return pieces
+
+    def _dict_indices(self, body, pos, count, remaining, at):
+        """Decode a page's dictionary indices (checked against the dictionary's size)
+        into the chunk's index buffer."""
+        if self._indices is None:
+            self._indices = np.empty(self.num_values, np.int32)
+        start = self._indices_pos
+        decode_dict_indices(body, pos, remaining, count, self._indices[start:start + count],
+                            len(self.dictionary), at)
+        self._indices_pos += count
+        return _IndexSpan(start, start + count)
+
+    def _piece(self, p):
+        """A page's values as a values.* object (spans become views of the buffers)."""
+        if isinstance(p, _Span):
+            return V.FixedValues(self._fixed[p.start:p.stop])
+        if isinstance(p, _IndexSpan):
+            return V.DictIndices(self._indices[p.start:p.stop])
+        return p
 
     def _copy_plain(self, body, pos, count, page):
         """PLAIN fixed-width values are the little-endian array itself: copy them once,
@@ -338,6 +393,81 @@ class ColumnChunkReader:
         if not ok:
             raise CorruptFileError(f"page at offset {page.offset} in {self.where} claims "
                                    f"{count} values in {nbytes} bytes")
+
+
+@dataclass(frozen=True)
+class _PlainBytes:
+    """A page's PLAIN byte arrays, not yet decoded: ``count`` values at ``body[pos:]``
+    (file offset ``at``). Valid until the next page reuses the decompression buffer."""
+    body: object
+    pos: int
+    count: int
+    at: int
+
+
+class _BinaryOutput:
+    """A chunk's byte-array values decoded page after page into one offsets/data pair.
+
+    The data buffer is sized from the first PLAIN page (its bytes per value times
+    the chunk's values, within a multiple of the chunk's stored size) and grows by
+    half when a page needs more; it is trimmed in place at the end.
+    """
+
+    def __init__(self, num_values, chunk_bytes, first_page, where):
+        self.offsets = np.empty(num_values + 1, np.int64)
+        self.offsets[0] = 0
+        p = first_page
+        per_value = max(len(p.body) - p.pos - 4 * p.count, 0) / max(p.count, 1)
+        guess = int(per_value * num_values * 1.05) + 64
+        self.data = np.empty(min(guess, 8 * chunk_bytes + 64), np.uint8)
+        self.count = 0
+        self.end = 0
+        self.where = where
+
+    def add(self, piece, dictionary):
+        if isinstance(piece, _PlainBytes):
+            self._plain(piece)
+        elif isinstance(piece, V.DictIndices):
+            self._take(dictionary, piece.indices)
+        else:                                   # BinaryValues of another encoding
+            self._take(piece, np.arange(len(piece), dtype=np.int32))
+
+    def _plain(self, p):
+        while True:
+            used, end = decode_byte_array_into(p.body, p.pos, p.count, self.offsets, self.count,
+                                               self.data, self.end, p.at)
+            if used >= 0:
+                break
+            self._grow(end)
+        self.count += p.count
+        self.end = end
+
+    def _take(self, dictionary, indices):
+        try:
+            while True:
+                fits, end = take_byte_array_into(
+                    np.ascontiguousarray(dictionary.offsets, np.int64),
+                    np.ascontiguousarray(dictionary.data, np.uint8), indices, self.offsets,
+                    self.count, self.data, self.end)
+                if fits:
+                    break
+                self._grow(end)
+        except EncodingError as exc:
+            raise CorruptFileError(f"{exc} (dictionary of {len(dictionary)} values in "
+                                   f"{self.where})") from None
+        self.count += len(indices)
+        self.end = end
+
+    def _grow(self, need):
+        bigger = np.empty(max(need, len(self.data) + len(self.data) // 2), np.uint8)
+        bigger[:self.end] = self.data[:self.end]
+        self.data = bigger
+
+    def values(self):
+        # Nothing else refers to these arrays yet: shrinking them reallocates in place.
+        self.offsets.resize(self.count + 1, refcheck=False)
+        self.data.resize(self.end, refcheck=False)
+        return V.BinaryValues(self.offsets, self.data)
 
 
 def _wrap(values):

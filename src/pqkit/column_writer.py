@@ -10,7 +10,12 @@ give each page's first row; a page ends once its values reach
 dictionary, values are written as RLE_DICTIONARY indices until the dictionary
 would exceed ``dictionary_page_size_limit`` PLAIN bytes; from the page in which
 that happens on, the chunk falls back to the column's plain encoding, as
-parquet-java and Arrow C++ do.
+parquet-java and Arrow C++ do. As in parquet-java, a chunk whose first page
+(of at least 4,096 values) would not be smaller dictionary-encoded -- its
+dictionary page plus indices against its PLAIN values -- is written PLAIN from
+the start: mostly distinct values (random ids, measurements) are then not
+hashed up to the dictionary limit only to fall back. A dictionary too small
+for the first page's values is not written either.
 
 v1 pages compress ``rep levels | def levels | values`` together (levels RLE
 with a 4-byte length); v2 pages keep the levels uncompressed in front of the
@@ -21,24 +26,30 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import format as fmt
-from ._native.hashing import xxh64_byte_arrays, xxh64_fixed
+from ._native.hashing import crc32, xxh64_byte_arrays, xxh64_fixed
 from .bloom import SplitBlockBloomFilter, optimal_num_bytes
 from .compression import compress
 from .dictionary import build_binary, build_fixed
 from .encodings.bss import encode_bss
 from .encodings.delta import encode_delta
 from .encodings.plain import encode_plain
-from .encodings.rle import encode_dictionary_indices, encode_levels, encode_rle_booleans
+from ._native.bitpack import encode_levels_counted
+from .encodings.rle import bit_width_of, encode_dictionary_indices, encode_rle_booleans
 from .errors import SchemaError
 from .format import CompressionCodec, Encoding, PageType, Type
-from .page import crc32_signed
 
 MAX_ROWS_PER_PAGE = 20_000
+# The first page must hold this many values before its test may turn the dictionary off:
+# fewer say too little about the rest of the chunk.
+DICTIONARY_SAMPLE = 4096
 
 _EMPTY_VALUES = {Type.BOOLEAN: np.zeros(0, np.bool_), Type.INT32: np.zeros(0, np.int32),
                  Type.INT64: np.zeros(0, np.int64), Type.FLOAT: np.zeros(0, np.float32),
                  Type.DOUBLE: np.zeros(0, np.float64),
                  Type.BYTE_ARRAY: (np.zeros(1, np.int64), np.zeros(0, np.uint8))}
+
+_LITTLE_ENDIAN = {Type.INT32: np.dtype("<i4"), Type.INT64: np.dtype("<i8"),
+                  Type.FLOAT: np.dtype("<f4"), Type.DOUBLE: np.dtype("<f8")}
 
 _VALUE_ENCODINGS = {
     Encoding.PLAIN: None,
@@ -154,23 +165,18 @@ class ColumnChunkWriter:
         self.encodings = []
         values, n_values = leaf.values, leaf.num_values
         plain_encoding = self._plain_encoding()
+        bounds = self._page_bounds(leaf, values)
         dictionary, dict_offset = None, None
         if self.opt.encoding is None and self.opt.use_dictionary and n_values \
                 and self.physical != Type.BOOLEAN:
-            limit = self.opt.dictionary_page_size_limit
-            dictionary = (build_binary(*values, limit) if self.physical == Type.BYTE_ARRAY
-                          else build_fixed(values, limit))
-            if dictionary.encoded == 0:
-                dictionary = None          # not even the first value fits: plain from the start
-            else:
+            dictionary = self._dictionary(values, n_values, bounds[0][3])
+            if dictionary is not None:
                 dict_offset = self.pos
                 self._dictionary_page(dictionary)
-        defs, reps = leaf.def_levels, leaf.rep_levels
-        vcum = self._value_positions(defs, leaf.num_entries)
+        reps = leaf.rep_levels
         pages = []
         row = 0
-        for e0, e1 in self._page_bounds(leaf, vcum, values):
-            v0, v1 = int(vcum[e0]), int(vcum[e1])
+        for e0, e1, v0, v1 in bounds:
             use_dict = dictionary is not None and v1 <= dictionary.encoded
             rows = e1 - e0 if reps is None else int(np.count_nonzero(reps[e0:e1] == 0))
             page = self._data_page(leaf, e0, e1, v0, v1, rows,
@@ -193,6 +199,35 @@ class ColumnChunkWriter:
             bloom = bloom_filter(self.physical, values, self.opt.bloom_fpp, self.opt.bloom_ndv)
         return WrittenChunk(meta, pages, dict_offset, bloom)
 
+    # -- dictionary ------------------------------------------------------------------
+    def _dictionary(self, values, n_values, first_page):
+        """The chunk's dictionary, or None when it would not pay (see the module doc).
+
+        ``first_page`` is the number of values on the first data page.
+        """
+        limit = self.opt.dictionary_page_size_limit
+        if DICTIONARY_SAMPLE <= first_page < n_values:
+            head = _slice_values(values, 0, first_page, self.physical, self.type_length)
+            sample = self._build(head, limit)
+            if sample.encoded < first_page or not self._dictionary_pays(sample, head):
+                return None
+        dictionary = self._build(values, limit)
+        # A dictionary that cannot hold the first page's values would serve no page.
+        return dictionary if dictionary.encoded >= first_page else None
+
+    def _build(self, values, limit):
+        if self.physical == Type.BYTE_ARRAY:
+            return build_binary(*values, limit)
+        return build_fixed(values, limit)
+
+    def _dictionary_pays(self, dictionary, values):
+        """Whether the dictionary page plus the indices of ``values`` take fewer bytes
+        than ``values`` PLAIN-encoded (parquet-java's test on its first page)."""
+        count = dictionary.encoded
+        indices = len(encode_dictionary_indices(dictionary.indices[:count], len(dictionary)))
+        return _plain_size(dictionary.values, self.physical) + indices < \
+            _plain_size(values, self.physical)
+
     # -- layout ----------------------------------------------------------------------
     def _plain_encoding(self):
         if self.opt.encoding is not None:
@@ -201,36 +236,70 @@ class ColumnChunkWriter:
             return Encoding.RLE
         return Encoding.PLAIN
 
-    def _value_positions(self, defs, n):
-        """vcum[e] = values stored before level entry e (n + 1 entries)."""
-        vcum = np.zeros(n + 1, np.int64)
-        if defs is None:
-            vcum[1:] = np.arange(1, n + 1)
-        else:
-            np.cumsum(defs == self.max_def, out=vcum[1:])
-        return vcum
+    def _page_bounds(self, leaf, values):
+        """[(first entry, end entry, first value, end value)] of each data page.
 
-    def _page_bounds(self, leaf, vcum, values):
+        A page ends once its values reach ``data_page_size`` bytes (estimated) or it
+        holds MAX_ROWS_PER_PAGE rows, and, for repeated columns, at a record start.
+        """
         n = leaf.num_entries
         if n == 0:
-            return [(0, 0)]
-        starts = np.flatnonzero(leaf.rep_levels == 0) if leaf.rep_levels is not None \
-            else None
-        per_value = self._value_size(values, int(vcum[-1]))
+            return [(0, 0, 0, 0)]
+        per_value = self._value_size(values, leaf.num_values)
         per_page = max(1, int(self.opt.data_page_size // max(per_value, 1e-9)))
+        if leaf.def_levels is None or leaf.num_values == n:      # entry e is value e
+            if leaf.rep_levels is None:
+                step = min(per_page, MAX_ROWS_PER_PAGE)
+                return [(e, min(e + step, n), e, min(e + step, n)) for e in range(0, n, step)]
+            return self._record_bounds(leaf, None, per_page)
+        if leaf.rep_levels is None:
+            return self._flat_bounds(leaf.def_levels, n, per_page)
+        vcum = np.empty(n + 1, np.int32 if n < 2**31 else np.int64)
+        vcum[0] = 0
+        np.cumsum(leaf.def_levels == self.max_def, out=vcum[1:])
+        return self._record_bounds(leaf, vcum, per_page)
+
+    def _flat_bounds(self, defs, n, per_page):
+        """Page bounds of an unrepeated column with nulls: values are counted in each
+        page's window of at most MAX_ROWS_PER_PAGE entries, never over the whole chunk."""
+        bounds, e0, v0 = [], 0, 0
+        while e0 < n:
+            window = defs[e0:min(e0 + MAX_ROWS_PER_PAGE, n)] == self.max_def
+            counts = np.cumsum(window, dtype=np.int32)
+            if len(window) > per_page:
+                # the first entry at which the page's values reach the target
+                k = int(np.searchsorted(counts, np.int32(per_page), side="left"))
+                cut = min(k + 1, len(window))
+            else:
+                cut = len(window)
+            v1 = v0 + int(counts[cut - 1])
+            bounds.append((e0, e0 + cut, v0, v1))
+            e0, v0 = e0 + cut, v1
+        return bounds
+
+    def _record_bounds(self, leaf, vcum, per_page):
+        """Page bounds of a repeated column: pages end at record starts. ``vcum[e]`` is
+        the number of values before entry e (None: e itself)."""
+        n, total = leaf.num_entries, leaf.num_values
+        starts = np.flatnonzero(leaf.rep_levels == 0)
         bounds, e0 = [], 0
         while e0 < n:
             # the entry where this page's values would exceed the target
-            e1 = int(np.searchsorted(vcum, vcum[e0] + per_page, side="left"))
-            e1 = max(e1, e0 + 1)
-            if starts is None:
-                e1 = min(e1, e0 + MAX_ROWS_PER_PAGE, n)
+            if vcum is None:
+                e1 = min(e0 + per_page, n)
             else:
-                k0 = int(np.searchsorted(starts, e0, side="right"))   # records after e0
-                k1 = int(np.searchsorted(starts, e1, side="left"))
-                k1 = min(max(k1, k0), k0 + MAX_ROWS_PER_PAGE - 1)
-                e1 = int(starts[k1]) if k1 < len(starts) else n
-            bounds.append((e0, e1))
+                target = int(vcum[e0]) + per_page
+                # A key of the array's own dtype: a wider one would make numpy convert
+                # the whole array on every call.
+                e1 = n + 1 if target > total else \
+                    int(np.searchsorted(vcum, vcum.dtype.type(target), side="left"))
+            e1 = max(e1, e0 + 1)
+            k0 = int(np.searchsorted(starts, e0, side="right"))   # records after e0
+            k1 = int(np.searchsorted(starts, e1, side="left"))
+            k1 = min(max(k1, k0), k0 + MAX_ROWS_PER_PAGE - 1)
+            e1 = int(starts[k1]) if k1 < len(starts) else n
+            v0, v1 = (e0, e1) if vcum is None else (int(vcum[e0]), int(vcum[e1]))
+            bounds.append((e0, e1, v0, v1))
             e0 = e1
         return bounds
 
@@ -251,7 +320,7 @@ class ColumnChunkWriter:
         header = fmt.PageHeader(type=PageType.DICTIONARY_PAGE,
                                 dictionary_page_header=fmt.DictionaryPageHeader(
                                     num_values=len(dictionary), encoding=Encoding.PLAIN))
-        self._emit(header, body, None, len(body))
+        self._emit(header, body, [], len(body))
         self._count(PageType.DICTIONARY_PAGE, Encoding.PLAIN)
 
     def _data_page(self, leaf, e0, e1, v0, v1, rows, dictionary, plain_encoding, first_row):
@@ -268,11 +337,9 @@ class ColumnChunkWriter:
             # Encoded even when empty: RLE booleans and DELTA_* have headers readers expect.
             encoding = plain_encoding
             body = self._encode_values(encoding, page_values)
-        rep_bytes = encode_levels(reps, self.max_rep, prefixed=not self.v2) if self.max_rep \
-            else b""
-        def_bytes = encode_levels(defs, self.max_def, prefixed=not self.v2) if self.max_def \
-            else b""
+        (rep_bytes, rep_hist), (def_bytes, def_hist) = self._levels(reps, defs, nulls)
         offset = self.pos
+        levels_size = len(rep_bytes) + len(def_bytes)
         if self.v2:
             header = fmt.PageHeader(
                 type=PageType.DATA_PAGE_V2,
@@ -282,8 +349,7 @@ class ColumnChunkWriter:
                     repetition_levels_byte_length=len(rep_bytes),
                     is_compressed=self.opt.codec != CompressionCodec.UNCOMPRESSED,
                     statistics=stats))
-            self._emit(header, body, rep_bytes + def_bytes,
-                       len(rep_bytes) + len(def_bytes) + len(body))
+            self._emit(header, body, [rep_bytes, def_bytes], levels_size + len(body))
         else:
             header = fmt.PageHeader(
                 type=PageType.DATA_PAGE,
@@ -291,15 +357,35 @@ class ColumnChunkWriter:
                     num_values=n_entries, encoding=encoding,
                     definition_level_encoding=Encoding.RLE,
                     repetition_level_encoding=Encoding.RLE, statistics=stats))
-            raw = rep_bytes + def_bytes + body
-            self._emit(header, raw, None, len(raw))
+            self._emit(header, body, [rep_bytes, def_bytes], levels_size + len(body),
+                       compress_prefix=True)
         self._count(header.type, encoding)
         return PageRecord(offset, self.pos - offset, first_row, nulls, v1 - v0, stats,
-                          _histogram(defs, self.max_def), _histogram(reps, self.max_rep),
-                          _byte_array_bytes(page_values, self.physical))
+                          def_hist, rep_hist, _byte_array_bytes(page_values, self.physical))
+
+    def _levels(self, reps, defs, nulls):
+        """((rep bytes, rep histogram), (def bytes, def histogram)) of one page; b"" and
+        None for a max level of 0."""
+        prefixed = not self.v2
+        rep = (b"", None)
+        if self.max_rep:
+            encoded, counts = encode_levels_counted(reps, self.max_rep, prefixed)
+            rep = (encoded, counts.tolist())
+        if not self.max_def:
+            return rep, (b"", None)
+        if not nulls and reps is None:      # every entry at the max level
+            return rep, (constant_levels(len(defs), self.max_def, prefixed),
+                         [0] * self.max_def + [len(defs)])
+        encoded, counts = encode_levels_counted(defs, self.max_def, prefixed)
+        return rep, (encoded, counts.tolist())
 
     def _encode_values(self, encoding, values):
         if encoding == Encoding.PLAIN:
+            if self.physical in _LITTLE_ENDIAN:
+                # Fixed-width numbers are their own PLAIN encoding: hand the array's
+                # memory on instead of copying it into a bytes object.
+                return memoryview(np.ascontiguousarray(
+                    values, dtype=_LITTLE_ENDIAN[self.physical])).cast("B")
             return encode_plain(self.physical, values, self.type_length)
         if encoding == Encoding.RLE:
             return encode_rle_booleans(values)
@@ -307,24 +393,38 @@ class ColumnChunkWriter:
             return encode_bss(self.physical, values, self.type_length)
         return encode_delta(encoding, self.physical, values, self.type_length)
 
-    def _emit(self, header, body, prefix, uncompressed_size):
-        """Compress ``body`` (v2: after the uncompressed ``prefix``), add CRC, write."""
-        if self.opt.codec == CompressionCodec.UNCOMPRESSED:
-            payload = bytes(body)
+    def _emit(self, header, body, prefix, uncompressed_size, compress_prefix=False):
+        """Write one page: ``prefix`` parts (level sections) then ``body``, compressed
+        together (v1, ``compress_prefix``) or only ``body`` (v2); CRC over the payload.
+
+        Uncompressed parts go to the sink as they are, the CRC updated part by part,
+        so a page body is never copied into a joined buffer.
+        """
+        prefix = [p for p in prefix if len(p)]
+        codec = self.opt.codec
+        if codec == CompressionCodec.UNCOMPRESSED:
+            parts = prefix + [body]
+        elif compress_prefix:
+            joined = b"".join(prefix + [body])
+            parts = [compress(codec, joined, self.opt.level) if joined else b""]
         else:
-            payload = compress(self.opt.codec, body, self.opt.level) if len(body) else b""
-        if prefix:
-            payload = prefix + payload
+            parts = prefix + [compress(codec, body, self.opt.level) if len(body) else b""]
+        payload_size = sum(len(p) for p in parts)
         header.uncompressed_page_size = uncompressed_size
-        header.compressed_page_size = len(payload)
+        header.compressed_page_size = payload_size
         if self.opt.write_checksums:
-            header.crc = crc32_signed(payload)
+            crc = 0
+            for part in parts:
+                crc = crc32(part, crc)
+            header.crc = crc - (1 << 32) if crc >= (1 << 31) else crc
         head = fmt.encode(header)
         self.sink.write(head)
-        self.sink.write(payload)
-        self.pos += len(head) + len(payload)
+        for part in parts:
+            if len(part):
+                self.sink.write(part)
+        self.pos += len(head) + payload_size
         self.sizes[0] += len(head) + uncompressed_size
-        self.sizes[1] += len(head) + len(payload)
+        self.sizes[1] += len(head) + payload_size
 
     def _count(self, page_type, encoding):
         key = (page_type, encoding)
@@ -339,10 +439,21 @@ class ColumnChunkWriter:
         return used
 
 
-def _histogram(levels, max_level):
-    if not max_level:
-        return None
-    return np.bincount(levels, minlength=max_level + 1).astype(np.int64).tolist()
+def constant_levels(count, level, prefixed):
+    """``count`` copies of ``level`` in the RLE/bit-packed hybrid: one RLE run (header
+    ``count << 1`` as a ULEB128 varint, then the level in ``ceil(width / 8)`` bytes),
+    behind a 4-byte length when ``prefixed`` (v1 pages). Byte-identical to
+    :func:`pqkit.encodings.rle.encode_levels` of such levels, without making them."""
+    if count == 0:
+        run = b""
+    else:
+        header, rest = bytearray(), count << 1
+        while rest >= 0x80:
+            header.append(rest & 0x7F | 0x80)
+            rest >>= 7
+        header.append(rest)
+        run = bytes(header) + level.to_bytes((bit_width_of(level) + 7) // 8, "little")
+    return len(run).to_bytes(4, "little") + run if prefixed else run
 
 
 def _byte_array_bytes(values, physical):
@@ -361,6 +472,14 @@ def size_statistics(pages, physical):
     return fmt.SizeStatistics(unencoded_byte_array_data_bytes=unencoded,
                               repetition_level_histogram=total(p.rep_histogram for p in pages),
                               definition_level_histogram=total(p.def_histogram for p in pages))
+
+
+def _plain_size(values, physical):
+    """Bytes of ``values`` (physical layout) PLAIN-encoded, without encoding them."""
+    if physical == Type.BYTE_ARRAY:
+        offsets, _ = values
+        return int(offsets[-1] - offsets[0]) + 4 * (len(offsets) - 1)
+    return np.asarray(values).nbytes
 
 
 def _slice_values(values, v0, v1, physical, type_length):

@@ -31,11 +31,12 @@ import copy
 
 import numpy as np
 
-from ._native.plain import take_byte_array
+from ._native.plain import narrow_positions, take_byte_array
+from ._native.pyobjects import take_objects
 
 from . import _pyvalues as pv
 from . import datatypes as T
-from .errors import SchemaError
+from .errors import EncodingError, SchemaError
 
 _REPR_VALUES = 10
 
@@ -191,10 +192,11 @@ class Column:
         """Python values, equal to pyarrow's ``Array.to_pylist()`` for the same data."""
         raise NotImplementedError
 
-    def to_pandas(self):
-        """A ``pandas.Series`` (see :func:`pqkit.table.Table.to_pandas` for the dtypes)."""
+    def to_pandas(self, strings="str"):
+        """A ``pandas.Series`` (see :func:`pqkit.table.Table.to_pandas` for the dtypes and
+        the ``strings`` option)."""
         from ._pandas import column_to_pandas
-        return column_to_pandas(self)
+        return column_to_pandas(self, strings=strings)
 
     # --- comparison ----------------------------------------------------------------
     def equals(self, other):
@@ -346,7 +348,12 @@ class BinaryColumn(Column):
     validity : numpy.ndarray of bool, optional
     """
 
-    __slots__ = ("offsets", "data")
+    # A column made by take() with repeated rows (decoding a dictionary does that) is
+    # _gathered = (source BinaryColumn, positions): row i is source row positions[i].
+    # Its offsets and data are built on first use, so a conversion that makes one
+    # object per distinct value (to_pandas, to_pylist) never copies the bytes of every
+    # row, and needs no hashing to find the repeats. Otherwise _gathered is None.
+    __slots__ = ("_offsets", "_data", "_gathered")
 
     def __init__(self, type, offsets, data, validity=None):
         if not isinstance(type, T.StringType):
@@ -356,22 +363,75 @@ class BinaryColumn(Column):
         data = np.asarray(data)
         if data.dtype != np.uint8 or data.ndim != 1:
             raise SchemaError(f"{type} data must be a 1-D uint8 array, got {data.dtype}")
-        self.offsets = as_offsets(offsets, len(data), str(type))
-        self.data = data
-        self._init_common(type, len(self.offsets) - 1, validity)
+        self._offsets = as_offsets(offsets, len(data), str(type))
+        self._data = data
+        self._gathered = None
+        self._init_common(type, len(self._offsets) - 1, validity)
+
+    @classmethod
+    def _checked(cls, type_, offsets, data, validity):
+        """A column over int64 offsets a pqkit kernel produced (non-decreasing, within
+        ``data`` by construction): no second pass to check them."""
+        out = cls.__new__(cls)
+        out._offsets, out._data, out._gathered = offsets, data, None
+        out._init_common(type_, len(offsets) - 1, validity)
+        return out
+
+    @classmethod
+    def _gather(cls, type_, source, positions, validity):
+        """Rows ``source[positions]`` (positions checked by the caller), built lazily."""
+        out = cls.__new__(cls)
+        out._offsets = out._data = None
+        out._gathered = (source, positions)
+        out._init_common(type_, len(positions), validity)
+        return out
+
+    @property
+    def offsets(self):
+        """``length + 1`` int64 positions into ``data``."""
+        if self._offsets is None:
+            self._build()
+        return self._offsets
+
+    @property
+    def data(self):
+        """The values' bytes (uint8)."""
+        if self._data is None:
+            self._build()
+        return self._data
+
+    def _build(self):
+        source, positions = self._gathered
+        # The Cython gather copies each value's bytes once.
+        self._offsets, self._data = take_byte_array(
+            np.ascontiguousarray(source.offsets, np.int64), np.ascontiguousarray(source.data),
+            positions)
 
     def _buffers(self):
         return (self.offsets, self.data)
 
     def _slice(self, start, stop):
-        return BinaryColumn(self.type, self.offsets[start:stop + 1], self.data,
-                            self._slice_validity(start, stop))
+        if self._offsets is None:
+            source, positions = self._gathered
+            return BinaryColumn._gather(self.type, source, positions[start:stop],
+                                        self._slice_validity(start, stop))
+        out = BinaryColumn._checked(self.type, self._offsets[start:stop + 1], self._data,
+                                    self._slice_validity(start, stop))
+        out._gathered = None if self._gathered is None else \
+            (self._gathered[0], self._gathered[1][start:stop])
+        return out
 
     def _take(self, idx):
-        # The Cython gather checks every index and copies each value's bytes once.
+        if self._gathered is not None:
+            source, positions = self._gathered
+            return BinaryColumn._gather(self.type, source, positions[idx],
+                                        self._take_validity(idx))
+        if len(idx) >= 2 * self._length:
+            return BinaryColumn._gather(self.type, self, narrow_positions(idx, self._length),
+                                        self._take_validity(idx))
         offsets, data = take_byte_array(np.ascontiguousarray(self.offsets, np.int64),
                                         np.ascontiguousarray(self.data), idx)
-        return BinaryColumn(self.type, offsets, data, self._take_validity(idx))
+        return BinaryColumn._checked(self.type, offsets, data, self._take_validity(idx))
 
     def value_lengths(self):
         """Byte length of each row (int64)."""
@@ -383,6 +443,16 @@ class BinaryColumn(Column):
         return BinaryColumn(t, self.offsets, self.data, self.validity)
 
     def to_pylist(self):
+        if self._gathered is not None:
+            source, positions = self._gathered
+            try:
+                distinct = source.to_pylist()
+            except EncodingError:
+                distinct = None      # maybe in a value no row uses: decode the rows instead
+            if distinct is not None:
+                table = np.empty(len(distinct), dtype=object)
+                table[:] = distinct
+                return pv.apply_nulls(take_objects(table, positions).tolist(), self.validity)
         return pv.binary_to_pylist(self.type, self.offsets, self.data, self.validity)
 
     def _values_equal(self, other, mask):
@@ -392,6 +462,14 @@ class BinaryColumn(Column):
 
     @classmethod
     def _concat(cls, columns):
+        if all(c._gathered is not None for c in columns):
+            sources = [c._gathered[0] for c in columns]
+            starts = np.cumsum([0] + [len(s) for s in sources[:-1]])
+            positions = np.concatenate([c._gathered[1].astype(np.int64) + start
+                                        for c, start in zip(columns, starts)])
+            source = concat_columns(sources)
+            return cls._gather(columns[0].type, source, narrow_positions(positions, len(source)),
+                               concat_validity(columns))
         parts, offsets, base = [], [np.zeros(1, np.int64)], 0
         for c in columns:
             o0, o1 = int(c.offsets[0]), int(c.offsets[-1])

@@ -50,7 +50,8 @@ _ZSTD_MIN_LEVEL = -(1 << 17)     # libzstd's fastest negative level
 _ZSTD_MAGIC = 0xFD2FB528
 _ZSTD_SKIPPABLE = 0x184D2A50     # skippable frames use magics 0x184D2A50..5F
 _ZSTD_BLOCK_MAX = 128 * 1024
-_DEFAULT_LEVEL = {CompressionCodec.GZIP: 6, CompressionCodec.BROTLI: 8, CompressionCodec.ZSTD: 3}
+# ZSTD 1 and BROTLI 8 are pyarrow's defaults (pyarrow's GZIP default is 9).
+_DEFAULT_LEVEL = {CompressionCodec.GZIP: 6, CompressionCodec.BROTLI: 8, CompressionCodec.ZSTD: 1}
 
 
 class _Bad(Exception):
@@ -581,7 +582,7 @@ def compress(codec, data, level=None):
     codec : CompressionCodec, int or str
     data : bytes-like
     level : int, optional
-        Codec-specific level (GZIP 0-9, default 6; ZSTD up to 22, default 3;
+        Codec-specific level (GZIP 0-9, default 6; ZSTD up to 22, default 1;
         BROTLI 0-11, default 8; LZ4/LZ4_RAW 1-12 selects high-compression mode).
         Ignored by SNAPPY and UNCOMPRESSED.
 

@@ -11,13 +11,15 @@ levels RLE with a 4-byte length prefix (or legacy BIT_PACKED). A v2 page
 stores ``rep levels | def levels`` uncompressed with their lengths in the
 header, then the values, compressed only when ``is_compressed``.
 
-The CRC (zlib CRC-32, stored as a signed i32) covers exactly the
-``compressed_page_size`` bytes after the header.
+The CRC (zlib's CRC-32, stored as a signed i32) covers exactly the
+``compressed_page_size`` bytes after the header; it is computed by
+:func:`pqkit._native.hashing.crc32`, zlib's function with a carry-less-multiply
+kernel on CPUs that have one.
 """
-import zlib
 from dataclasses import dataclass
 
 from . import format as fmt
+from ._native.hashing import crc32
 from .compression import decompress
 from .errors import ChecksumError, CorruptFileError
 from .format import Encoding, PageType
@@ -63,7 +65,7 @@ class DataPage:
 
 def crc32_signed(data):
     """zlib CRC-32 of `data` as the signed 32-bit value stored in PageHeader.crc."""
-    c = zlib.crc32(data)
+    c = crc32(data)
     return c - (1 << 32) if c >= (1 << 31) else c
 
 

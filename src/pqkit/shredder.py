@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .columns import BinaryColumn, DecimalColumn, FixedSizeBinaryColumn, NullColumn
+from .columns import (BinaryColumn, DecimalColumn, FixedSizeBinaryColumn, NullColumn,
+                      PrimitiveColumn)
 from .errors import SchemaError
 from .levels import NodeLayout, shred
 from .nested_columns import (DictionaryColumn, FixedSizeListColumn, ListColumn, MapColumn,
@@ -44,7 +45,7 @@ def leaf_columns(column, field):
 def _walk(t, col, repetition, path, out):
     if isinstance(col, DictionaryColumn):
         col = col.decode()
-    validity = col.validity if repetition != REPEATED else None
+    validity = col.validity if repetition != REPEATED and col.null_count else None
     node = NodeLayout(repetition, len(col), validity)
     if isinstance(col, (ListColumn, FixedSizeListColumn)):
         if isinstance(col, FixedSizeListColumn):
@@ -70,12 +71,35 @@ def _walk(t, col, repetition, path, out):
 
 def shred_leaf(layouts, col, spec, where):
     """Levels and dense physical values of one leaf (see :class:`LeafData`)."""
+    flat = _flat_without_nulls(layouts)
+    if flat is not None:
+        n, max_def = flat
+        # Every entry is a value at the max level: one read-only constant, not n int16s.
+        defs = np.broadcast_to(np.int16(max_def), (n,)) if max_def else None
+        values = physical_values(col, spec, where) if n else None
+        return LeafData(defs, None, n, values, n)
     sh = shred(layouts, where=where)
     dense = col
     if sh.value_mask is not None and not isinstance(col, NullColumn):
-        dense = col.take(np.flatnonzero(sh.value_mask))
+        if isinstance(col, PrimitiveColumn):
+            # One boolean compress of the values; the dense column has no nulls.
+            dense = PrimitiveColumn(col.type, col.values[sh.value_mask.view(np.bool_)])
+        else:
+            dense = col.take(np.flatnonzero(sh.value_mask))
     values = physical_values(dense, spec, where) if sh.num_values else None
     return LeafData(sh.def_levels, sh.rep_levels, sh.num_entries, values, sh.num_values)
+
+
+def _flat_without_nulls(layouts):
+    """(entries, max definition level) for a path with no repeated node and no nulls on
+    any node, else None."""
+    n = layouts[0].length
+    max_def = 0
+    for node in layouts:
+        if node.repetition == REPEATED or node.validity is not None or node.length != n:
+            return None
+        max_def += node.repetition == OPTIONAL
+    return int(n), max_def
 
 
 def physical_values(col, spec, where):

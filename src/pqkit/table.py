@@ -198,15 +198,56 @@ class Table:
             return []
         return [dict(zip(names, row)) for row in zip(*lists)]
 
-    def to_pandas(self):
-        """A pandas DataFrame; dtypes as documented in :mod:`pqkit._pandas`."""
-        from ._pandas import _pd, column_to_pandas
+    def to_pandas(self, strings="str"):
+        """A pandas DataFrame; dtypes as documented in :mod:`pqkit._pandas`.
+
+        Parameters
+        ----------
+        strings : {"str", "object"}, default "str"
+            String columns as pandas' default string dtype (``str`` from pandas
+            3 on, backed by the column's bytes when pandas stores strings in
+            pyarrow), or as numpy object arrays of ``str`` with None for nulls
+            (the dtype of pandas before 3 and of fastparquet).
+
+        Examples
+        --------
+        >>> t = Table({"s": BinaryColumn(T.string(), [0, 1, 1], b"a",
+        ...                              np.array([True, False]))})
+        >>> t.to_pandas(strings="object")["s"].tolist()            # doctest: +SKIP
+        ['a', None]
+        """
+        from ._pandas import _pd, check_strings_option, column_to_pandas
         pd = _pd()
-        series = {i: column_to_pandas(c) for i, c in enumerate(self._columns)}
+        check_strings_option(strings)
+        series = {i: column_to_pandas(c, strings=strings) for i, c in enumerate(self._columns)}
         # The columns are fresh copies already: no second copy into consolidated blocks.
         df = pd.DataFrame(series, index=pd.RangeIndex(self._num_rows), copy=False)
         df.columns = self.column_names
         return df
+
+    def flatten(self):
+        """A table with every struct column replaced by one column per field.
+
+        The new columns are named ``"parent.field"`` and a null struct row is
+        null in each of them, as pyarrow's ``Table.flatten()`` does. One level
+        is flattened per call: a struct inside a struct becomes a struct column
+        of its own, which a second ``flatten()`` splits.
+        """
+        columns, fields = [], []
+        for f, col in zip(self._fields, self._columns):
+            if not isinstance(col, StructColumn):
+                columns.append(col)
+                fields.append(f)
+                continue
+            for child_field, child in zip(f.type.fields, col.children):
+                if col.validity is not None:
+                    child = child._with_validity(col.validity if child.validity is None
+                                                 else col.validity & child.validity)
+                fields.append(T.Field(f"{f.name}.{child_field.name}", child_field.type,
+                                      child_field.nullable or f.nullable,
+                                      child_field.metadata))
+                columns.append(child)
+        return Table(columns, fields, self._metadata)
 
     # --- comparison and display ------------------------------------------------------------
     def equals(self, other, check_metadata=False):

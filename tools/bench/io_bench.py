@@ -2,43 +2,55 @@
 """Read and write throughput: pqkit against pyarrow and fastparquet, in one run.
 
 Cases (one column each, ``--rows`` rows): int64, float64, low- and
-high-cardinality strings, 20%-null int64, list<int64> and a nested struct,
-each with snappy, zstd and no compression. Single thread, warm page cache,
-best of ``--repeat`` runs.
+high-cardinality strings, the high-cardinality strings written without a
+dictionary, 20%-null int64, list<int64> and a nested struct, each with snappy,
+zstd and no compression (pyarrow's defaults otherwise: one row group, 1 MiB
+pages, dictionary with fallback to PLAIN). Single thread, warm page cache, best
+of ``--repeat`` runs.
 
-read:  pqkit ``read_table`` (Table) and ``.to_pandas()``; pyarrow
-       ``read_table(use_threads=False)`` and ``.to_pandas()``; fastparquet
-       ``ParquetFile.to_pandas()``.
-write: pqkit ``write_table`` of a pqkit Table; pyarrow ``write_table`` of a
-       pyarrow Table; fastparquet ``write`` of a DataFrame. "dict" writes use
-       dictionary encoding (the default of all three), "plain" turns it off.
+read:  pqkit ``read_table`` (Table) against pyarrow ``read_table(use_threads=False)``;
+       pqkit ``.to_pandas()`` against pyarrow's ``.to_pandas()`` (both give pandas'
+       default ``str`` dtype for strings, dicts for structs); and pqkit producing
+       what fastparquet's ``ParquetFile.to_pandas()`` produces for the file --
+       ``to_pandas(strings="object")`` where fastparquet gives object strings,
+       ``flatten()`` until no struct is left where it splits structs into dotted
+       columns -- against fastparquet. Each contender's frame is checked against
+       pqkit's once; a contender returning different values shows "WRONG".
+write: pqkit ``write_table`` of a pqkit Table (page CRCs on, its default; and with
+       ``write_checksums=False``, "nocrc"); pyarrow ``write_table`` of a pyarrow
+       Table (no CRCs, its default); fastparquet ``write`` of a DataFrame (no CRCs,
+       one page per chunk). All write a file in the same temporary directory.
+       "dict" asks for dictionary encoding (pqkit and pyarrow try it on every
+       column; fastparquet never dictionary-encodes numbers), "plain" turns it off.
 
 Usage: python tools/bench/io_bench.py [--mode read|write|both] [--rows N]
        [--cases int64,strings_low,...] [--codecs snappy,zstd,none] [--repeat N]
 """
 import argparse
 import gc
-import io
 import json
 import math
 import os
 import tempfile
 import time
+import zlib
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 import pqkit
+from pqkit.table import StructColumn
 
 try:
     import fastparquet
 except ImportError:          # optional contender
     fastparquet = None
 
-CASES = ["int64", "float64", "strings_low", "strings_high", "int64_nulls", "list_int64",
-         "struct"]
+CASES = ["int64", "float64", "strings_low", "strings_high", "strings_high_plain",
+         "int64_nulls", "list_int64", "struct"]
 CODECS = ["snappy", "zstd", "none"]
+READ_ONLY = {"strings_high_plain"}     # the same data as strings_high to a writer
 
 
 def make_column(case, n, rng):
@@ -49,7 +61,7 @@ def make_column(case, n, rng):
     if case == "strings_low":
         pool = np.array([f"category-{i:03d}" for i in range(50)], dtype=object)
         return pa.array(pool[rng.integers(0, 50, n)], pa.string())
-    if case == "strings_high":
+    if case in ("strings_high", "strings_high_plain"):
         return pa.array([f"user-{i:012d}-{v:06d}" for i, v in
                          enumerate(rng.integers(0, 10**6, n))], pa.string())
     if case == "int64_nulls":
@@ -90,6 +102,47 @@ def attempt(fn, repeat):
         return None
 
 
+# --- what fastparquet produces, and pqkit producing the same -----------------------------
+def fastparquet_like(path, frame):
+    """The pqkit options giving what fastparquet gave for ``path``: (strings, flatten)."""
+    object_strings = any(frame[c].dtype == object and isinstance(_first(frame[c]), str)
+                         for c in frame.columns)
+    return ("object" if object_strings else "str"), any("." in c for c in frame.columns)
+
+
+def _first(series):
+    valid = series.dropna()
+    return valid.iloc[0] if len(valid) else None
+
+
+def pqkit_pandas(path, strings="str", flatten=False):
+    table = pqkit.read_table(path)
+    while flatten and any(isinstance(c, StructColumn) for c in table.columns):
+        table = table.flatten()
+    return table.to_pandas(strings=strings)
+
+
+def same_frames(a, b):
+    """Same column names and, column by column, the same values and nulls."""
+    if list(a.columns) != list(b.columns) or len(a) != len(b):
+        return False
+    for name in a.columns:
+        x, y = a[name], b[name]
+        if x.isna().tolist() != y.isna().tolist():
+            return False
+        keep = ~x.isna().to_numpy()
+        xs, ys = x.to_numpy(dtype=object)[keep], y.to_numpy(dtype=object)[keep]
+        if not all(_same_value(u, v) for u, v in zip(xs, ys)):
+            return False
+    return True
+
+
+def _same_value(u, v):
+    if isinstance(u, (list, np.ndarray)) or isinstance(v, (list, np.ndarray)):
+        return list(u) == list(v)
+    return u == v
+
+
 def read_row(path, repeat):
     t = {
         "pqkit": attempt(lambda: pqkit.read_table(path), repeat),
@@ -97,29 +150,36 @@ def read_row(path, repeat):
         "pyarrow": attempt(lambda: pq.read_table(path, use_threads=False), repeat),
         "pyarrow_pandas": attempt(lambda: pq.read_table(path, use_threads=False)
                                   .to_pandas(use_threads=False), repeat),
-        "fastparquet": None,
+        "pqkit_fp_like": None, "fastparquet": None, "fp_options": None, "fp_correct": None,
     }
     if fastparquet is not None:
+        frame = fastparquet.ParquetFile(path).to_pandas()
+        strings, flatten = fastparquet_like(path, frame)
+        ours = pqkit_pandas(path, strings, flatten)
+        t["fp_options"] = f"strings={strings}" + (", flatten" if flatten else "")
+        t["fp_correct"] = same_frames(frame, ours)
         t["fastparquet"] = attempt(lambda: fastparquet.ParquetFile(path).to_pandas(), repeat)
+        t["pqkit_fp_like"] = attempt(lambda: pqkit_pandas(path, strings, flatten), repeat)
     return t
 
 
-def write_row(table, ours, frame, codec, dictionary, repeat):
+def write_row(table, ours, frame, codec, dictionary, repeat, tmp):
     comp = None if codec == "none" else codec
+    target = os.path.join(tmp, "out.parquet")
     t = {
-        "pqkit": attempt(lambda: pqkit.write_table(ours, io.BytesIO(), compression=comp,
+        "pqkit": attempt(lambda: pqkit.write_table(ours, target, compression=comp,
                                                    use_dictionary=dictionary), repeat),
-        "pyarrow": attempt(lambda: pq.write_table(table, io.BytesIO(), compression=codec,
+        "pqkit_nocrc": attempt(lambda: pqkit.write_table(ours, target, compression=comp,
+                                                         use_dictionary=dictionary,
+                                                         write_checksums=False), repeat),
+        "pyarrow": attempt(lambda: pq.write_table(table, target, compression=codec,
                                                   use_dictionary=dictionary), repeat),
         "fastparquet": None,
     }
     if fastparquet is not None and frame is not None:
         fp_comp = None if codec == "none" else codec.upper()
-        with tempfile.TemporaryDirectory() as d:
-            target = os.path.join(d, "fp.parquet")
-            t["fastparquet"] = attempt(
-                lambda: fastparquet.write(target, frame, compression=fp_comp,
-                                          stats=True), repeat)
+        t["fastparquet"] = attempt(lambda: fastparquet.write(target, frame, compression=fp_comp,
+                                                             stats=True), repeat)
     return t
 
 
@@ -128,7 +188,7 @@ def ratio(a, b):
 
 
 def fmt_ms(v):
-    return "n/a" if v is None else f"{v * 1e3:8.1f}"
+    return "     n/a" if v is None else f"{v * 1e3:8.1f}"
 
 
 def fmt_x(v):
@@ -151,24 +211,26 @@ def main():
     args = ap.parse_args()
     pa.set_cpu_count(1)
     pa.set_io_thread_count(1)
-    rng = np.random.default_rng(42)
     results = {"rows": args.rows, "read": [], "write": []}
     with tempfile.TemporaryDirectory() as tmp:
         for case in args.cases.split(","):
+            # One seed per case: a case's data does not depend on which cases run.
+            rng = np.random.default_rng(zlib.crc32(case.encode()))
             table = pa.table({"c": make_column(case, args.rows, rng)})
             frame = table.to_pandas() if case not in ("list_int64", "struct") else None
             for codec in args.codecs.split(","):
                 path = os.path.join(tmp, f"{case}-{codec}.parquet")
-                pq.write_table(table, path, compression=codec)
+                pq.write_table(table, path, compression=codec,
+                               use_dictionary=case != "strings_high_plain")
                 ours = pqkit.read_table(path)
                 assert ours.num_rows == args.rows
                 size = table.nbytes
                 if args.mode in ("read", "both"):
                     t = read_row(path, args.repeat)
                     results["read"].append({"case": case, "codec": codec, "bytes": size, **t})
-                if args.mode in ("write", "both"):
+                if args.mode in ("write", "both") and case not in READ_ONLY:
                     for dictionary in (True, False):
-                        t = write_row(table, ours, frame, codec, dictionary, args.repeat)
+                        t = write_row(table, ours, frame, codec, dictionary, args.repeat, tmp)
                         results["write"].append({"case": case, "codec": codec,
                                                  "encoding": "dict" if dictionary else "plain",
                                                  "bytes": size, **t})
@@ -180,40 +242,53 @@ def main():
 
 def report(results):
     if results["read"]:
-        print(f"READ ({results['rows']:,} rows; ms, best of N; ratio < 1 means pqkit is faster)")
-        print(f"{'case':14s} {'codec':7s} {'pqkit':>8s} {'pyarrow':>8s} {'vs pa':>7s} "
-              f"{'pq->pd':>8s} {'pa->pd':>8s} {'vs pa':>7s} {'fastpq':>8s} {'vs fp':>7s} "
-              f"{'MB/s':>7s}")
-        r_pa, r_pd, r_fp = [], [], []
-        for r in results["read"]:
-            a = ratio(r["pqkit"], r["pyarrow"])
-            b = ratio(r["pqkit_pandas"], r["pyarrow_pandas"])
-            c = ratio(r["pqkit_pandas"], r["fastparquet"])
-            r_pa.append(a)
-            r_pd.append(b)
-            r_fp.append(c)
-            mbs = r["bytes"] / r["pqkit"] / 1e6 if r["pqkit"] else None
-            print(f"{r['case']:14s} {r['codec']:7s} {fmt_ms(r['pqkit'])} {fmt_ms(r['pyarrow'])} "
-                  f"{fmt_x(a):>7s} {fmt_ms(r['pqkit_pandas'])} {fmt_ms(r['pyarrow_pandas'])} "
-                  f"{fmt_x(b):>7s} {fmt_ms(r['fastparquet'])} {fmt_x(c):>7s} "
-                  f"{'n/a' if mbs is None else f'{mbs:7.0f}'}")
-        print(f"geomean: pqkit/pyarrow {fmt_x(geomean(r_pa))}, pandas pqkit/pyarrow "
-              f"{fmt_x(geomean(r_pd))}, pandas pqkit/fastparquet {fmt_x(geomean(r_fp))}")
+        report_read(results)
     if results["write"]:
-        print(f"\nWRITE ({results['rows']:,} rows; ms, best of N)")
-        print(f"{'case':14s} {'codec':7s} {'enc':5s} {'pqkit':>8s} {'pyarrow':>8s} {'vs pa':>7s} "
-              f"{'fastpq':>8s} {'vs fp':>7s}")
-        r_pa, r_fp = [], []
-        for r in results["write"]:
-            a = ratio(r["pqkit"], r["pyarrow"])
-            c = ratio(r["pqkit"], r["fastparquet"])
-            r_pa.append(a)
-            r_fp.append(c)
-            print(f"{r['case']:14s} {r['codec']:7s} {r['encoding']:5s} {fmt_ms(r['pqkit'])} "
-                  f"{fmt_ms(r['pyarrow'])} {fmt_x(a):>7s} {fmt_ms(r['fastparquet'])} "
-                  f"{fmt_x(c):>7s}")
-        print(f"geomean: pqkit/pyarrow {fmt_x(geomean(r_pa))}, pqkit/fastparquet "
-              f"{fmt_x(geomean(r_fp))}")
+        report_write(results)
+
+
+def report_read(results):
+    print(f"READ ({results['rows']:,} rows; ms, best of N; ratio < 1 means pqkit is faster)")
+    print(f"{'case':18s} {'codec':7s} {'pqkit':>8s} {'pyarrow':>8s} {'vs pa':>7s} "
+          f"{'pq->pd':>8s} {'pa->pd':>8s} {'vs pa':>7s} {'pq->fp':>8s} {'fastpq':>8s} "
+          f"{'vs fp':>7s}  pqkit options for fastparquet's dtypes")
+    r_pa, r_pd, r_fp = [], [], []
+    for r in results["read"]:
+        a = ratio(r["pqkit"], r["pyarrow"])
+        b = ratio(r["pqkit_pandas"], r["pyarrow_pandas"])
+        c = ratio(r["pqkit_fp_like"], r["fastparquet"]) if r["fp_correct"] else None
+        r_pa.append(a)
+        r_pd.append(b)
+        r_fp.append(c)
+        note = r["fp_options"] or ""
+        if r["fp_correct"] is False:
+            note += "; fastparquet WRONG (values differ), ratio left out"
+        print(f"{r['case']:18s} {r['codec']:7s} {fmt_ms(r['pqkit'])} {fmt_ms(r['pyarrow'])} "
+              f"{fmt_x(a):>7s} {fmt_ms(r['pqkit_pandas'])} {fmt_ms(r['pyarrow_pandas'])} "
+              f"{fmt_x(b):>7s} {fmt_ms(r['pqkit_fp_like'])} {fmt_ms(r['fastparquet'])} "
+              f"{fmt_x(c):>7s}  {note}")
+    print(f"geomean: pqkit/pyarrow {fmt_x(geomean(r_pa))}, pandas pqkit/pyarrow "
+          f"{fmt_x(geomean(r_pd))}, pandas pqkit/fastparquet {fmt_x(geomean(r_fp))}")
+
+
+def report_write(results):
+    print(f"\nWRITE ({results['rows']:,} rows; ms, best of N; pqkit with page CRCs, "
+          f"nocrc without; pyarrow and fastparquet write none)")
+    print(f"{'case':18s} {'codec':7s} {'enc':5s} {'pqkit':>8s} {'nocrc':>8s} {'pyarrow':>8s} "
+          f"{'vs pa':>7s} {'fastpq':>8s} {'vs fp':>7s} {'nocrc/fp':>8s}")
+    r_pa, r_fp, r_nc = [], [], []
+    for r in results["write"]:
+        a = ratio(r["pqkit"], r["pyarrow"])
+        c = ratio(r["pqkit"], r["fastparquet"])
+        d = ratio(r["pqkit_nocrc"], r["fastparquet"])
+        r_pa.append(a)
+        r_fp.append(c)
+        r_nc.append(d)
+        print(f"{r['case']:18s} {r['codec']:7s} {r['encoding']:5s} {fmt_ms(r['pqkit'])} "
+              f"{fmt_ms(r['pqkit_nocrc'])} {fmt_ms(r['pyarrow'])} {fmt_x(a):>7s} "
+              f"{fmt_ms(r['fastparquet'])} {fmt_x(c):>7s} {fmt_x(d):>8s}")
+    print(f"geomean: pqkit/pyarrow {fmt_x(geomean(r_pa))}, pqkit/fastparquet "
+          f"{fmt_x(geomean(r_fp))}, pqkit nocrc/fastparquet {fmt_x(geomean(r_nc))}")
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ their errors name absolute file offsets.
 """
 cimport cython
 from libc.string cimport memcpy, memset
-from libc.stdint cimport UINT32_MAX
+from libc.stdint cimport UINT32_MAX, int64_t
 
 import sys
 
@@ -648,3 +648,56 @@ def encode_hybrid(values, int bit_width, bint prefixed=False):
         dst[2] = <uint8_t>(used >> 16)
         dst[3] = <uint8_t>(used >> 24)
     return buf[:head + used].tobytes()
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def encode_levels_counted(levels, int max_level, bint prefixed):
+    """Hybrid-encode int16 levels at the width of ``max_level`` and count each level.
+
+    One pass checks every level against ``0..max_level``, widens it for the
+    encoder and counts it, so a page's levels and their histogram (the
+    SizeStatistics / ColumnIndex level histograms) cost one read of the levels.
+
+    Returns
+    -------
+    (bytes, numpy.ndarray of int64)
+        The encoding (behind a 4-byte length when ``prefixed``) and
+        ``max_level + 1`` counts.
+    """
+    if max_level < 0 or max_level > 32767:
+        raise ValueError(f"max level {max_level} outside 0..32767")
+    cdef const int16_t[::1] lv = np.ascontiguousarray(levels, dtype=np.int16).reshape(-1)
+    cdef Py_ssize_t n = lv.shape[0], i, bad = -1
+    cdef int w = 0
+    while (1 << w) <= max_level:
+        w += 1
+    counts = np.zeros(max_level + 1, np.int64)
+    wide = np.empty(max(n, 1), np.uint32)
+    cdef int64_t[::1] cv = counts
+    cdef uint32_t[::1] wv = wide
+    cdef int16_t level
+    with nogil:
+        for i in range(n):
+            level = lv[i]
+            if level < 0 or level > max_level:
+                bad = i
+                break
+            cv[level] += 1
+            wv[i] = <uint32_t>level
+    if bad >= 0:
+        raise ValueError(f"level {lv[bad]} at entry {bad} is outside 0..{max_level}")
+    cdef Py_ssize_t head = 4 if prefixed else 0, used = 0
+    buf = np.empty(head + hybrid_bound(n, w), dtype=np.uint8)
+    cdef uint8_t[::1] dst = buf
+    if n:
+        with nogil:
+            used = hybrid_encode(&wv[0], n, w, &dst[head])
+    if prefixed:
+        if used > UINT32_MAX:
+            raise ValueError(f"encoded levels of {used} bytes exceed the 4-byte length prefix")
+        dst[0] = <uint8_t>used
+        dst[1] = <uint8_t>(used >> 8)
+        dst[2] = <uint8_t>(used >> 16)
+        dst[3] = <uint8_t>(used >> 24)
+    return buf[:head + used].tobytes(), counts

@@ -29,6 +29,8 @@ cdef int _check_start(Py_ssize_t size, Py_ssize_t offset, Py_ssize_t count,
                       Py_ssize_t base_offset, str what) except -1
 cdef int _check_offsets(const int64_t[::1] offsets, Py_ssize_t data_len, str what,
                         object exc) except -1
+cdef int _check_prefixes(Py_ssize_t avail, Py_ssize_t count, Py_ssize_t base_offset) except -1
 cdef object _as_indices(indices)
+cdef object _narrow_indices(const int64_t[::1] wide)
 cdef int _bad_index(indices, const int32_t[::1] idx, Py_ssize_t pos,
                     Py_ssize_t dict_len) except -1

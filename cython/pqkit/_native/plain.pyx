@@ -20,6 +20,7 @@ Dictionary pages are PLAIN too; ``take_fixed`` and ``take_byte_array``
 expand dictionary indices into values, checking every index.
 """
 cimport cython
+from libc.stdint cimport uint16_t
 from libc.string cimport memcpy
 
 import sys
@@ -247,18 +248,61 @@ def decode_byte_array(const uint8_t[::1] data, Py_ssize_t offset, Py_ssize_t cou
     EncodingError
         A length prefix, or the bytes it announces, run past the data.
     """
-    cdef Py_ssize_t size = data.shape[0], avail, used = 0, bad_i = 0, bad_pos = 0
-    _check_start(size, offset, count, base_offset, "PLAIN byte arrays")
-    avail = size - offset
+    _check_start(data.shape[0], offset, count, base_offset, "PLAIN byte arrays")
+    _check_prefixes(data.shape[0] - offset, count, base_offset)     # before allocating
+    offsets = np.empty(count + 1, dtype=np.int64)
+    # Values take at most the bytes after their 4-byte length prefixes.
+    values = np.empty(max(data.shape[0] - offset - 4 * count, 0), dtype=np.uint8)
+    used, end = decode_byte_array_into(data, offset, count, offsets, 0, values, 0, base_offset)
+    values.resize(end, refcheck=False)      # shrinks in place: nothing else refers to it
+    return offsets, values, used
+
+
+cdef int _check_prefixes(Py_ssize_t avail, Py_ssize_t count, Py_ssize_t base_offset) except -1:
     if count > avail // 4:
         raise EncodingError(f"PLAIN byte arrays at offset {base_offset}: {count} values need "
                             f"at least {4 * <object>count} bytes, "
                             f"{avail} remain")
-    offsets = np.empty(count + 1, dtype=np.int64)
-    cdef int64_t[::1] off = offsets
+    return 0
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def decode_byte_array_into(const uint8_t[::1] data, Py_ssize_t offset, Py_ssize_t count,
+                           int64_t[::1] out_offsets, Py_ssize_t first, uint8_t[::1] out_data,
+                           int64_t data_pos, Py_ssize_t base_offset=0):
+    """Decode ``count`` PLAIN BYTE_ARRAY values into existing Arrow buffers.
+
+    The values go to ``out_data[data_pos:]`` and their end positions to
+    ``out_offsets[first + 1:first + count + 1]``; ``out_offsets[first]`` is set
+    to ``data_pos``. Decoding page after page into one pair of buffers builds a
+    chunk's values without concatenating per-page pieces.
+
+    Returns
+    -------
+    (int, int)
+        Bytes consumed and the new end of the data, or ``(-1, end needed)``
+        when ``out_data`` is too small (nothing is copied then).
+
+    Raises
+    ------
+    EncodingError
+        A length prefix, or the bytes it announces, run past the data.
+    ValueError
+        ``out_offsets`` has no room for ``count + 1`` entries at ``first``.
+    """
+    cdef Py_ssize_t size = data.shape[0], avail, used = 0, bad_i = 0, bad_pos = 0, i
+    _check_start(size, offset, count, base_offset, "PLAIN byte arrays")
+    if first < 0 or first + count + 1 > out_offsets.shape[0]:
+        raise ValueError(f"{out_offsets.shape[0]} offsets cannot take {count} values at {first}")
+    if data_pos < 0 or data_pos > out_data.shape[0]:
+        raise ValueError(f"data position {data_pos} outside {out_data.shape[0]} bytes")
+    avail = size - offset
+    _check_prefixes(avail, count, base_offset)
+    cdef int64_t* off = &out_offsets[first]
     cdef const uint8_t* src = &data[0] + offset if avail else NULL
     with nogil:
-        used = byte_array_scan(src, avail, count, &off[0], &bad_i, &bad_pos)
+        used = byte_array_scan(src, avail, count, off, &bad_i, &bad_pos)
     if used < 0:
         if avail - bad_pos < 4:
             raise EncodingError(f"BYTE_ARRAY value {bad_i} at offset {base_offset + bad_pos}: "
@@ -266,12 +310,21 @@ def decode_byte_array(const uint8_t[::1] data, Py_ssize_t offset, Py_ssize_t cou
         raise EncodingError(f"BYTE_ARRAY value {bad_i} at offset {base_offset + bad_pos}: "
                             f"length {_le32(src + bad_pos)} but only {avail - bad_pos - 4} "
                             f"bytes remain")
-    values = np.empty(off[count], dtype=np.uint8)
-    cdef uint8_t[::1] dst = values
-    if off[count]:
+    cdef int64_t total = off[count]
+    if data_pos + total > out_data.shape[0]:
+        off[0] = data_pos
+        return -1, data_pos + total
+    if total:
         with nogil:
-            byte_array_copy(src, avail, count, &off[0], &dst[0], off[count])
-    return offsets, values, used
+            # Safety: scan checked every value against `avail`; out_data has room for
+            # `total` bytes at data_pos (checked above).
+            byte_array_copy(src, avail, count, off, &out_data[0] + data_pos,
+                            out_data.shape[0] - data_pos)
+    if data_pos:
+        with nogil:
+            for i in range(count + 1):
+                off[i] += data_pos
+    return used, data_pos + total
 
 
 # --------------------------------------------------------------- encoding
@@ -366,9 +419,74 @@ cdef object _as_indices(indices):
         return np.ascontiguousarray(idx)
     if idx.size and idx.dtype.kind not in "iu":
         raise ValueError(f"dictionary indices must be integers, got dtype {idx.dtype}")
+    if idx.dtype in (np.int8, np.int16, np.uint8, np.uint16):
+        return idx.astype(np.int32)
     # out-of-range values of wider types map to -1 and are reported below
-    wide = idx.astype(np.int64)
-    return np.where((wide < 0) | (wide > 0x7FFFFFFF), -1, wide).astype(np.int32)
+    return _narrow_indices(np.ascontiguousarray(idx, dtype=np.int64))
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef object _narrow_indices(const int64_t[::1] wide):
+    """int64 -> int32 in one pass, values outside 0..2**31 - 1 as -1."""
+    cdef Py_ssize_t i, n = wide.shape[0]
+    out = np.empty(n, dtype=np.int32)
+    cdef int32_t[::1] ov = out
+    cdef int64_t v
+    with nogil:
+        for i in range(n):
+            v = wide[i]
+            ov[i] = <int32_t>v if 0 <= v <= 0x7FFFFFFF else -1
+    return out
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def narrow_positions(positions, Py_ssize_t limit):
+    """``positions`` (integers in ``0..limit - 1``) in the narrowest unsigned dtype that
+    holds them (uint8, uint16, uint32 or int64), checked and converted in one pass.
+
+    Raises IndexError for a position outside the range.
+    """
+    src = np.ascontiguousarray(positions, dtype=np.int64).reshape(-1)
+    cdef const int64_t[::1] p = src
+    cdef Py_ssize_t n = p.shape[0], i, bad = -1
+    if limit > 0x100000000:
+        dtype = np.int64
+    else:
+        dtype = np.uint8 if limit <= 0x100 else np.uint16 if limit <= 0x10000 else np.uint32
+    out = np.empty(n, dtype=dtype)
+    cdef uint8_t[::1] o8
+    cdef uint16_t[::1] o16
+    cdef uint32_t[::1] o32
+    cdef int64_t[::1] o64
+    cdef int64_t v
+    cdef int kind = out.dtype.itemsize
+    if kind == 1:
+        o8 = out
+    elif kind == 2:
+        o16 = out
+    elif kind == 4:
+        o32 = out
+    else:
+        o64 = out
+    with nogil:
+        for i in range(n):
+            v = p[i]
+            if v < 0 or v >= limit:
+                bad = i
+                break
+            if kind == 1:
+                o8[i] = <uint8_t>v
+            elif kind == 2:
+                o16[i] = <uint16_t>v
+            elif kind == 4:
+                o32[i] = <uint32_t>v
+            else:
+                o64[i] = v
+    if bad >= 0:
+        raise IndexError(f"position {p[bad]} at {bad} is outside 0..{limit - 1}")
+    return out
 
 
 cdef int _bad_index(indices, const int32_t[::1] idx, Py_ssize_t pos,
@@ -445,15 +563,42 @@ def take_byte_array(const int64_t[::1] dict_offsets, const uint8_t[::1] dict_dat
     EncodingError
         An index is negative or not below the dictionary size.
     """
+    idx = _as_indices(indices)
+    offsets = np.empty(idx.shape[0] + 1, dtype=np.int64)
+    fits, total = take_byte_array_into(dict_offsets, dict_data, idx, offsets, 0,
+                                       np.empty(0, np.uint8), 0)
+    data = np.empty(total, dtype=np.uint8)
+    take_byte_array_into(dict_offsets, dict_data, idx, offsets, 0, data, 0)
+    return offsets, data
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def take_byte_array_into(const int64_t[::1] dict_offsets, const uint8_t[::1] dict_data, indices,
+                         int64_t[::1] out_offsets, Py_ssize_t first, uint8_t[::1] out_data,
+                         int64_t data_pos):
+    """Expand dictionary indices into existing Arrow buffers (see decode_byte_array_into).
+
+    Returns ``(True, new end of the data)``, or ``(False, end needed)`` when
+    ``out_data`` is too small (the offsets are written, no data).
+
+    Raises
+    ------
+    EncodingError
+        An index is negative or not below the dictionary size.
+    """
     _check_offsets(dict_offsets, dict_data.shape[0], "dictionary", ValueError)
     idx_arr = _as_indices(indices)
     cdef const int32_t[::1] idx = idx_arr
     cdef Py_ssize_t n = idx.shape[0], dict_len = dict_offsets.shape[0] - 1, i, bad = -1
+    if first < 0 or first + n + 1 > out_offsets.shape[0]:
+        raise ValueError(f"{out_offsets.shape[0]} offsets cannot take {n} values at {first}")
+    if data_pos < 0 or data_pos > out_data.shape[0]:
+        raise ValueError(f"data position {data_pos} outside {out_data.shape[0]} bytes")
     cdef uint32_t k
-    cdef int64_t total = 0, length
-    offsets = np.empty(n + 1, dtype=np.int64)
-    cdef int64_t[::1] off = offsets
-    off[0] = 0
+    cdef int64_t total = data_pos, length
+    cdef int64_t* off = &out_offsets[first]
+    off[0] = data_pos
     with nogil:
         # Safety: k is used only after the unsigned compare with dict_len.
         for i in range(n):
@@ -465,20 +610,22 @@ def take_byte_array(const int64_t[::1] dict_offsets, const uint8_t[::1] dict_dat
             off[i + 1] = total
     if bad >= 0:
         _bad_index(indices, idx, bad, dict_len)
-    data = np.empty(total, dtype=np.uint8)
-    cdef uint8_t[::1] dst = data
-    if total:
+    if total > out_data.shape[0]:
+        return False, total
+    cdef uint8_t* dst = &out_data[0] if out_data.shape[0] else NULL
+    cdef int64_t cap = out_data.shape[0]
+    if total > data_pos:
         with nogil:
-            # Safety: every index was checked above; dict offsets were
-            # validated against dict_data; off sums to len(data). Short values
-            # move as one 16-byte block when both windows fit (the extra bytes
-            # written belong to later values, copied afterwards).
+            # Safety: every index was checked above; dict offsets were validated
+            # against dict_data; off[n] == total <= cap. Short values move as one
+            # 16-byte block when both windows fit (the extra bytes written belong
+            # to later values, copied afterwards).
             for i in range(n):
                 k = <uint32_t>idx[i]
                 length = off[i + 1] - off[i]
                 if (length <= 16 and dict_offsets[k] + 16 <= dict_data.shape[0]
-                        and off[i] + 16 <= total):
-                    memcpy(&dst[0] + off[i], &dict_data[0] + dict_offsets[k], 16)
+                        and off[i] + 16 <= cap):
+                    memcpy(dst + off[i], &dict_data[0] + dict_offsets[k], 16)
                 else:
-                    memcpy(&dst[0] + off[i], &dict_data[0] + dict_offsets[k], length)
-    return offsets, data
+                    memcpy(dst + off[i], &dict_data[0] + dict_offsets[k], length)
+    return True, total

@@ -1,14 +1,29 @@
 # cython: language_level=3
-"""Python objects from Arrow buffers: one ``str`` per selected byte-array value.
+"""Python-side objects from Arrow buffers: str values, list and dict rows, Arrow C arrays.
 
-Decoding in C (``PyUnicode_DecodeUTF8``) straight into an object array avoids a
-Python-level slice and decode per value, which dominates turning a million
-strings into pandas data.
+* ``utf8_objects`` decodes selected byte-array values to ``str`` in C
+  (``PyUnicode_DecodeUTF8``) straight into an object array, instead of a
+  Python-level slice and decode per value.
+* ``list_rows`` cuts one flat list of child values into the rows of a list
+  column (``PyList_GetSlice`` per row); ``struct_rows`` zips per-field value
+  lists into one dict per row. Both put None at null rows: with offsets
+  ``[0, 2, 2, 3]`` over ``[1, 2, 3]`` and validity ``[1, 0, 1]`` the rows are
+  ``[[1, 2], None, [3]]``.
+* ``binary_array_capsules`` exports a string/binary column through the Arrow
+  C Data Interface (the ``arrow_schema`` / ``arrow_array`` PyCapsules of the
+  Arrow PyCapsule protocol) as ``large_utf8`` / ``large_binary`` without
+  copying: the array's private data holds references to the numpy buffers
+  until the consumer calls ``release``.
 """
 cimport cython
-from cpython.ref cimport Py_INCREF
+from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_New
+from cpython.ref cimport Py_INCREF, Py_XDECREF, PyObject
+from cpython.dict cimport PyDict_SetItem
+from cpython.list cimport PyList_GetSlice
 from cpython.unicode cimport PyUnicode_DecodeUTF8
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint64_t
+from libc.string cimport memcpy
+from libc.stdlib cimport calloc, free, malloc
 
 import numpy as np
 
@@ -38,3 +53,385 @@ def utf8_objects(offsets, data, positions):
             raise ValueError(f"offsets of value {k} ({a}..{b}) do not fit {d.shape[0]} bytes")
         ov[i] = PyUnicode_DecodeUTF8(base + a, b - a, NULL)
     return out
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def take_objects(values, positions):
+    """``values[positions]`` for an object array ``values`` and integer positions (a new
+    object array; each position is checked)."""
+    cdef object[::1] src = values
+    pos = np.asarray(positions)
+    if pos.dtype not in (np.uint8, np.uint16, np.int32, np.int64):
+        pos = pos.astype(np.int64)
+    pos = np.ascontiguousarray(pos)
+    cdef Py_ssize_t n = pos.shape[0], m = src.shape[0], i
+    out = np.empty(n, dtype=object)
+    cdef object[::1] dst = out
+    cdef const uint8_t[::1] p8
+    cdef const uint16_t[::1] p16
+    cdef const int32_t[::1] p32
+    cdef const int64_t[::1] p64
+    cdef int64_t k
+    if pos.dtype == np.uint8:
+        p8 = pos
+        for i in range(n):
+            k = p8[i]
+            if k >= m:
+                raise IndexError(f"position {k} outside {m} values")
+            dst[i] = src[k]
+    elif pos.dtype == np.uint16:
+        p16 = pos
+        for i in range(n):
+            k = p16[i]
+            if k >= m:
+                raise IndexError(f"position {k} outside {m} values")
+            dst[i] = src[k]
+    elif pos.dtype == np.int32:
+        p32 = pos
+        for i in range(n):
+            k = p32[i]
+            if k < 0 or k >= m:
+                raise IndexError(f"position {k} outside {m} values")
+            dst[i] = src[k]
+    else:
+        p64 = pos
+        for i in range(n):
+            k = p64[i]
+            if k < 0 or k >= m:
+                raise IndexError(f"position {k} outside {m} values")
+            dst[i] = src[k]
+    return out
+
+
+cdef bint _all_ascii(const uint8_t* p, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i = 0
+    cdef uint64_t acc = 0, word
+    while i + 8 <= n:
+        memcpy(&word, p + i, 8)
+        acc |= word
+        i += 8
+    while i < n:
+        acc |= p[i]
+        i += 1
+    return (acc & 0x8080808080808080ULL) == 0
+
+
+cdef bint _utf8_valid(const uint8_t* p, Py_ssize_t n) noexcept nogil:
+    """RFC 3629 UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF."""
+    cdef Py_ssize_t i = 0, k, need
+    cdef uint8_t c, lo, hi
+    while i < n:
+        c = p[i]
+        if c < 0x80:
+            i += 1
+            continue
+        lo, hi = 0x80, 0xBF        # the allowed range of the second byte
+        if 0xC2 <= c <= 0xDF:
+            need = 1
+        elif 0xE0 <= c <= 0xEF:
+            need = 2
+            if c == 0xE0:
+                lo = 0xA0
+            elif c == 0xED:
+                hi = 0x9F
+        elif 0xF0 <= c <= 0xF4:
+            need = 3
+            if c == 0xF0:
+                lo = 0x90
+            elif c == 0xF4:
+                hi = 0x8F
+        else:
+            return False
+        if i + need >= n:          # the sequence runs past the value
+            return False
+        if p[i + 1] < lo or p[i + 1] > hi:
+            return False
+        for k in range(2, need + 1):
+            if p[i + k] < 0x80 or p[i + k] > 0xBF:
+                return False
+        i += need + 1
+    return True
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def first_invalid_utf8(offsets, data, validity=None):
+    """The first row (skipping null rows) whose bytes are not valid UTF-8, or -1.
+
+    One pass over the used bytes settles the common all-ASCII case.
+    """
+    cdef const int64_t[::1] o = np.ascontiguousarray(offsets, dtype=np.int64)
+    cdef const uint8_t[::1] d = np.ascontiguousarray(data, dtype=np.uint8).reshape(-1)
+    cdef Py_ssize_t n = o.shape[0] - 1, i, bad = -1
+    if n <= 0:
+        return -1
+    cdef const uint8_t[::1] valid = _validity_bytes(validity, n, "utf-8 check")
+    cdef bint has_validity = valid is not None
+    if o[0] < 0 or o[n] > d.shape[0] or o[n] < o[0]:
+        raise ValueError(f"offsets span {o[0]}..{o[n]}, outside {d.shape[0]} data bytes")
+    for i in range(n):
+        if o[i + 1] < o[i]:
+            raise ValueError(f"offsets decrease at row {i}")
+    if o[n] == o[0]:
+        return -1
+    cdef const uint8_t* base = &d[0]
+    with nogil:
+        # Safety: every row lies within [o[0], o[n]], checked above against the data.
+        if not _all_ascii(base + o[0], o[n] - o[0]):
+            for i in range(n):
+                if has_validity and not valid[i]:
+                    continue
+                if not _utf8_valid(base + o[i], o[i + 1] - o[i]):
+                    bad = i
+                    break
+    return bad
+
+
+cdef const uint8_t[::1] _validity_bytes(validity, Py_ssize_t n, str what):
+    if validity is None:
+        return None
+    v = np.ascontiguousarray(validity, dtype=np.bool_).view(np.uint8)
+    if v.ndim != 1 or v.shape[0] != n:
+        raise ValueError(f"{what}: validity of shape {v.shape} for {n} rows")
+    return v
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def list_rows(list values, offsets, validity=None, bint as_array=True):
+    """Rows ``values[offsets[i] - offsets[0]:offsets[i + 1] - offsets[0]]`` as lists.
+
+    Parameters
+    ----------
+    values : list
+        The child values the rows use, the first at ``offsets[0]``.
+    offsets : numpy.ndarray of int
+        ``rows + 1`` non-decreasing positions.
+    validity : numpy.ndarray of bool, optional
+        False rows become None.
+    as_array : bool
+        Return a numpy object array (True) or a list.
+
+    Raises ValueError for offsets that decrease or leave ``values``.
+    """
+    cdef const int64_t[::1] o = np.ascontiguousarray(offsets, dtype=np.int64)
+    cdef Py_ssize_t n = o.shape[0] - 1, i, m = len(values)
+    if n < 0:
+        raise ValueError("list offsets need at least one entry")
+    cdef const uint8_t[::1] valid = _validity_bytes(validity, n, "list rows")
+    cdef bint has_validity = valid is not None
+    cdef int64_t base = o[0], a, b
+    out = np.empty(n, dtype=object) if as_array else [None] * n
+    cdef object[::1] ov = out if as_array else None
+    cdef list lv = None if as_array else out
+    cdef object row
+    for i in range(n):
+        a, b = o[i] - base, o[i + 1] - base
+        if a < 0 or b < a or b > m:
+            raise ValueError(f"list row {i} spans values {a}..{b} of {m}")
+        if has_validity and not valid[i]:
+            continue                       # None is already there
+        row = PyList_GetSlice(values, a, b)
+        if as_array:
+            ov[i] = row
+        else:
+            lv[i] = row
+    return out
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def struct_rows(tuple names, list columns, Py_ssize_t n, validity=None, bint as_array=True):
+    """One dict ``{names[k]: columns[k][i]}`` per row ``i`` (None where validity is False).
+
+    ``columns`` holds one list of ``n`` values per name.
+    """
+    cdef Py_ssize_t i, k, width = len(names)
+    if len(columns) != width:
+        raise ValueError(f"{width} field names but {len(columns)} value lists")
+    for k in range(width):
+        if not isinstance(columns[k], list) or len(<list>columns[k]) != n:
+            raise ValueError(f"struct field {names[k]!r}: expected a list of {n} values")
+    cdef const uint8_t[::1] valid = _validity_bytes(validity, n, "struct rows")
+    cdef bint has_validity = valid is not None
+    out = np.empty(n, dtype=object) if as_array else [None] * n
+    cdef object[::1] ov = out if as_array else None
+    cdef list lv = None if as_array else out
+    cdef dict row
+    cdef list col
+    for i in range(n):
+        if has_validity and not valid[i]:
+            continue
+        row = {}
+        for k in range(width):
+            col = <list>columns[k]
+            PyDict_SetItem(row, names[k], col[i])
+        if as_array:
+            ov[i] = row
+        else:
+            lv[i] = row
+    return out
+
+
+# ------------------------------------------------------- Arrow C Data Interface
+
+cdef extern from *:
+    """
+    #ifndef ARROW_C_DATA_INTERFACE
+    #define ARROW_C_DATA_INTERFACE
+    #define ARROW_FLAG_DICTIONARY_ORDERED 1
+    #define ARROW_FLAG_NULLABLE 2
+    #define ARROW_FLAG_MAP_KEYS_SORTED 4
+    struct ArrowSchema {
+      const char* format;
+      const char* name;
+      const char* metadata;
+      int64_t flags;
+      int64_t n_children;
+      struct ArrowSchema** children;
+      struct ArrowSchema* dictionary;
+      void (*release)(struct ArrowSchema*);
+      void* private_data;
+    };
+    struct ArrowArray {
+      int64_t length;
+      int64_t null_count;
+      int64_t offset;
+      int64_t n_buffers;
+      int64_t n_children;
+      const void** buffers;
+      struct ArrowArray** children;
+      struct ArrowArray* dictionary;
+      void (*release)(struct ArrowArray*);
+      void* private_data;
+    };
+    #endif
+    """
+    int64_t ARROW_FLAG_NULLABLE
+
+    struct ArrowSchema:
+        const char* format
+        const char* name
+        const char* metadata
+        int64_t flags
+        int64_t n_children
+        ArrowSchema** children
+        ArrowSchema* dictionary
+        void (*release)(ArrowSchema*) noexcept nogil
+        void* private_data
+
+    struct ArrowArray:
+        int64_t length
+        int64_t null_count
+        int64_t offset
+        int64_t n_buffers
+        int64_t n_children
+        const void** buffers
+        ArrowArray** children
+        ArrowArray* dictionary
+        void (*release)(ArrowArray*) noexcept nogil
+        void* private_data
+
+
+cdef const uint8_t _EMPTY_BUFFER[8]
+
+
+cdef void _release_schema(ArrowSchema* schema) noexcept nogil:
+    # format and name point at static strings: nothing to free.
+    schema.release = NULL
+
+
+cdef void _release_array(ArrowArray* array) noexcept nogil:
+    # The consumer may release from any thread: take the GIL only to drop the
+    # reference that kept the numpy buffers alive.
+    with gil:
+        Py_XDECREF(<PyObject*>array.private_data)
+    array.private_data = NULL
+    free(array.buffers)
+    array.buffers = NULL
+    array.release = NULL
+
+
+cdef void _schema_capsule_destructor(object capsule) noexcept:
+    cdef ArrowSchema* schema = <ArrowSchema*>PyCapsule_GetPointer(capsule, "arrow_schema")
+    if schema == NULL:
+        return
+    if schema.release != NULL:     # never imported by a consumer
+        schema.release(schema)
+    free(schema)
+
+
+cdef void _array_capsule_destructor(object capsule) noexcept:
+    cdef ArrowArray* array = <ArrowArray*>PyCapsule_GetPointer(capsule, "arrow_array")
+    if array == NULL:
+        return
+    if array.release != NULL:
+        array.release(array)
+    free(array)
+
+
+def binary_array_capsules(offsets, data, bitmap, int64_t null_count, bint utf8):
+    """``(schema capsule, array capsule)`` exporting Arrow large_utf8/large_binary data.
+
+    Parameters
+    ----------
+    offsets : numpy.ndarray of int64
+        ``n + 1`` non-decreasing positions into ``data`` (need not start at 0).
+    data : numpy.ndarray of uint8
+    bitmap : numpy.ndarray of uint8 or None
+        Arrow validity bitmap (LSB first, bit set = valid) of at least
+        ``ceil(n / 8)`` bytes, or None when no value is null.
+    null_count : int
+        The number of cleared bits among the first ``n``.
+    utf8 : bool
+        Export as ``large_utf8`` (True) or ``large_binary``.
+
+    The buffers are shared, not copied: they must not change while a consumer
+    holds the array.
+    """
+    o = np.ascontiguousarray(offsets, dtype=np.int64)
+    d = np.ascontiguousarray(data, dtype=np.uint8).reshape(-1)
+    cdef const int64_t[::1] ov = o
+    cdef Py_ssize_t n = ov.shape[0] - 1
+    if n < 0:
+        raise ValueError("offsets need at least one entry")
+    if ov[0] < 0 or ov[n] > d.shape[0] or ov[n] < ov[0]:
+        raise ValueError(f"offsets span {ov[0]}..{ov[n]}, outside {d.shape[0]} data bytes")
+    if bitmap is not None:
+        bitmap = np.ascontiguousarray(bitmap, dtype=np.uint8).reshape(-1)
+        if bitmap.shape[0] * 8 < n:
+            raise ValueError(f"validity bitmap of {bitmap.shape[0]} bytes for {n} values")
+    elif null_count:
+        raise ValueError(f"{null_count} nulls but no validity bitmap")
+    if null_count < 0 or null_count > n:
+        raise ValueError(f"null count {null_count} for {n} values")
+    cdef const uint8_t[::1] dv = d
+    cdef const uint8_t[::1] bv = bitmap
+    keep = (o, d, bitmap)
+    cdef ArrowSchema* schema = <ArrowSchema*>calloc(1, sizeof(ArrowSchema))
+    cdef ArrowArray* array = <ArrowArray*>calloc(1, sizeof(ArrowArray))
+    cdef const void** buffers = <const void**>malloc(3 * sizeof(void*))
+    if schema == NULL or array == NULL or buffers == NULL:
+        free(schema)
+        free(array)
+        free(buffers)
+        raise MemoryError()
+    schema.format = "U" if utf8 else "Z"
+    schema.name = ""
+    schema.flags = ARROW_FLAG_NULLABLE
+    schema.release = _release_schema
+    buffers[0] = <const void*>&bv[0] if bitmap is not None else NULL
+    buffers[1] = <const void*>&ov[0]
+    # A zero-length data buffer still needs a valid address for some consumers.
+    buffers[2] = <const void*>&dv[0] if dv.shape[0] else <const void*>_EMPTY_BUFFER
+    array.length = n
+    array.null_count = null_count
+    array.n_buffers = 3
+    array.buffers = buffers
+    array.release = _release_array
+    Py_INCREF(keep)
+    array.private_data = <void*>keep
+    schema_capsule = PyCapsule_New(schema, "arrow_schema", _schema_capsule_destructor)
+    array_capsule = PyCapsule_New(array, "arrow_array", _array_capsule_destructor)
+    return schema_capsule, array_capsule

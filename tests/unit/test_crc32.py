@@ -1,0 +1,47 @@
+"""pqkit's CRC-32 (the page checksum) against zlib: every length around the 16- and
+64-byte folding steps, continued values, unaligned and non-bytes buffers."""
+import random
+import zlib
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pqkit._native.hashing import crc32, crc32_accelerated
+from pqkit.page import crc32_signed
+
+
+@pytest.mark.parametrize("start", [0, 1, 0x7FFFFFFF, 0xFFFFFFFF, 0x89ABCDEF])
+def test_every_length_up_to_300_and_past_the_lanes(start):
+    rng = random.Random(start)
+    for n in list(range(300)) + [1023, 1024, 1025, 4096 + 15, 65536 + 63]:
+        data = bytes(rng.getrandbits(8) for _ in range(n))
+        assert crc32(data, start) == zlib.crc32(data, start), n
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.binary(max_size=2000), cut=st.integers(0, 2000), start=st.integers(0, 2**32 - 1))
+def test_continuing_equals_one_pass(data, cut, start):
+    head, tail = data[:cut], data[cut:]
+    assert crc32(tail, crc32(head, start)) == crc32(data, start) == zlib.crc32(data, start)
+
+
+def test_buffers_of_any_kind_and_alignment():
+    arr = np.random.default_rng(1).integers(-2**62, 2**62, 100_003)
+    raw = arr.tobytes()
+    assert crc32(arr) == zlib.crc32(raw)
+    for shift in range(1, 8):
+        view = memoryview(raw)[shift:]
+        assert crc32(view) == zlib.crc32(view)
+    assert crc32(bytearray(raw[:777])) == zlib.crc32(raw[:777])
+    assert crc32(b"") == 0 and crc32(b"", 1234) == 1234
+
+
+def test_signed_page_value():
+    assert crc32_signed(b"\x00" * 100) == zlib.crc32(b"\x00" * 100) - (1 << 32)
+    assert crc32_signed(b"abc") == zlib.crc32(b"abc")        # below 2**31
+
+
+def test_kernel_choice_is_reported():
+    assert isinstance(crc32_accelerated(), bool)

@@ -1,0 +1,209 @@
+"""Table/Column.to_pandas: the ``strings`` options, nested rows built in Cython, and
+Table.flatten -- against to_pylist() and pyarrow."""
+import gc
+import io
+import random
+import sys
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from arrow_bridge import from_arrow, same_values
+from hypothesis import HealthCheck, given, settings
+
+import pqkit
+from pqkit import datatypes as T
+from pqkit.columns import BinaryColumn, PrimitiveColumn, concat_columns
+from pqkit.errors import EncodingError
+from pqkit.nested_columns import DictionaryColumn, FixedSizeListColumn, ListColumn, StructColumn
+from pqkit.table import Table
+from unit.test_columns import sliced_arrays
+
+PANDAS_3 = int(pd.__version__.split(".")[0]) >= 3
+STR = pd.StringDtype(na_value=np.nan) if PANDAS_3 else np.dtype(object)
+
+
+def _strings(values):
+    data = b"".join(v.encode() for v in values if v is not None)
+    lengths = [0 if v is None else len(v.encode()) for v in values]
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    validity = np.array([v is not None for v in values])
+    return BinaryColumn(T.string(), offsets, np.frombuffer(data, np.uint8).copy(),
+                        None if validity.all() else validity)
+
+
+VALUES = ["a", None, "ß€", "", "a", "longer value", None]
+
+
+# --- strings="str" ------------------------------------------------------------------------
+def test_str_is_pandas_default_string_dtype():
+    s = _strings(VALUES).to_pandas()
+    assert s.dtype == STR
+    assert s.isna().tolist() == [v is None for v in VALUES]
+    assert s[s.notna()].tolist() == [v for v in VALUES if v is not None]
+
+
+@pytest.mark.skipif(not PANDAS_3, reason="pandas' str dtype starts with pandas 3")
+def test_str_with_pyarrow_storage_matches_pyarrow_to_pandas():
+    theirs = pa.table({"s": pa.array(VALUES, pa.string())}).to_pandas()["s"]
+    ours = Table({"s": _strings(VALUES)}).to_pandas()["s"]
+    assert ours.dtype == theirs.dtype and ours.dtype.storage == "pyarrow"
+    assert ours.equals(theirs)
+    assert type(ours.array).__name__ == "ArrowStringArray"
+
+
+@pytest.mark.skipif(not PANDAS_3, reason="pandas' str dtype starts with pandas 3")
+def test_str_follows_pandas_python_storage_option():
+    with pd.option_context("mode.string_storage", "python"):
+        s = _strings(VALUES).to_pandas()
+    assert s.dtype == pd.StringDtype("python", na_value=np.nan)
+    assert s.isna().tolist() == [v is None for v in VALUES]
+    assert s.dropna().tolist() == [v for v in VALUES if v is not None]
+
+
+def test_str_of_a_slice_with_offsets_not_at_zero():
+    col = _strings(VALUES).slice(2, 6)
+    assert int(col.offsets[0]) != 0
+    s = col.to_pandas()
+    assert s.isna().tolist() == [v is None for v in VALUES[2:6]]
+    assert s.dropna().tolist() == [v for v in VALUES[2:6] if v is not None]
+
+
+def test_str_shares_bytes_and_releases_them():
+    col = _strings(["x" * 10] * 1000)
+    data = col.data
+    before = sys.getrefcount(data)
+    s = col.to_pandas()
+    held = sys.getrefcount(data)
+    del s
+    gc.collect()
+    after = sys.getrefcount(data)
+    assert held > before and after == before     # pandas held the buffer (no copy), then let go
+
+
+def test_empty_and_all_null_strings():
+    for values in ([], [None, None], [""]):
+        for strings in ("str", "object"):
+            s = _strings(values).to_pandas(strings=strings)
+            assert len(s) == len(values)
+            assert s.isna().tolist() == [v is None for v in values]
+
+
+# --- strings="object" ---------------------------------------------------------------------
+def test_object_strings_with_none_for_nulls():
+    s = _strings(VALUES).to_pandas(strings="object")
+    assert s.dtype == object
+    assert s.tolist() == VALUES
+
+
+def test_dictionary_decoded_strings_share_objects():
+    dictionary = _strings(["red", "green", "blue"])
+    idx = np.array([0, 1, 0, 2, 0, 1, 2, 2], np.int32)
+    col = DictionaryColumn(T.dictionary(T.int32(), T.string()), idx, dictionary).decode()
+    assert col._gathered is not None
+    s = col.to_pandas(strings="object")
+    assert s.tolist() == [["red", "green", "blue"][i] for i in idx]
+    assert len({id(v) for v in s}) == 3
+    # slices, takes and concatenations keep knowing their source
+    for part in (col.slice(2, 7), col.take(np.array([7, 0, 3])),
+                 concat_columns([col.slice(1, 4), col])):
+        assert part._gathered is not None
+        assert part.to_pandas(strings="object").tolist() == part.to_pylist()
+
+
+def test_gathered_source_with_invalid_utf8_in_an_unused_value():
+    source = BinaryColumn(T.string(), np.array([0, 1, 3, 4]), np.frombuffer(b"a\xff\xfeb",
+                                                                              np.uint8))
+    col = source.take(np.array([0, 2, 0, 2, 0, 2]))
+    assert col.to_pandas(strings="object").tolist() == ["a", "b"] * 3
+
+
+def test_read_dictionary_encoded_file_shares_objects_across_row_groups():
+    values = [f"v{i % 7}" for i in range(5000)]
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"s": values}), buf, row_group_size=1000)
+    table = pqkit.read_table(buf.getvalue())
+    s = table.to_pandas(strings="object")["s"]
+    assert s.tolist() == values
+    assert len({id(v) for v in s}) <= 7 * 5
+
+
+@pytest.mark.parametrize("strings", ["str", "object"])
+def test_invalid_utf8_raises_encoding_error(strings):
+    col = BinaryColumn(T.string(), np.array([0, 1, 3]), np.frombuffer(b"a\xc3\x28", np.uint8))
+    with pytest.raises(EncodingError, match="UTF-8"):
+        col.to_pandas(strings=strings)
+    hidden = BinaryColumn(T.string(), np.array([0, 1, 3]), np.frombuffer(b"a\xc3\x28", np.uint8),
+                          np.array([True, False]))
+    assert hidden.to_pandas(strings=strings).isna().tolist() == [False, True]
+
+
+def test_unknown_strings_option():
+    with pytest.raises(ValueError, match="strings must be one of"):
+        Table({"s": _strings(VALUES)}).to_pandas(strings="arrow")
+
+
+# --- nested rows ----------------------------------------------------------------------------
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(arr=sliced_arrays())
+def test_to_pandas_values_equal_to_pylist(arr):
+    col = from_arrow(arr, random.Random(0))
+    if not isinstance(col, (ListColumn, FixedSizeListColumn, StructColumn)):
+        return
+    s = col.to_pandas()
+    assert s.dtype == object and len(s) == len(col)
+    same_values(s.tolist(), col.to_pylist())
+
+
+def test_equal_length_lists_stay_one_object_per_row():
+    child = PrimitiveColumn(T.int64(), np.arange(6))
+    col = ListColumn(T.list_(T.field("item", T.int64())), np.array([0, 2, 4, 6]), child)
+    assert col.to_pandas().tolist() == [[0, 1], [2, 3], [4, 5]]
+
+
+def test_struct_rows_with_nulls_at_both_levels():
+    arr = pa.array([{"a": 1, "b": [1, 2], "c": {"d": "x"}}, None,
+                    {"a": None, "b": None, "c": None}, {"a": 3, "b": [], "c": {"d": None}}])
+    col = from_arrow(arr)
+    assert col.to_pandas().tolist() == arr.to_pylist()
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_collector_state_is_restored(enabled):
+    col = from_arrow(pa.array([[1, 2], None, [3]]))
+    was = gc.isenabled()
+    try:
+        gc.enable() if enabled else gc.disable()
+        col.to_pandas()
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable() if was else gc.disable()
+
+
+# --- Table.flatten --------------------------------------------------------------------------
+def test_flatten_matches_pyarrow():
+    arr = pa.array([{"a": 1, "b": "x", "c": {"d": 1.5}}, None,
+                    {"a": None, "b": "y", "c": None}, {"a": 4, "b": None, "c": {"d": None}}])
+    theirs = pa.table({"s": arr, "n": pa.array([1, 2, 3, 4])})
+    ours = Table({"s": from_arrow(arr), "n": from_arrow(theirs["n"].chunks[0])})
+    for _ in range(2):
+        theirs, ours = theirs.flatten(), ours.flatten()
+        assert ours.column_names == theirs.column_names
+        assert [f.nullable for f in ours.schema] == [f.nullable for f in theirs.schema]
+        assert ours.to_pydict() == theirs.to_pydict()
+    assert ours.column_names == ["s.a", "s.b", "s.c.d", "n"]
+
+
+def test_flatten_keeps_non_struct_tables_and_metadata():
+    t = Table({"n": PrimitiveColumn(T.int32(), np.arange(3, dtype=np.int32))},
+              metadata={"k": "v"})
+    flat = t.flatten()
+    assert flat.equals(t) and dict(flat.metadata) == {"k": "v"}
+
+
+def test_map_rows_of_equal_length_stay_one_object_per_row():
+    arr = pa.array([[("a", 1)], [("b", 2)]], pa.map_(pa.string(), pa.int64()))
+    col = from_arrow(arr)
+    assert col.to_pandas().tolist() == col.to_pylist() == [[("a", 1)], [("b", 2)]]

@@ -1,0 +1,176 @@
+"""The Python-object kernels of pqkit._native.pyobjects against plain Python."""
+import gc
+import random
+import sys
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pqkit._native.pyobjects import (binary_array_capsules, first_invalid_utf8, list_rows,
+                                     struct_rows, utf8_objects)
+
+
+class _Export:
+    def __init__(self, *args):
+        self.args = args
+
+    def __arrow_c_array__(self, requested_schema=None):
+        return binary_array_capsules(*self.args)
+
+
+def _binary(values):
+    data = b"".join(values)
+    offsets = np.concatenate([[0], np.cumsum([len(v) for v in values])]).astype(np.int64)
+    return offsets, np.frombuffer(data, np.uint8) if data else np.zeros(0, np.uint8)
+
+
+# --- list_rows / struct_rows ------------------------------------------------------------------
+@settings(max_examples=200, deadline=None)
+@given(lengths=st.lists(st.integers(0, 4), max_size=12), start=st.integers(0, 3),
+       data=st.data())
+def test_list_rows_match_slicing(lengths, start, data):
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64) + start
+    values = list(range(int(offsets[-1]) - start))
+    validity = np.array(data.draw(st.lists(st.booleans(), min_size=len(lengths),
+                                           max_size=len(lengths))), bool)
+    expected = [values[a - start:b - start] if ok else None
+                for a, b, ok in zip(offsets[:-1], offsets[1:], validity)]
+    assert list_rows(values, offsets, validity, False) == expected
+    got = list_rows(values, offsets, validity, True)
+    assert got.dtype == object and got.tolist() == expected
+    assert list_rows(values, offsets, None, False) == \
+        [values[a - start:b - start] for a, b in zip(offsets[:-1], offsets[1:])]
+
+
+def test_list_rows_reject_bad_offsets():
+    with pytest.raises(ValueError, match="spans values"):
+        list_rows([1, 2], np.array([0, 3]))
+    with pytest.raises(ValueError, match="spans values"):
+        list_rows([1, 2], np.array([0, 2, 1]))
+    with pytest.raises(ValueError, match="validity"):
+        list_rows([1, 2], np.array([0, 1, 2]), np.array([True]))
+    with pytest.raises(ValueError, match="at least one"):
+        list_rows([], np.zeros(0, np.int64))
+
+
+def test_struct_rows_build_dicts_with_nulls():
+    rows = struct_rows(("a", "b"), [[1, 2, 3], ["x", "y", None]], 3,
+                       np.array([True, False, True]), False)
+    assert rows == [{"a": 1, "b": "x"}, None, {"a": 3, "b": None}]
+    as_array = struct_rows(("a",), [[1, 2]], 2)
+    assert as_array.dtype == object and as_array.tolist() == [{"a": 1}, {"a": 2}]
+    assert struct_rows(("a", "a"), [[1], [2]], 1, None, False) == [{"a": 2}]   # last wins
+    with pytest.raises(ValueError, match="expected a list of 2"):
+        struct_rows(("a",), [[1]], 2)
+    with pytest.raises(ValueError, match="2 field names but 1"):
+        struct_rows(("a", "b"), [[1]], 1)
+
+
+def test_row_kernels_keep_reference_counts():
+    v = object()
+    values = [v] * 3
+    base = sys.getrefcount(v)
+    for _ in range(50):
+        rows = list_rows(values, np.array([0, 1, 3]), np.array([True, False]))
+        dicts = struct_rows(("a",), [values], 3, None, False)
+        del rows, dicts
+    assert sys.getrefcount(v) == base
+
+
+# --- utf8_objects / first_invalid_utf8 ----------------------------------------------------------
+def test_utf8_objects_decode_positions():
+    offsets, data = _binary([b"ab", b"", "€".encode()])
+    assert utf8_objects(offsets, data, np.array([2, 0, 0, 1])).tolist() == ["€", "ab", "ab", ""]
+    with pytest.raises(ValueError, match="outside"):
+        utf8_objects(offsets, data, np.array([3]))
+
+
+_BYTES = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0,
+          0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF]
+
+
+def _first_bad(values, validity):
+    for i, (v, ok) in enumerate(zip(values, validity)):
+        if not ok:
+            continue
+        try:
+            v.decode("utf-8")
+        except UnicodeDecodeError:
+            return i
+    return -1
+
+
+def test_first_invalid_utf8_agrees_with_python():
+    rng = random.Random(7)
+    for _ in range(3000):
+        values = [bytes(rng.choice(_BYTES) for _ in range(rng.randint(0, 5)))
+                  for _ in range(rng.randint(1, 5))]
+        validity = np.array([rng.random() < 0.8 for _ in values])
+        offsets, data = _binary(values)
+        assert first_invalid_utf8(offsets, data, validity) == _first_bad(values, validity)
+        assert first_invalid_utf8(offsets, data) == _first_bad(values, [True] * len(values))
+
+
+def test_first_invalid_utf8_on_every_code_point_and_edges():
+    good = [chr(cp).encode("utf-8", "surrogatepass") for cp in range(0, 0x110000, 97)
+            if not 0xD800 <= cp <= 0xDFFF]
+    offsets, data = _binary(good)
+    assert first_invalid_utf8(offsets, data) == -1
+    for bad in (b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xe0\x80\x80", b"\xc3", b"\x80"):
+        offsets, data = _binary([b"ok", bad])
+        assert first_invalid_utf8(offsets, data) == 1
+    # a sequence split across two values is invalid in both
+    offsets, data = _binary([b"\xc3", b"\xa9"])
+    assert first_invalid_utf8(offsets, data) == 0
+    assert first_invalid_utf8(np.zeros(1, np.int64), np.zeros(0, np.uint8)) == -1
+    with pytest.raises(ValueError, match="decrease"):
+        first_invalid_utf8(np.array([0, 2, 1]), np.zeros(2, np.uint8))
+
+
+# --- Arrow C Data export --------------------------------------------------------------------
+def test_capsules_import_into_pyarrow_without_copy():
+    values = [b"ab", None, b"", "€".encode(), None]
+    offsets, data = _binary([v or b"" for v in values])
+    valid = np.array([v is not None for v in values])
+    bitmap = np.packbits(valid, bitorder="little")
+    arr = pa.array(_Export(offsets, data, bitmap, 2, True))
+    assert arr.type == pa.large_string() and arr.null_count == 2
+    assert arr.to_pylist() == [None if v is None else v.decode() for v in values]
+    assert arr.buffers()[2].address == data.ctypes.data
+    arr.validate(full=True)
+    binary = pa.array(_Export(offsets[1:], data, None, 0, False))
+    assert binary.type == pa.large_binary()
+    assert binary.to_pylist() == [b"", b"", "€".encode(), b""]
+
+
+def test_capsules_keep_buffers_alive_until_released():
+    offsets, data = _binary([b"abc"] * 10)
+    base = sys.getrefcount(data)
+    arr = pa.array(_Export(offsets, data, None, 0, True))
+    assert sys.getrefcount(data) == base + 1
+    del arr
+    gc.collect()
+    assert sys.getrefcount(data) == base
+    capsules = binary_array_capsules(offsets, data, None, 0, True)     # never imported
+    del capsules
+    assert sys.getrefcount(data) == base
+
+
+def test_capsules_of_empty_data():
+    arr = pa.array(_Export(np.zeros(3, np.int64), np.zeros(0, np.uint8), None, 0, True))
+    assert arr.to_pylist() == ["", ""]
+
+
+def test_capsules_reject_inconsistent_buffers():
+    offsets, data = _binary([b"ab"])
+    with pytest.raises(ValueError, match="outside"):
+        binary_array_capsules(np.array([0, 5]), data, None, 0, True)
+    with pytest.raises(ValueError, match="bitmap"):
+        binary_array_capsules(np.zeros(10, np.int64), data, np.zeros(1, np.uint8), 0, True)
+    with pytest.raises(ValueError, match="no validity bitmap"):
+        binary_array_capsules(offsets, data, None, 1, True)
+    with pytest.raises(ValueError, match="null count"):
+        binary_array_capsules(offsets, data, np.zeros(1, np.uint8), 2, True)
