@@ -190,6 +190,7 @@ class ColumnChunkReader:
         self._indices = None        # dictionary indices of the chunk's pages, in order
         self._indices_pos = 0
         self._scratch = Scratch()
+        self._whole = exact
         pieces, entries = [], 0
         for data, offset in segments:
             for page in PageWalker(data, offset, n - entries if exact else n, self.where,
@@ -265,7 +266,10 @@ class ColumnChunkReader:
                 pos += self._levels_v1(body, pos, dp.rep_encoding, self.max_rep, reps, at)
             if defs is not None:
                 pos += self._levels_v1(body, pos, dp.def_encoding, self.max_def, defs, at + pos)
-        if reps is not None and n and reps[0] != 0:
+        # In a whole chunk a v1 page may continue the previous page's record (old
+        # parquet-mr did so); only the chunk's first page, and any page of a subset
+        # chosen through the OffsetIndex, must start one.
+        if reps is not None and n and reps[0] != 0 and (at_entry == 0 or not self._whole):
             raise EncodingError(f"data page at offset {page.offset} in {self.where} starts "
                                 f"with repetition level {int(reps[0])}, not a new record")
         present = n if defs is None else int(np.count_nonzero(defs == self.max_def))
