@@ -42,7 +42,7 @@ from ..reader import ParquetFile
 from .filefacts import merge_fields, read_facts, snapshot, table_schema, utc_text
 from .canonical import TimestampCodec
 from .partitioning import HIVE_NULL, PartitionColumn, Partitioning, unescape_path_component
-from .scan import FileSource
+from .scan import SnapshotSource
 
 _INT_RE = re.compile(r"[+-]?\d{1,19}")
 _INT64 = (-(1 << 63), (1 << 63) - 1)
@@ -77,7 +77,7 @@ def partition_segments(relpath):
     return out
 
 
-class HiveSource(FileSource):
+class HiveSource(SnapshotSource):
     """The files of a plain Hive directory as one version (0), from a listing.
 
     Parameters
@@ -93,6 +93,8 @@ class HiveSource(FileSource):
         Per-file bounds for at most this many flat columns.
     """
 
+    KIND = "plain Hive directory"
+
     layout_name = "hive"
 
     def __init__(self, root, *, require_success=False, strict=True, stats_columns=32):
@@ -107,24 +109,6 @@ class HiveSource(FileSource):
             raise DatasetIncomplete(f"{self.root} has no _SUCCESS marker: the job writing it "
                                     "has not finished (or failed)")
         self._manifest = self._build()
-
-    # --- FileSource -----------------------------------------------------------------------
-    def latest(self):
-        return 0
-
-    def load(self, version):
-        if int(version) != 0:
-            raise DatasetIncomplete(f"{self.root} is a plain Hive directory: its only version "
-                                    "is 0 (what the listing shows now)")
-        return self._manifest
-
-    def resolve(self, entry):
-        path = os.path.join(self.root, *entry["path"].split("/"))
-        try:
-            return path, os.stat(path).st_size
-        except FileNotFoundError:
-            raise DatasetIncomplete(f"file {entry['path']} was listed when {self.root} was "
-                                    "opened but is gone now") from None
 
     # --- building the snapshot ------------------------------------------------------------
     def _problem(self, relpath, message, exc_class=DatasetError):

@@ -42,7 +42,7 @@ from . import fsops
 from .filefacts import read_facts, snapshot, table_schema, merge_fields, utc_text
 from .layout import check_relative_path
 from .partitioning import Partitioning
-from .scan import FileSource
+from .scan import SnapshotSource
 
 MANIFEST_NAMES = ("manifest.json", "_manifest.json")
 SUCCESS = "_SUCCESS"
@@ -158,7 +158,7 @@ def schema_sha256(fields):
     return table_schema(known, set(known)).sha256()
 
 
-class RfcManifestSource(FileSource):
+class RfcManifestSource(SnapshotSource):
     """An RFC-style single-manifest dataset as one version (0).
 
     Parameters
@@ -172,6 +172,8 @@ class RfcManifestSource(FileSource):
         Raise on the first bad part; with False bad parts are left out and described
         in :attr:`problems` (for verify and repair).
     """
+
+    KIND = "single-manifest dataset"
 
     layout_name = "manifest"
 
@@ -193,22 +195,6 @@ class RfcManifestSource(FileSource):
         self.document = read_manifest(self.manifest_file)
         self.checks = []
         self._manifest = self._build()
-
-    def latest(self):
-        return 0
-
-    def load(self, version):
-        if int(version) != 0:
-            raise DatasetIncomplete(f"{self.root} is a single-manifest dataset: its only "
-                                    "version is 0")
-        return self._manifest
-
-    def resolve(self, entry):
-        path = os.path.join(self.root, *entry["path"].split("/"))
-        try:
-            return path, os.stat(path).st_size
-        except FileNotFoundError:
-            raise DatasetIncomplete(f"part {entry['path']} of {self.root} is gone") from None
 
     def _fail(self, error, message):
         if self.strict:

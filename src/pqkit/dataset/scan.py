@@ -73,6 +73,30 @@ class FileSource:
         return None
 
 
+
+class SnapshotSource(FileSource):
+    """A layout without versions: one version, 0, whose Manifest ``_manifest`` the
+    subclass builds when opened. ``KIND`` names the layout in error messages."""
+
+    KIND = "dataset"
+    _manifest = None
+
+    def latest(self):
+        return 0
+
+    def load(self, version):
+        if int(version) != 0:
+            raise DatasetIncomplete(f"{self.root} is a {self.KIND}: its only version is 0")
+        return self._manifest
+
+    def resolve(self, entry):
+        path = os.path.join(self.root, *entry["path"].split("/"))
+        try:
+            return path, os.stat(path).st_size
+        except FileNotFoundError:
+            raise DatasetIncomplete(f"file {entry['path']} of {self.root} was listed when the "
+                                    "dataset was opened but is gone now") from None
+
 class ManifestSource(FileSource):
     """File entries from PQDS/1 version files; bytes from the visible or shadow copy."""
 
