@@ -15,8 +15,9 @@ So the result always equals a full read filtered row by row; the index only save
 import numpy as np
 
 from .column_reader import ColumnChunkReader, chunk_range
-from .filters import bound_decoder, filter_leaves, normalize, row_mask, term_may_match
-from .format import ConvertedType, Type
+from .filters import (bound_decoder, filter_leaves, legacy_bound, normalize, row_mask,
+                      term_may_match)
+from .format import Type
 from .nesting import Nester
 from .pageindex import page_row_ranges, read_column_index, read_offset_index
 from .table import Table
@@ -64,8 +65,8 @@ class FilteredReader:
         st = md.statistics if md is not None else None
         if st is None:
             return True
-        lo = st.min_value if st.min_value is not None else _legacy(st.min, node)
-        hi = st.max_value if st.max_value is not None else _legacy(st.max, node)
+        lo = st.min_value if st.min_value is not None else legacy_bound(st.min, node)
+        hi = st.max_value if st.max_value is not None else legacy_bound(st.max, node)
         return term_may_match(term, self.decoders[term[0]], lo, hi, st.null_count,
                               md.num_values, Type(node.physical_type) in _FLOATS)
 
@@ -162,19 +163,6 @@ class FilteredReader:
         data = reader.read_pages(segments)
         pos = np.concatenate(positions) if positions else np.zeros(0, np.int64)
         return data, pos
-
-
-def _legacy(raw, node):
-    """Deprecated min/max are only trustworthy for signed-order numeric types."""
-    if raw is None or Type(node.physical_type) not in (Type.INT32, Type.INT64, Type.FLOAT,
-                                                       Type.DOUBLE, Type.BOOLEAN):
-        return None
-    lt, ct = node.logical_type, node.converted_type
-    if (lt is not None and lt.INTEGER is not None and not lt.INTEGER.isSigned) or \
-            ct in (ConvertedType.UINT_8, ConvertedType.UINT_16, ConvertedType.UINT_32,
-                   ConvertedType.UINT_64):
-        return None
-    return raw
 
 
 def _where(node, g):

@@ -212,3 +212,16 @@ _PY_OPS = {
     "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
     "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
 }
+
+
+def legacy_bound(raw, node):
+    """Deprecated min/max are only trustworthy for signed-order numeric types."""
+    if raw is None or Type(node.physical_type) not in (Type.INT32, Type.INT64, Type.FLOAT,
+                                                       Type.DOUBLE, Type.BOOLEAN):
+        return None
+    lt, ct = node.logical_type, node.converted_type
+    if (lt is not None and lt.INTEGER is not None and not lt.INTEGER.isSigned) or \
+            ct in (ConvertedType.UINT_8, ConvertedType.UINT_16, ConvertedType.UINT_32,
+                   ConvertedType.UINT_64):
+        return None
+    return raw

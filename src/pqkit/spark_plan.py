@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 
 from . import datatypes as T
 from .errors import ParquetError, SchemaError
-from .filters import bound_decoder, filter_leaves, normalize, term_may_match
-from .format import ConvertedType, Type
+from .filters import bound_decoder, filter_leaves, legacy_bound, normalize, term_may_match
+from .format import Type
 from .reader import ParquetFile
 from .spark_schema import (file_fields, infer_partition_type, merge_fields,
                            parse_partition_type, partition_value)
@@ -283,19 +283,6 @@ def _partition_matches(terms, values):
     return True
 
 
-def _legacy_bound(raw, node):
-    """Deprecated min/max are only trustworthy for signed-order numeric types."""
-    if raw is None or Type(node.physical_type) not in (Type.INT32, Type.INT64, Type.FLOAT,
-                                                       Type.DOUBLE, Type.BOOLEAN):
-        return None
-    lt, ct = node.logical_type, node.converted_type
-    if (lt is not None and lt.INTEGER is not None and not lt.INTEGER.isSigned) or \
-            ct in (ConvertedType.UINT_8, ConvertedType.UINT_16, ConvertedType.UINT_32,
-                   ConvertedType.UINT_64):
-        return None
-    return raw
-
-
 class _GroupPruner:
     """Row-group pruning of one file by its column chunk statistics."""
 
@@ -313,8 +300,8 @@ class _GroupPruner:
         st = md.statistics if md is not None else None
         if st is None:
             return True
-        lo = st.min_value if st.min_value is not None else _legacy_bound(st.min, node)
-        hi = st.max_value if st.max_value is not None else _legacy_bound(st.max, node)
+        lo = st.min_value if st.min_value is not None else legacy_bound(st.min, node)
+        hi = st.max_value if st.max_value is not None else legacy_bound(st.max, node)
         is_float = Type(node.physical_type) in (Type.FLOAT, Type.DOUBLE)
         return term_may_match(term, self.decoders[term[0]], lo, hi, st.null_count,
                               md.num_values, is_float)
