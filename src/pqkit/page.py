@@ -129,6 +129,26 @@ class PageWalker:
                 f"{page.header.crc & 0xFFFFFFFF:#010x}, computed {actual & 0xFFFFFFFF:#010x}")
 
 
+def walk_pages(data, origin, num_values, where):
+    """Walk page headers without stopping at the first bad one.
+
+    Returns ``([RawPage], end offset of the last whole page, CorruptFileError or
+    None)``: the pages read before a problem, and the problem, so that inspection
+    tools can report both. CRCs are not checked here.
+    """
+    pages, pos = [], origin
+    walker = iter(PageWalker(data, origin, num_values, where, verify_checksums=False))
+    while True:
+        try:
+            page = next(walker)
+        except StopIteration:
+            return pages, pos, None
+        except CorruptFileError as exc:
+            return pages, pos, exc
+        pages.append(page)
+        pos = page.payload_offset + len(page.payload)
+
+
 def data_page_num_values(page, where):
     h = page.header
     sub = h.data_page_header if h.type == PageType.DATA_PAGE else h.data_page_header_v2

@@ -19,7 +19,7 @@ from rich.markup import escape
 from ..errors import CorruptFileError
 from ..footer import read_metadata
 from ..format import CompressionCodec, Encoding, PageType
-from ..page import PageWalker, crc32_signed
+from ..page import crc32_signed, walk_pages
 from ..source import Source
 from ..statistics import statistics_to_dict
 from . import render
@@ -131,21 +131,6 @@ def chunk_span(cmd, limit):
     return start, length
 
 
-def _walk(data, start, num_values, where):
-    """([RawPage], end offset of the last page, CorruptFileError or None)."""
-    pages, pos = [], start
-    walker = iter(PageWalker(data, start, num_values, where, verify_checksums=False))
-    while True:
-        try:
-            page = next(walker)
-        except StopIteration:
-            return pages, pos, None
-        except CorruptFileError as exc:
-            return pages, pos, exc
-        pages.append(page)
-        pos = page.payload_offset + len(page.payload)
-
-
 def walk_chunk(src, md, g, node, chunk, check_crc=True, raw=False):
     """Walk one chunk's pages; a dict with the pages found and the problems met."""
     path = node.dotted_path
@@ -184,13 +169,13 @@ def walk_chunk(src, md, g, node, chunk, check_crc=True, raw=False):
     # A chunk of no values may still hold a dictionary page: walk until the first
     # data page or the chunk's end.
     target = max(num_values, 1)
-    raw_pages, pos, error = _walk(src.read(start, length), start, target, where)
+    raw_pages, pos, error = walk_pages(src.read(start, length), start, target, where)
     end = start + length
     pad = min(MAX_OVERRUN, md.footer_offset - end)
     if error is not None and pad > 0:
         # parquet-mr before 1.2.9 left the dictionary page header out of
         # total_compressed_size (PARQUET-816): see whether the pages continue.
-        retry = _walk(src.read(start, length + pad), start, target, where)
+        retry = walk_pages(src.read(start, length + pad), start, target, where)
         if retry[2] is None:
             raw_pages, pos, error = retry
     seen = 0

@@ -26,9 +26,9 @@ import sys
 from dataclasses import dataclass, field
 
 from ..encodings.rle import decode_levels
-from ..errors import CorruptFileError, ParquetError
+from ..errors import ParquetError
 from ..format import CompressionCodec, Encoding, PageType, Type
-from ..page import PageWalker, crc32_signed
+from ..page import crc32_signed, walk_pages
 from .findings import Where
 from .footer_rules import usable_chunk
 
@@ -132,21 +132,6 @@ def check_chunk(ctx, g, node, chunk, ordering):
     return walk
 
 
-def _walk(data, origin, where, num_values=sys.maxsize):
-    """([RawPage], end offset of the last whole page, CorruptFileError or None)."""
-    pages, pos = [], origin
-    walker = iter(PageWalker(data, origin, num_values, str(where), verify_checksums=False))
-    while True:
-        try:
-            page = next(walker)
-        except StopIteration:
-            return pages, pos, None
-        except CorruptFileError as exc:
-            return pages, pos, exc
-        pages.append(page)
-        pos = page.payload_offset + len(page.payload)
-
-
 def _values(pages):
     return sum(_num_values(p) or 0 for p in pages if p.type in _DATA)
 
@@ -160,7 +145,7 @@ def _num_values(page):
 def _walk_chunk(ctx, g, node, chunk, ordering, where, start, length, n):
     data = ctx.src.read(start, length)
     end = start + length
-    pages, pos, error = _walk(data, start, where)
+    pages, pos, error = walk_pages(data, start, sys.maxsize, str(where))
     walk = ChunkWalk(g, node, chunk, where, ordering, start, length, data, pages)
     seen = _values(pages)
     if error is None:
@@ -181,7 +166,7 @@ def _walk_chunk(ctx, g, node, chunk, ordering, where, start, length, n):
     pad = min(MAX_OVERRUN, ctx.md.footer_offset - end)
     if pad > 0:
         longer = ctx.src.read(start, length + pad)
-        more, more_pos, more_error = _walk(longer, start, where, n)
+        more, more_pos, more_error = walk_pages(longer, start, n, str(where))
         if more_error is None and _values(more) == n and more_pos > end:
             bugs = ctx.trust.file_bugs("chunk_size")
             ctx.add("PQ-CHUNK-003", f"the page at offset {more[-1].offset} ends at offset "
