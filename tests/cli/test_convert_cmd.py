@@ -19,17 +19,12 @@ from corpus import entries, path_of
 from pyarrow_json import table_rows
 from pqkit import format as fmt
 from pqkit.cli.main import main
+from cli_run import run
 
 CSV_TEXT = ("id,name,score,at,day,ok\n"
             '1,"Smith, J",1.5,2024-01-02T03:04:05Z,2024-01-02,true\n'
             '2,"two\nlines",2,2024-01-02 03:04:05.25+02:00,2024-02-29,false\n'
             "3,,,,,\n")
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def summary(capsys, *argv):

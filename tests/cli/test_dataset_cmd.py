@@ -12,6 +12,7 @@ import pytest
 
 import pqkit.dataset as pds
 from pqkit.cli.main import main
+from cli_run import run
 
 COMMON = {"command", "schema_version", "root", "layout", "exit_code"}
 
@@ -20,12 +21,6 @@ COMMON = {"command", "schema_version", "root", "layout", "exit_code"}
 def setup(monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
     monkeypatch.setenv("PQKIT_DATASET_FSYNC", "0")
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def doc_of(capsys, *argv, code=0):

@@ -22,6 +22,7 @@ import pqkit
 from corpus import MANIFEST, entries, path_of
 from pqkit.cli.main import main
 from pyarrow_json import spelled_values
+from cli_run import run
 
 # Files whose dictionary command finds problems, with their kinds. Everything else that
 # pyarrow reads gives exit 0.
@@ -46,17 +47,6 @@ BAD_DATA_DICTIONARY = {
 }
 BLOOM_FILES = ("data/data_index_bloom_encoding_stats.parquet",
                "data/data_index_bloom_encoding_with_length.parquet")
-
-
-@pytest.fixture(autouse=True)
-def wide_console(monkeypatch):
-    monkeypatch.setenv("COLUMNS", "200")
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def column_flags(path):

@@ -8,17 +8,7 @@ import pytest
 import pqkit
 from corpus import entries, path_of
 from pqkit.cli.main import main
-
-
-@pytest.fixture(autouse=True)
-def wide_console(monkeypatch):
-    monkeypatch.setenv("COLUMNS", "200")
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
+from cli_run import run
 
 
 def diff(capsys, a, b, *flags):

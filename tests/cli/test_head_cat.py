@@ -21,6 +21,7 @@ import pqkit
 from corpus import entries, path_of
 from pqkit.cli.main import main
 from pyarrow_json import table_rows
+from cli_run import run
 
 HEAD_ROWS = 7
 CORRUPT_CRC = {"data/datapage_v1-corrupt-checksum.parquet",
@@ -35,17 +36,6 @@ BAD_DATA = {
     "bad_data/ARROW-RS-GH-6229-LEVELS.parquet": "data page at offset 19 in column outer",
     "bad_data/PARQUET-1481.parquet": "footer of 154 bytes at offset 289",
 }
-
-
-@pytest.fixture(autouse=True)
-def wide_console(monkeypatch):
-    monkeypatch.setenv("COLUMNS", "200")
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def jsonl(text):

@@ -17,6 +17,7 @@ import pqkit
 from corpus import entries, path_of
 from pqkit import format as fmt
 from pqkit.cli.main import main
+from cli_run import run
 
 COMMANDS = ("pages", "index", "layout")
 CLEAN = (0, ())
@@ -63,12 +64,6 @@ def expected(entry, command):
         return 2, ()                                  # encrypted footer ("PARE")
     assert entry["readable"], f"{entry['path']}: unreadable file missing from EXPECTED"
     return CLEAN
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def run_json(capsys, *argv):

@@ -6,14 +6,9 @@ import pytest
 
 from corpus import entries, path_of
 from pqkit.cli.main import main
+from cli_run import run
 
 pytestmark = pytest.mark.corpus
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.mark.parametrize("entry", entries())

@@ -17,6 +17,7 @@ from corpus import entries, path_of
 from pqkit.cli import verify_cmd
 from pqkit.cli.main import main
 from pqkit.verify import RULES
+from cli_run import run
 
 # path -> (exit code, rule ids of the errors): readable files with real defects.
 EXPECTED = {
@@ -53,17 +54,6 @@ TOTAL_KEYS = {"files", "ok", "with_warnings", "with_errors", "unusable", "errors
               "infos", "rows", "bytes", "pages", "data_pages", "dictionary_pages",
               "other_pages", "pages_with_crc", "pages_without_crc", "crc_mismatches",
               "values_checked"}
-
-
-@pytest.fixture(autouse=True)
-def wide_console(monkeypatch):
-    monkeypatch.setenv("COLUMNS", "200")
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def run_json(capsys, *argv):
