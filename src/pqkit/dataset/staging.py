@@ -59,7 +59,7 @@ def as_table(data):
         return table_from_data(data)
     except SchemaError:
         raise
-    except Exception as exc:        # conversions report their own errors; keep them ours
+    except (TypeError, ValueError, OverflowError) as exc:   # user data that is not tabular
         raise SchemaError(f"cannot make a table of the data: {exc}") from None
 
 
