@@ -23,7 +23,10 @@ EXTENSIONS = [
     ("pqkit._native.dictenc", "cython/pqkit/_native/dictenc.pyx"),
     ("pqkit._native.stats", "cython/pqkit/_native/stats.pyx"),
     ("pqkit._native.pyobjects", "cython/pqkit/_native/pyobjects.pyx"),
+    ("pqkit._native.mempool", "cython/pqkit/_native/mempool.pyx"),
 ]
+# Modules that use numpy's C API (the rest use typed memoryviews only).
+NUMPY_C_API = {"pqkit._native.mempool"}
 
 DEBUG = os.environ.get("PQKIT_DEBUG") == "1"
 ONLY = {m for m in os.environ.get("PQKIT_ONLY", "").split(",") if m}
@@ -36,7 +39,13 @@ def _extensions():
     for name, source in EXTENSIONS:
         if ONLY and name.rsplit(".", 1)[-1] not in ONLY and name not in ONLY:
             continue
-        exts.append(Extension(name, [source], define_macros=macros, extra_compile_args=args))
+        include, defs = [], list(macros)
+        if name in NUMPY_C_API:
+            import numpy
+            include = [numpy.get_include()]
+            defs.append(("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"))
+        exts.append(Extension(name, [source], include_dirs=include, define_macros=defs,
+                              extra_compile_args=args))
     directives = {"language_level": "3", "embedsignature": True}
     if DEBUG:
         directives.update(linetrace=True, warn_unused=True)

@@ -20,6 +20,7 @@ from .filtered_read import FilteredReader
 from .footer import read_metadata_from
 from .levels import assemble
 from .logical_types import leaf_column, leaf_type
+from .memory import pooled_buffers, uses_pool
 from .nested_columns import DictionaryColumn
 from .nesting import Nester
 from .schema import OPTIONAL
@@ -154,6 +155,7 @@ class ParquetFile:
         return node
 
     # --- reading ------------------------------------------------------------------------
+    @uses_pool
     def read_row_group(self, i, columns=None):
         """Read row group ``i`` (the selected columns only) into a Table."""
         if not -self.num_row_groups <= i < self.num_row_groups:
@@ -163,6 +165,7 @@ class ParquetFile:
         tops, wanted = self._select(columns)
         return self._read_group(i, tops, wanted)
 
+    @uses_pool
     def read(self, columns=None, row_groups=None, filters=None):
         """Read the whole file (or the given row groups) into one Table.
 
@@ -195,7 +198,8 @@ class ParquetFile:
         tops, wanted = self._select(columns)
         groups = range(self.num_row_groups) if row_groups is None else list(row_groups)
         for g in groups:
-            table = self._read_group(g, tops, wanted)
+            with pooled_buffers():      # not across the yields: that would leak it
+                table = self._read_group(g, tops, wanted)
             for start in range(0, table.num_rows, batch_size):
                 yield table.slice(start, start + batch_size)
 

@@ -26,6 +26,7 @@ from . import datatypes as T
 from .columns import (BinaryColumn, Column, DecimalColumn, FixedSizeBinaryColumn, NullColumn,
                       PrimitiveColumn, concat_columns, nulls)
 from .errors import SchemaError
+from .memory import uses_pool
 from .nested_columns import (DictionaryColumn, FixedSizeListColumn, ListColumn, MapColumn,
                              StructColumn)
 
@@ -198,6 +199,7 @@ class Table:
             return []
         return [dict(zip(names, row)) for row in zip(*lists)]
 
+    @uses_pool
     def to_pandas(self, strings="str"):
         """A pandas DataFrame; dtypes as documented in :mod:`pqkit._pandas`.
 

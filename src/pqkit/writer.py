@@ -20,6 +20,7 @@ from .column_writer import ChunkOptions, ColumnChunkWriter, check_encoding
 from .compression import codec_from_name
 from .errors import SchemaError
 from .format import CompressionCodec
+from .memory import uses_pool
 from .schema import Schema
 from .shredder import leaf_columns, shred_leaf
 from .table import Table, concat_tables
@@ -135,6 +136,7 @@ class ParquetWriter:
                             write_checksums=checksums, bloom_fpp=bloom[0], bloom_ndv=bloom[1])
 
     # --- writing rows -------------------------------------------------------------------
+    @uses_pool
     def write(self, data):
         """Append rows: a pqkit Table, a dict of columns or a pandas DataFrame."""
         if self.closed:
@@ -194,6 +196,7 @@ class ParquetWriter:
         return out
 
     # --- closing ------------------------------------------------------------------------
+    @uses_pool
     def close(self):
         """Flush the last row group, write the page index and the footer."""
         if self.closed:
