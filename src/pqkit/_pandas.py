@@ -87,28 +87,38 @@ def check_strings_option(strings):
     return strings
 
 
-def column_to_pandas(col, name=None, strings="str"):
-    """A ``pandas.Series`` for ``col`` (see the module docstring for the dtypes)."""
+def column_to_pandas(col, name=None, strings="str", take_buffers=False):
+    """A ``pandas.Series`` for ``col`` (see the module docstring for the dtypes).
+
+    With ``take_buffers`` the Series may own the column's numeric value buffer
+    instead of a copy (and NaN is written into it for nulls): only for a column
+    nothing else will read again.
+    """
     pd = _pd()
     check_strings_option(strings)
-    values = _to_array(pd, col, strings)
+    values = _to_array(pd, col, strings, take_buffers)
     # An explicit object dtype keeps pandas >= 3 from re-inferring object strings as str.
     dtype = object if isinstance(values, np.ndarray) and values.dtype == object else None
     return pd.Series(values, name=name, dtype=dtype, copy=False)
 
 
-def _to_array(pd, col, strings):
+def _writable(values, take):
+    """``values`` itself when it may be handed over (and written to), else a copy."""
+    return values if take and values.flags.writeable else values.copy()
+
+
+def _to_array(pd, col, strings, take=False):
     t = col.type
     valid = col.validity
     if isinstance(col, DictionaryColumn):
         return _categorical(pd, col)
     if isinstance(t, (T.IntegerType, T.BooleanType)):
         if col.null_count == 0:
-            return col.values.copy()
+            return _writable(col.values, take)
         cls = pd.arrays.BooleanArray if isinstance(t, T.BooleanType) else pd.arrays.IntegerArray
-        return cls(col.values.copy(), ~valid)
+        return cls(_writable(col.values, take), ~valid)
     if isinstance(t, T.FloatingType):
-        values = col.values.copy()
+        values = _writable(col.values, take)
         if col.null_count:
             values[~valid] = np.nan
         return values

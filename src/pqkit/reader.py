@@ -302,3 +302,20 @@ def read_table(source, columns=None, row_groups=None, *, filters=None, verify_ch
     with ParquetFile(source, verify_checksums=verify_checksums) as f:
         return f.read(columns=columns, row_groups=row_groups, filters=filters)
 
+
+def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings="str",
+                verify_checksums=True):
+    """Read a Parquet file straight into a pandas DataFrame.
+
+    The same frame as ``read_table(...).to_pandas(strings=strings)``, without the
+    copy: the decoded numeric buffers become the DataFrame's (the Table never
+    escapes). Parameters as :func:`read_table` and :meth:`Table.to_pandas`.
+
+    Examples
+    --------
+    >>> pqkit.read_pandas("fixtures/sample.parquet", columns=["id"])  # doctest: +SKIP
+    """
+    table = read_table(source, columns, row_groups, filters=filters,
+                       verify_checksums=verify_checksums)
+    return table.to_pandas(strings=strings, self_destruct=True)
+

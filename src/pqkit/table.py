@@ -200,7 +200,7 @@ class Table:
         return [dict(zip(names, row)) for row in zip(*lists)]
 
     @uses_pool
-    def to_pandas(self, strings="str"):
+    def to_pandas(self, strings="str", self_destruct=False):
         """A pandas DataFrame; dtypes as documented in :mod:`pqkit._pandas`.
 
         Parameters
@@ -210,6 +210,12 @@ class Table:
             3 on, backed by the column's bytes when pandas stores strings in
             pyarrow), or as numpy object arrays of ``str`` with None for nulls
             (the dtype of pandas before 3 and of fastparquet).
+        self_destruct : bool, default False
+            Hand the numeric value buffers to the DataFrame instead of copying
+            them (as pyarrow's option of that name). The Table cannot be used
+            afterwards, and nothing else may share its buffers: use it on a
+            Table straight from a reader (what :func:`pqkit.read_pandas` does),
+            not on one whose columns or slices you keep.
 
         Examples
         --------
@@ -221,7 +227,10 @@ class Table:
         from ._pandas import _pd, check_strings_option, column_to_pandas
         pd = _pd()
         check_strings_option(strings)
-        series = {i: column_to_pandas(c, strings=strings) for i, c in enumerate(self._columns)}
+        series = {i: column_to_pandas(c, strings=strings, take_buffers=self_destruct)
+                  for i, c in enumerate(self._columns)}
+        if self_destruct:
+            self._columns = _Consumed()
         # The columns are fresh copies already: no second copy into consolidated blocks.
         df = pd.DataFrame(series, index=pd.RangeIndex(self._num_rows), copy=False)
         df.columns = self.column_names
@@ -280,6 +289,18 @@ class Table:
             if self._num_rows > _REPR_ROWS:
                 lines.append("...")
         return "\n".join(lines)
+
+
+class _Consumed:
+    """The columns of a Table whose buffers ``to_pandas(self_destruct=True)`` gave away."""
+
+    __slots__ = ()
+
+    def _gone(self, *args):
+        raise ValueError("this Table's buffers went to pandas (to_pandas(self_destruct=True)); "
+                         "it cannot be used any more")
+
+    __iter__ = __len__ = __getitem__ = _gone
 
 
 def _cell(value):

@@ -207,3 +207,72 @@ def test_map_rows_of_equal_length_stay_one_object_per_row():
     arr = pa.array([[("a", 1)], [("b", 2)]], pa.map_(pa.string(), pa.int64()))
     col = from_arrow(arr)
     assert col.to_pandas().tolist() == col.to_pylist() == [[("a", 1)], [("b", 2)]]
+
+
+# --- self_destruct / read_pandas ------------------------------------------------------------
+def _mixed_table(n=50_000):
+    rng = np.random.default_rng(7)
+    ints = rng.integers(-10**9, 10**9, n)
+    floats = rng.standard_normal(n)
+    mask = rng.random(n) < 0.2
+    return pa.table({
+        "i": pa.array(ints),
+        "i_null": pa.array(ints, mask=mask),
+        "f": pa.array(floats),
+        "f_null": pa.array(floats, mask=mask),
+        "u8": pa.array(ints % 200, pa.uint8()),
+        "b": pa.array(ints % 3 == 0, mask=mask),
+        "s": pa.array([f"v{i % 100}" for i in range(n)], mask=mask),
+        "ts": pa.array(ints, pa.timestamp("us", "UTC")),
+        "l": pa.array([[i, i + 1] if i % 5 else None for i in range(n)]),
+    })
+
+
+@pytest.mark.parametrize("strings", ["str", "object"])
+def test_self_destruct_gives_the_same_frame(tmp_path, strings):
+    path = tmp_path / "m.parquet"
+    pq.write_table(_mixed_table(), path)
+    expected = pqkit.read_table(path).to_pandas(strings=strings)
+    table = pqkit.read_table(path)
+    got = table.to_pandas(strings=strings, self_destruct=True)
+    pd.testing.assert_frame_equal(got, expected)
+    pd.testing.assert_frame_equal(pqkit.read_pandas(path, strings=strings), expected)
+    pd.testing.assert_frame_equal(pqkit.read_pandas(path, columns=["f_null", "s"],
+                                                    strings=strings),
+                                  expected[["f_null", "s"]])
+
+
+def test_self_destruct_hands_over_buffers_and_retires_the_table(tmp_path):
+    path = tmp_path / "m.parquet"
+    pq.write_table(_mixed_table(), path)
+    table = pqkit.read_table(path)
+    values = {name: table.column(name).values for name in ("i", "f", "f_null", "i_null")}
+    df = table.to_pandas(self_destruct=True)
+    for name, buf in values.items():
+        assert np.shares_memory(np.asarray(df[name].array._ndarray if name != "i_null"
+                                           else df[name].array._data), buf), name
+    with pytest.raises(ValueError, match="self_destruct"):
+        table.column("i")
+    with pytest.raises(ValueError, match="self_destruct"):
+        table.num_columns
+    df.loc[0, "i"] = 123                        # the frame owns writable buffers
+    assert df["i"].iloc[0] == 123
+
+
+def test_default_to_pandas_never_shares_numeric_buffers(tmp_path):
+    path = tmp_path / "m.parquet"
+    pq.write_table(_mixed_table(), path)
+    table = pqkit.read_table(path)
+    df = table.to_pandas()
+    df.loc[0, "f"] = -1.0
+    assert table.column("f").values[0] != -1.0
+    assert not np.shares_memory(df["i"].to_numpy(), table.column("i").values)
+
+
+def test_self_destruct_copies_read_only_buffers():
+    ro = np.arange(10, dtype=np.int64)
+    ro.flags.writeable = False
+    table = Table({"x": PrimitiveColumn(T.int64(), ro)})
+    df = table.to_pandas(self_destruct=True)
+    df.loc[0, "x"] = 5                          # writable: a copy, the source untouched
+    assert ro[0] == 0 and df["x"].iloc[0] == 5

@@ -11,10 +11,11 @@ of ``--repeat`` runs.
 read:  pqkit ``read_table`` (Table) against pyarrow ``read_table(use_threads=False)``;
        pqkit ``.to_pandas()`` against pyarrow's ``.to_pandas()`` (both give pandas'
        default ``str`` dtype for strings, dicts for structs); and pqkit producing
-       what fastparquet's ``ParquetFile.to_pandas()`` produces for the file --
-       ``to_pandas(strings="object")`` where fastparquet gives object strings,
-       ``flatten()`` until no struct is left where it splits structs into dotted
-       columns -- against fastparquet. Each contender's frame is checked against
+       what fastparquet's ``ParquetFile.to_pandas()`` produces for the file, in
+       one call as fastparquet does (``pqkit.read_pandas``, which hands the
+       decoded buffers to pandas) -- ``strings="object"`` where fastparquet gives
+       object strings, ``flatten()`` until no struct is left where it splits
+       structs into dotted columns -- against fastparquet. Each contender's frame is checked against
        pqkit's once; a contender returning different values shows "WRONG".
 write: pqkit ``write_table`` of a pqkit Table (page CRCs on, its default; and with
        ``write_checksums=False``, "nocrc"); pyarrow ``write_table`` of a pyarrow
@@ -116,10 +117,14 @@ def _first(series):
 
 
 def pqkit_pandas(path, strings="str", flatten=False):
+    """One call into pandas, as fastparquet's ``to_pandas()``: ``read_pandas``, or the
+    same steps with ``flatten()`` in between."""
+    if not flatten:
+        return pqkit.read_pandas(path, strings=strings)
     table = pqkit.read_table(path)
-    while flatten and any(isinstance(c, StructColumn) for c in table.columns):
+    while any(isinstance(c, StructColumn) for c in table.columns):
         table = table.flatten()
-    return table.to_pandas(strings=strings)
+    return table.to_pandas(strings=strings, self_destruct=True)
 
 
 def same_frames(a, b):
