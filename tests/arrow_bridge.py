@@ -13,8 +13,8 @@ import pandas as pd
 import pyarrow as pa
 
 from pqkit import datatypes as T
-from pqkit.columns import (BinaryColumn, DecimalColumn, FixedSizeBinaryColumn, NullColumn,
-                           PrimitiveColumn)
+from pqkit.columns import BinaryColumn, NullColumn, PrimitiveColumn
+from pqkit.fixed_columns import DecimalColumn, FixedSizeBinaryColumn
 from pqkit.nested_columns import (DictionaryColumn, FixedSizeListColumn, ListColumn, MapColumn,
                                   StructColumn)
 

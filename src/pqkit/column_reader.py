@@ -25,7 +25,8 @@ from .encodings.rle import (bit_width_of, decode_dictionary_indices, decode_hybr
                             decode_hybrid_prefixed, decode_levels_bit_packed,
                             decode_rle_booleans)
 from ._native.bitpack import decode_dict_indices
-from ._native.plain import decode_byte_array_into, take_byte_array_into
+from ._native.plain import decode_byte_array_into
+from ._native.take import take_byte_array_into
 from .errors import CorruptFileError, EncodingError, UnsupportedFeatureError
 from .format import Encoding, PageType, Type
 from .page import PageWalker, Scratch, decompress_page, split_data_page

@@ -33,7 +33,7 @@ from .dictionary import build_binary, build_fixed
 from .encodings.bss import encode_bss
 from .encodings.delta import encode_delta
 from .encodings.plain import encode_plain
-from ._native.bitpack import encode_levels_counted
+from ._native.hybrid_encode import encode_levels_counted
 from .encodings.rle import bit_width_of, encode_dictionary_indices, encode_rle_booleans
 from .errors import SchemaError
 from .format import CompressionCodec, Encoding, PageType, Type

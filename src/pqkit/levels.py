@@ -66,7 +66,9 @@ from typing import NamedTuple, Optional, Sequence
 
 import numpy as np
 
-from ._native import levels as _k
+from ._native import expand as _expand_k
+from ._native import levels as _levels_k
+from ._native import shred as _shred_k
 from .errors import EncodingError, SchemaError
 
 REQUIRED, OPTIONAL, REPEATED = 0, 1, 2
@@ -236,7 +238,7 @@ def assemble(def_levels, rep_levels, repetitions: Sequence[int],
         if defs is None and reps is None:
             raise SchemaError("num_entries is required when no levels are given")
         num_entries = len(defs if defs is not None else reps)
-    records, values, nodes, mask = _k.assemble_levels(
+    records, values, nodes, mask = _levels_k.assemble_levels(
         defs, reps, int(num_entries), info.repetitions, where)
     layouts = tuple(NodeLayout(kind, slots, validity, offsets)
                     for kind, (slots, validity, offsets) in zip(info.repetitions, nodes))
@@ -283,8 +285,8 @@ def shred(nodes: Sequence[NodeLayout], *, where: str = "") -> Shredded:
         num_records = len(first.offsets) - 1
     else:
         num_records = int(first.length)
-    defs, reps, mask, values = _k.shred_layout(kinds, lengths, validities, offsets,
-                                               num_records, where)
+    defs, reps, mask, values = _shred_k.shred_layout(kinds, lengths, validities, offsets,
+                                                     num_records, where)
     entries = len(defs) if defs is not None else (len(reps) if reps is not None else values)
     return Shredded(defs, reps, mask, values, entries)
 
@@ -323,8 +325,8 @@ def expand_values(dense: np.ndarray, value_mask: Optional[np.ndarray]) -> np.nda
     width = dense.dtype.itemsize * int(np.prod(dense.shape[1:], dtype=np.int64))
     if width == 0:
         return np.zeros_like(out)
-    _k.scatter_values(dense.reshape(-1).view(np.uint8), out.reshape(-1).view(np.uint8),
-                      mask, width)
+    _expand_k.scatter_values(dense.reshape(-1).view(np.uint8), out.reshape(-1).view(np.uint8),
+                             mask, width)
     return out
 
 
@@ -346,7 +348,7 @@ def expand_offsets(offsets: np.ndarray, value_mask: Optional[np.ndarray]) -> np.
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
     if value_mask is None:
         return offsets
-    return _k.expand_offsets(offsets, _mask_bytes(value_mask))
+    return _expand_k.expand_offsets(offsets, _mask_bytes(value_mask))
 
 
 def _check_path(repetitions) -> tuple:

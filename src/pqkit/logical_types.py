@@ -18,9 +18,9 @@ import numpy as np
 
 from . import datatypes as T
 from . import values as V
-from .columns import BinaryColumn, DecimalColumn, FixedSizeBinaryColumn, NullColumn, \
-    PrimitiveColumn
+from .columns import BinaryColumn, NullColumn, PrimitiveColumn
 from .errors import SchemaError
+from .fixed_columns import DecimalColumn, FixedSizeBinaryColumn
 from .format import ConvertedType, Type
 from .levels import expand_offsets, expand_values
 from .nested_columns import DictionaryColumn

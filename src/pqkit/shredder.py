@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .columns import (BinaryColumn, DecimalColumn, FixedSizeBinaryColumn, NullColumn,
-                      PrimitiveColumn)
+from .columns import BinaryColumn, NullColumn, PrimitiveColumn
 from .errors import SchemaError
+from .fixed_columns import DecimalColumn, FixedSizeBinaryColumn
 from .levels import NodeLayout, shred
 from .nested_columns import (DictionaryColumn, FixedSizeListColumn, ListColumn, MapColumn,
                              StructColumn)

@@ -22,9 +22,9 @@ import numpy as np
 
 from . import _pyvalues as pv
 from . import datatypes as T
-from .columns import (BinaryColumn, DecimalColumn, FixedSizeBinaryColumn, NullColumn,
-                      PrimitiveColumn, nulls)
+from .columns import BinaryColumn, NullColumn, PrimitiveColumn, nulls
 from .errors import SchemaError
+from .fixed_columns import DecimalColumn, FixedSizeBinaryColumn
 from .nested_columns import (DictionaryColumn, FixedSizeListColumn, ListColumn, MapColumn,
                              StructColumn)
 

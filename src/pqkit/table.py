@@ -23,9 +23,9 @@ from types import MappingProxyType
 import numpy as np
 
 from . import datatypes as T
-from .columns import (BinaryColumn, Column, DecimalColumn, FixedSizeBinaryColumn, NullColumn,
-                      PrimitiveColumn, concat_columns, nulls)
+from .columns import BinaryColumn, Column, NullColumn, PrimitiveColumn, concat_columns, nulls
 from .errors import SchemaError
+from .fixed_columns import DecimalColumn, FixedSizeBinaryColumn
 from .memory import uses_pool
 from .nested_columns import (DictionaryColumn, FixedSizeListColumn, ListColumn, MapColumn,
                              StructColumn)

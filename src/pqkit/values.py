@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._native.plain import take_byte_array, take_fixed
+from ._native.take import take_byte_array, take_fixed
 from .errors import CorruptFileError, EncodingError
 
 

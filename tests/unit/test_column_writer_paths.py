@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import pqkit
 from pqkit import column_writer as cw
-from pqkit._native.bitpack import encode_levels_counted
+from pqkit._native.hybrid_encode import encode_levels_counted
 from pqkit.encodings.rle import encode_levels
 from pqkit.levels import shred
 from pqkit.page import PageWalker

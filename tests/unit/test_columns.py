@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 from pqkit import _pyvalues
 from pqkit import datatypes as T
 from pqkit._pyvalues import ValueRangeError
-from pqkit.columns import (BinaryColumn, DecimalColumn, FixedSizeBinaryColumn, NullColumn,
-                           PrimitiveColumn, concat_columns, nulls)
+from pqkit.columns import BinaryColumn, NullColumn, PrimitiveColumn, concat_columns, nulls
 from pqkit.errors import EncodingError, SchemaError
+from pqkit.fixed_columns import DecimalColumn, FixedSizeBinaryColumn
 from pqkit.nested_columns import (DictionaryColumn, FixedSizeListColumn, ListColumn, MapColumn,
                                   StructColumn)
 

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pqkit._native.plain import (decode_byte_array, decode_byte_array_into, narrow_positions,
-                                 take_byte_array, take_byte_array_into)
+from pqkit._native.plain import decode_byte_array, decode_byte_array_into
+from pqkit._native.take import narrow_positions, take_byte_array, take_byte_array_into
 from pqkit.errors import EncodingError
 
 

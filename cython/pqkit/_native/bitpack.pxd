@@ -1,4 +1,5 @@
-# Bit-packing (LSB-first) and the RLE/bit-packed hybrid.
+# Bit unpacking (LSB-first) and the RLE/bit-packed hybrid decoder; the
+# packing and encoding kernels are declared in hybrid_encode.pxd.
 #
 # Values are unpacked in groups of 8: a group of 8 values at bit width w
 # occupies exactly w bytes. The kernels below are raw-pointer leaf kernels;
@@ -37,8 +38,6 @@ cdef void unpack_groups(const uint8_t* src, Py_ssize_t avail, uint32_t* out,
 # Unpack n values (n need not be a multiple of 8) from ceil(n*w/8) bytes.
 cdef void unpack_values(const uint8_t* src, Py_ssize_t avail, uint32_t* out,
                         Py_ssize_t n, int w) noexcept nogil
-# Pack n values (padded with zeros to a multiple of 8) into ceil(n/8)*w bytes.
-cdef void pack_values(const uint32_t* values, Py_ssize_t n, uint8_t* dst, int w) noexcept nogil
 
 # Decode `count` hybrid values from c.data[c.pos:c.size]; advances c.pos past
 # the runs read. Tracks the maximum value in *maxv when maxv != NULL.
@@ -46,16 +45,9 @@ cdef void pack_values(const uint32_t* values, Py_ssize_t n, uint8_t* dst, int w)
 cdef int hybrid_decode(Cursor* c, int w, hybrid_t* out, Py_ssize_t count,
                        uint32_t* maxv, HybridError* err) noexcept nogil
 
-# Upper bound on the encoded size of n values at width w (no prefix).
-cdef Py_ssize_t hybrid_bound(Py_ssize_t n, int w) noexcept nogil
-# Encode n values (each < 2^w) into dst (hybrid_bound bytes); returns bytes written.
-cdef Py_ssize_t hybrid_encode(const uint32_t* v, Py_ssize_t n, int w, uint8_t* dst) noexcept nogil
-
 # Module-local helpers (declared for their exception specs; not for cimport).
 cdef void _unpack_into(const uint8_t* src, Py_ssize_t avail, hybrid_t* out, Py_ssize_t n,
                        int w, uint32_t* maxv) noexcept nogil
-cdef Py_ssize_t _emit_rle(uint32_t value, Py_ssize_t run, int w, uint8_t* d) noexcept nogil
-cdef Py_ssize_t _emit_packed(const uint32_t* v, Py_ssize_t n, int w, uint8_t* d) noexcept nogil
 cdef int _check_width(int bit_width, Py_ssize_t at, int limit) except -1
 cdef int _check_region(Py_ssize_t size, Py_ssize_t offset, Py_ssize_t length,
                        Py_ssize_t base_offset, str what) except -1
@@ -65,4 +57,3 @@ cdef int _raise_hybrid(const HybridError* err, Py_ssize_t base, Py_ssize_t count
 cdef Py_ssize_t _decode_region(const uint8_t[::1] data, Py_ssize_t offset, Py_ssize_t length,
                                int w, hybrid_t[::1] out, Py_ssize_t count,
                                Py_ssize_t base_offset, uint32_t* maxv) except -1
-cdef object _as_u32(values, int bit_width)

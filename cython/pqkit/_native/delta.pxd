@@ -1,4 +1,6 @@
-# DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY kernels.
+# DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY decoding
+# kernels (delta.pyx), and what decoding and encoding (delta_encode.pxd/.pyx)
+# share: the integer types and the zigzag mapping.
 #
 # Decoding runs in two passes: scan_blocks walks the block headers through the
 # bounds-checked Cursor (with the GIL, one step per block) and records where
@@ -10,6 +12,13 @@ from pqkit._native.buffer cimport Cursor
 ctypedef fused delta_int:
     int32_t
     int64_t
+
+# Zigzag: 0, -1, 1, -2, ... <-> 0, 1, 2, 3, ... (two's complement bits).
+cdef inline uint64_t zigzag(int64_t v) noexcept nogil:
+    return (<uint64_t>v << 1) ^ (<uint64_t>0 - (<uint64_t>v >> 63))
+
+cdef inline uint64_t unzigzag(uint64_t u) noexcept nogil:
+    return (u >> 1) ^ (<uint64_t>0 - (u & 1))
 
 cdef struct DeltaHeader:
     Py_ssize_t block_size       # values per block
@@ -27,8 +36,6 @@ cdef struct BlockInfo:
 # `avail` is the number of readable bytes at src (at least `width`).
 cdef void unpack8(const uint8_t* src, int width, Py_ssize_t avail,
                   uint64_t* out) noexcept nogil
-# Pack 8 values of `width` bits (0..64; values already fit) into `width` bytes.
-cdef void pack8(const uint64_t* values, int width, uint8_t* dst) noexcept nogil
 
 cdef int read_header(Cursor* c, DeltaHeader* h, Py_ssize_t max_count) except -1
 cdef Py_ssize_t scan_blocks(Cursor* c, const DeltaHeader* h, int max_width,
@@ -38,9 +45,3 @@ cdef void expand_blocks(const DeltaHeader* h, const BlockInfo* blocks, const uin
 # Decode one DELTA_BINARY_PACKED run at the cursor into a new int32/int64
 # array, advancing the cursor exactly past it.
 cdef object decode_at(Cursor* c, bint bit64, Py_ssize_t max_count)
-
-cdef Py_ssize_t encode_bound(Py_ssize_t n, Py_ssize_t block_size, Py_ssize_t miniblocks,
-                             bint bit64) noexcept nogil
-cdef Py_ssize_t encode_kernel(const delta_int* values, Py_ssize_t n, Py_ssize_t block_size,
-                              Py_ssize_t miniblocks, uint64_t* scratch,
-                              uint8_t* dst) noexcept nogil

@@ -1,7 +1,9 @@
-# Dremel levels: assembly (levels -> validity/offsets) and shredding
-# (validity/offsets -> levels). The node path runs from the top-level field
-# (index 0) down to the leaf (index depth - 1).
-from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int16_t, int64_t
+# Dremel levels: the level plan and assembly (levels -> validity/offsets),
+# implemented in levels.pyx. The plan, the node structs and the helpers below
+# are shared with shredding (shred.pyx, validity/offsets -> levels); count_set
+# also with value expansion (expand.pyx). The node path runs from the
+# top-level field (index 0) down to the leaf (index depth - 1).
+from libc.stdint cimport uint8_t, uint16_t, int16_t, int64_t
 
 cdef enum Repetition:
     REP_REQUIRED = 0
@@ -43,20 +45,22 @@ cdef struct LevelPlan:
     int16_t* list_def       # list_def[r]: def level of the r-th REPEATED node; [0] = -1
     Py_ssize_t* rep_node    # rep_node[r]: index of the r-th REPEATED node; [0] = -1
 
-cdef struct ShredState:
-    bint counting           # first pass: count entries only
-    int16_t* defs           # output (fill pass)
-    int16_t* reps           # output (fill pass)
-    Py_ssize_t capacity     # entries the outputs can hold
-    Py_ssize_t count        # entries emitted so far
-    uint8_t* value_mask     # leaf slots emitted as values (fill pass)
-    const int16_t* below_def    # per slot of the deepest list: def levels added below it
-    const uint8_t* below_alive  # per slot of the deepest list: 1 if it holds a value
-    Py_ssize_t* cur         # cur[r]: element of the r-th list being emitted
-    Py_ssize_t* end         # end[r]: one past the last element of that list
-
 cdef int plan_init(LevelPlan* plan, object repetitions) except -1
 cdef void plan_free(LevelPlan* plan) noexcept
+
+# " in <where>" for error messages ("" when where is empty)
+cdef str where_suffix(str where)
+# &mv[0], or NULL for an empty view
+cdef void* ptr_u8(uint8_t[::1] mv) except? NULL
+cdef void* ptr_i16(int16_t[::1] mv) except? NULL
+cdef void* ptr_i64(int64_t[::1] mv) except? NULL
+
+# Set bytes of a value mask (n bytes at mask; NULL when n is 0).
+cdef inline Py_ssize_t count_set(const uint8_t* mask, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t k, total = 0
+    for k in range(n):
+        total += mask[k] != 0
+    return total
 
 # assembly
 cdef Py_ssize_t validate_nested(const LevelPlan* plan, const int16_t* defs, const int16_t* reps,
@@ -73,29 +77,5 @@ cdef void fill_flat(const int16_t* defs, Py_ssize_t n, int16_t value_def,
                     uint8_t* out) noexcept nogil
 cdef bint fill_offsets(const int16_t* defs, const int16_t* reps, Py_ssize_t n,
                        const LevelNode* node, int64_t* offsets) noexcept nogil
-
-# shredding
-cdef void shred_records(const LevelPlan* plan, ShredState* st,
-                        Py_ssize_t num_records) noexcept nogil
-cdef Py_ssize_t below_levels(const LevelPlan* plan, Py_ssize_t first, int16_t* defs,
-                             uint8_t* alive, Py_ssize_t n) noexcept nogil
-cdef void shred_run(const LevelPlan* plan, ShredState* st, Py_ssize_t i, Py_ssize_t b,
-                    Py_ssize_t e, int16_t r) noexcept nogil
-cdef int shred_descend(const LevelPlan* plan, ShredState* st, Py_ssize_t i, Py_ssize_t p,
-                       int16_t r, int16_t d, int active) noexcept nogil
-cdef Py_ssize_t bad_offset(const int64_t* off, Py_ssize_t n, int64_t limit) noexcept nogil
 cdef void classify_fault(const LevelPlan* plan, Py_ssize_t k, int16_t r, int16_t d,
                          int16_t prev_d, FaultInfo* fault) noexcept nogil
-
-# value expansion (dense values -> leaf slots)
-ctypedef fused item_t:
-    uint8_t
-    uint16_t
-    uint32_t
-    uint64_t
-
-cdef Py_ssize_t count_set(const uint8_t* mask, Py_ssize_t n) noexcept nogil
-cdef void scatter_items(const uint8_t* src, uint8_t* dst, const uint8_t* mask, Py_ssize_t n,
-                        Py_ssize_t present, item_t kind) noexcept nogil
-cdef void scatter_bytes(const uint8_t* src, uint8_t* dst, const uint8_t* mask, Py_ssize_t n,
-                        Py_ssize_t width) noexcept nogil

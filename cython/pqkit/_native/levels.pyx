@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""Dremel level kernels: assembly (levels -> nesting) and shredding (the inverse).
+"""Dremel level plan and assembly (levels -> validity/offsets).
 
 A leaf column's path is a list of nodes from the top-level field (index 0) to
 the leaf, each REQUIRED, OPTIONAL or REPEATED. Node i has a definition level
@@ -23,12 +23,13 @@ ints, def levels 1, 2, 3) with records [[1, None], None, []]:
     node 1 offsets:  [0, 2, 2, 2]
     node 2 validity: [1, 0]          (leaf; one value is stored)
 
-Shredding walks records depth-first and emits a whole run of entries for each
-list of the deepest REPEATED node; it runs twice, counting then filling.
+The plan (plan_init/plan_free) and the small helpers declared in levels.pxd
+are shared with shredding, the inverse (shred.pyx). Scattering the stored
+values into the leaf slots is value expansion (expand.pyx).
 """
 cimport cython
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
-from libc.string cimport memcpy, memset
+from libc.string cimport memset
 
 import numpy as np
 
@@ -271,13 +272,13 @@ cdef bint fill_offsets(const int16_t* defs, const int16_t* reps, Py_ssize_t n,
     return lists == parents and slots == node.slots
 
 
-cdef str _suffix(str where):
+cdef str where_suffix(str where):
     return f" in {where}" if where else ""
 
 
 cdef int raise_fault(LevelPlan* plan, FaultInfo* fault, str where) except -1:
     cdef int16_t r = fault.rep, d = fault.def_
-    at = f"at level index {fault.position}{_suffix(where)}"
+    at = f"at level index {fault.position}{where_suffix(where)}"
     if fault.code == FAULT_DEF_RANGE:
         msg = f"definition level {d} {at} is outside 0..{plan.max_def}"
     elif fault.code == FAULT_REP_RANGE:
@@ -293,26 +294,26 @@ cdef int raise_fault(LevelPlan* plan, FaultInfo* fault, str where) except -1:
         msg = (f"repetition level {r} {at} continues repeated level {r}, but the previous "
                f"entry (definition level {fault.prev_def}) left that list empty or null")
     else:
-        msg = f"levels changed while being assembled{_suffix(where)}"
+        msg = f"levels changed while being assembled{where_suffix(where)}"
     raise EncodingError(msg)
 
 
-cdef void* _ptr_u8(uint8_t[::1] mv) except? NULL:
+cdef void* ptr_u8(uint8_t[::1] mv) except? NULL:
     return <void*>&mv[0] if mv.shape[0] > 0 else NULL
 
 
-cdef void* _ptr_i16(int16_t[::1] mv) except? NULL:
+cdef void* ptr_i16(int16_t[::1] mv) except? NULL:
     return <void*>&mv[0] if mv.shape[0] > 0 else NULL
 
 
-cdef void* _ptr_i64(int64_t[::1] mv) except? NULL:
+cdef void* ptr_i64(int64_t[::1] mv) except? NULL:
     return <void*>&mv[0] if mv.shape[0] > 0 else NULL
 
 
 cdef object _bool_slots(Py_ssize_t n, uint8_t** ptr):
     """A bool array of n slots with one scratch byte behind it (see fill_slots)."""
     buf = np.empty(n + 1, dtype=np.bool_)
-    ptr[0] = <uint8_t*>_ptr_u8(buf.view(np.uint8))
+    ptr[0] = <uint8_t*>ptr_u8(buf.view(np.uint8))
     return buf[:n]
 
 
@@ -335,9 +336,10 @@ def assemble_levels(const int16_t[::1] defs, const int16_t[::1] reps, Py_ssize_t
     cdef const int16_t* rp = NULL
     for name, levels in (("definition", defs), ("repetition", reps)):
         if levels is not None and len(levels) != n:
-            raise EncodingError(f"{len(levels)} {name} levels for {n} entries{_suffix(where)}")
+            raise EncodingError(f"{len(levels)} {name} levels for {n} entries"
+                                f"{where_suffix(where)}")
     if n < 0:
-        raise EncodingError(f"negative entry count {n}{_suffix(where)}")
+        raise EncodingError(f"negative entry count {n}{where_suffix(where)}")
     fault.code = FAULT_NONE
     plan_init(&plan, repetitions)
     try:
@@ -387,7 +389,7 @@ cdef list _flat_nodes(LevelPlan* plan, const int16_t* dp, Py_ssize_t n):
         validity = None
         if node.kind == REP_OPTIONAL:
             validity = np.empty(n, dtype=np.bool_)
-            ptr = <uint8_t*>_ptr_u8(validity.view(np.uint8))
+            ptr = <uint8_t*>ptr_u8(validity.view(np.uint8))
             with nogil:
                 fill_flat(dp, n, node.def_level, ptr)
         out.append((n, validity, None))
@@ -410,7 +412,7 @@ cdef list _nested_nodes(LevelPlan* plan, const int16_t* dp, const int16_t* rp, P
             with nogil:
                 node.slots = count_elements(dp, rp, n, node.rep_level, node.def_level)
             offsets = np.empty(parents + 1, dtype=np.int64)
-            optr = <int64_t*>_ptr_i64(offsets)
+            optr = <int64_t*>ptr_i64(offsets)
             with nogil:
                 ok = fill_offsets(dp, rp, n, node, optr)
         else:
@@ -437,7 +439,7 @@ cdef object _leaf_mask(LevelPlan* plan, const int16_t* dp, const int16_t* rp, Py
     cdef Py_ssize_t filled
     if plan.max_rep == 0:
         mask = np.empty(n, dtype=np.bool_)
-        ptr = <uint8_t*>_ptr_u8(mask.view(np.uint8))
+        ptr = <uint8_t*>ptr_u8(mask.view(np.uint8))
         with nogil:
             fill_flat(dp, n, plan.max_def, ptr)
         return mask
@@ -448,397 +450,3 @@ cdef object _leaf_mask(LevelPlan* plan, const int16_t* dp, const int16_t* rp, Py
     if filled != leaf.slots:
         fault.code = FAULT_CHANGED
     return mask
-
-
-# ---------------------------------------------------------------- shredding
-
-cdef inline void emit(ShredState* st, int16_t r, int16_t d) noexcept nogil:
-    # Counting: capacity is 0. Filling: defs and reps hold capacity entries.
-    if st.count < st.capacity:
-        st.defs[st.count] = d
-        st.reps[st.count] = r
-    st.count += 1
-
-
-@cython.boundscheck(False)
-@cython.wraparound(False)
-cdef void shred_run(const LevelPlan* plan, ShredState* st, Py_ssize_t i, Py_ssize_t b,
-                    Py_ssize_t e, int16_t r) noexcept nogil:
-    """Emit one entry per element b..e-1 of the deepest REPEATED node i."""
-    # Safety: b < e <= slots of node i (validated offsets); below_def,
-    # below_alive and value_mask hold those slots (the nodes below i are not
-    # REPEATED, so the leaf has the same slots). Writes stop at capacity.
-    cdef Py_ssize_t t, n = e - b
-    cdef int16_t d0 = plan.nodes[i].def_level, max_rep = plan.max_rep
-    cdef int16_t* dd
-    cdef int16_t* rr
-    if st.counting or st.count + n > st.capacity:
-        st.count += n
-        return
-    dd = st.defs + st.count
-    rr = st.reps + st.count
-    if st.below_def != NULL:
-        for t in range(n):
-            dd[t] = d0 + st.below_def[b + t]
-    else:
-        for t in range(n):
-            dd[t] = d0
-    rr[0] = r
-    for t in range(1, n):
-        rr[t] = max_rep
-    if st.below_alive != NULL:
-        memcpy(st.value_mask + b, st.below_alive + b, n)
-    else:
-        memset(st.value_mask + b, 1, n)
-    st.count += n
-
-
-@cython.boundscheck(False)
-@cython.wraparound(False)
-cdef int shred_descend(const LevelPlan* plan, ShredState* st, Py_ssize_t i, Py_ssize_t p,
-                       int16_t r, int16_t d, int active) noexcept nogil:
-    """Emit the entries below slot p of node i (-1: record p) down to the first list.
-
-    Returns the repetition level of the deepest list still being emitted.
-    """
-    # Safety: shred_layout validated every node: validity holds `slots`
-    # bytes, offsets hold `parents + 1` non-decreasing entries within
-    # 0..slots, and a non-repeated node has as many slots as its parent, so
-    # p always indexes a slot of the node being visited. The path has a
-    # REPEATED node, so the loop ends there at the latest.
-    cdef const LevelNode* node
-    cdef int64_t b, e
-    while True:
-        i += 1
-        node = &plan.nodes[i]
-        if node.kind == REP_REPEATED:
-            b = node.offsets[p]
-            e = node.offsets[p + 1]
-            if b == e:
-                emit(st, r, d)
-                return active
-            if node.rep_level == plan.max_rep:
-                shred_run(plan, st, i, b, e, r)
-                return active
-            active = node.rep_level
-            st.cur[active] = b
-            st.end[active] = e
-            p = b
-            d += 1
-        elif node.kind == REP_OPTIONAL:
-            if node.validity != NULL and node.validity[p] == 0:
-                emit(st, r, d)
-                return active
-            d += 1
-
-
-@cython.boundscheck(False)
-@cython.wraparound(False)
-cdef void shred_records(const LevelPlan* plan, ShredState* st,
-                        Py_ssize_t num_records) noexcept nogil:
-    """Emit (or count) the entries of records 0..num_records-1 of a path with lists."""
-    # Safety: see shred_descend; `active` is a repetition level in
-    # 1..max_rep - 1 whose cur/end were set by the descent that entered it.
-    cdef Py_ssize_t k, j
-    cdef int active
-    for k in range(num_records):
-        active = shred_descend(plan, st, -1, k, 0, 0, 0)
-        while active > 0:
-            st.cur[active] += 1
-            if st.cur[active] < st.end[active]:
-                j = plan.rep_node[active]
-                active = shred_descend(plan, st, j, st.cur[active], <int16_t>active,
-                                       plan.nodes[j].def_level, active)
-            else:
-                active -= 1
-
-
-@cython.boundscheck(False)
-@cython.wraparound(False)
-cdef Py_ssize_t below_levels(const LevelPlan* plan, Py_ssize_t first, int16_t* defs,
-                             uint8_t* alive, Py_ssize_t n) noexcept nogil:
-    """Def levels added by the non-repeated nodes first..leaf for each of their n slots.
-
-    alive[k] ends 1 where slot k is valid all the way down (it holds a value);
-    returns how many do. defs may be NULL (no OPTIONAL node on the path).
-    """
-    # Safety: defs (if not NULL) and alive hold n entries; nodes first..leaf
-    # are not REPEATED, so each validity is NULL or holds n bytes (checked by
-    # check_layout).
-    cdef Py_ssize_t i, k, values = 0
-    cdef const uint8_t* v
-    memset(alive, 1, n)
-    if defs != NULL:
-        memset(defs, 0, n * sizeof(int16_t))
-    for i in range(first, plan.depth):
-        if plan.nodes[i].kind != REP_OPTIONAL:
-            continue
-        v = plan.nodes[i].validity
-        if v != NULL:
-            for k in range(n):
-                alive[k] &= v[k] != 0
-        for k in range(n):
-            defs[k] += alive[k]
-    for k in range(n):
-        values += alive[k]
-    return values
-
-
-@cython.boundscheck(False)
-@cython.wraparound(False)
-cdef Py_ssize_t bad_offset(const int64_t* off, Py_ssize_t n, int64_t limit) noexcept nogil:
-    """Index of the first offset that breaks 0 <= off[0] <= ... <= off[n-1] <= limit, else -1."""
-    # Safety: off holds n entries (caller checked the length).
-    cdef Py_ssize_t k
-    if n and (off[0] < 0 or off[n - 1] > limit):
-        return 0 if off[0] < 0 else n - 1
-    for k in range(1, n):
-        if off[k] < off[k - 1]:
-            return k
-    return -1
-
-
-cdef int check_layout(LevelPlan* plan, list validities, list offsets, list lengths,
-                      Py_ssize_t num_records, list keep, str where) except -1:
-    """Check each node's arrays against the slot counts and point the plan at them."""
-    cdef Py_ssize_t i, bad, parents = num_records, slots
-    cdef LevelNode* node
-    cdef int64_t[::1] off
-    cdef uint8_t[::1] val
-    for i in range(plan.depth):
-        node = &plan.nodes[i]
-        slots = lengths[i]
-        if slots < 0:
-            raise SchemaError(f"path node {i} has negative length {slots}{_suffix(where)}")
-        if node.kind != REP_REPEATED and slots != parents:
-            raise SchemaError(f"path node {i} has {slots} slots but its parent has "
-                              f"{parents}{_suffix(where)}")
-        node.slots = slots
-        node.parents = parents
-        if node.kind == REP_OPTIONAL and validities[i] is not None:
-            val = validities[i]
-            if val.shape[0] != slots:
-                raise SchemaError(f"validity of path node {i} has {val.shape[0]} entries "
-                                  f"for {slots} slots{_suffix(where)}")
-            keep.append(val)
-            node.validity = <uint8_t*>_ptr_u8(val)
-        if node.kind == REP_REPEATED:
-            if offsets[i] is None:
-                raise SchemaError(f"repeated path node {i} has no offsets{_suffix(where)}")
-            off = offsets[i]
-            if off.shape[0] != parents + 1:
-                raise SchemaError(f"offsets of path node {i} have {off.shape[0]} entries "
-                                  f"for {parents} parent slots{_suffix(where)}")
-            bad = bad_offset(&off[0], off.shape[0], slots)
-            if bad >= 0:
-                raise SchemaError(f"offset {off[bad]} at index {bad} of path node {i} is "
-                                  f"out of order or outside 0..{slots}{_suffix(where)}")
-            keep.append(off)
-            node.offsets = &off[0]
-        parents = slots
-    return 0
-
-
-def shred_layout(repetitions, list lengths, list validities, list offsets,
-                 Py_ssize_t num_records, str where=""):
-    """Shred per-node arrays into levels; see pqkit.levels.shred.
-
-    ``validities[i]`` is a uint8 view (or None: all valid) for OPTIONAL nodes,
-    ``offsets[i]`` an int64 array for REPEATED nodes, ``lengths[i]`` the slot
-    count of node i. Returns ``(defs, reps, value_mask, num_values)``; defs
-    (reps) is None when max_def (max_rep) is 0 and value_mask is None when
-    every leaf slot is written as a value.
-    """
-    cdef LevelPlan plan
-    cdef list keep = []
-    plan_init(&plan, repetitions)
-    try:
-        if not (len(lengths) == len(validities) == len(offsets) == plan.depth):
-            raise SchemaError(f"{plan.depth} path nodes but {len(lengths)} lengths, "
-                              f"{len(validities)} validities, {len(offsets)} offsets")
-        if num_records < 0:
-            raise SchemaError(f"negative record count {num_records}{_suffix(where)}")
-        check_layout(&plan, validities, offsets, lengths, num_records, keep, where)
-        if plan.max_rep == 0:
-            return _shred_flat(&plan, num_records)
-        return _shred_nested(&plan, num_records, where)
-    finally:
-        plan_free(&plan)
-
-
-cdef tuple _shred_flat(LevelPlan* plan, Py_ssize_t n):
-    cdef Py_ssize_t values
-    cdef int16_t* dptr = NULL
-    cdef uint8_t* aptr
-    defs = np.empty(n, dtype=np.int16) if plan.max_def else None
-    alive = np.empty(n, dtype=np.bool_)
-    if n == 0:
-        return defs, None, None, 0
-    if defs is not None:
-        dptr = <int16_t*>_ptr_i16(defs)
-    aptr = <uint8_t*>_ptr_u8(alive.view(np.uint8))
-    with nogil:
-        values = below_levels(plan, 0, dptr, aptr, n)
-    return defs, None, (None if values == n else alive), values
-
-
-cdef tuple _shred_nested(LevelPlan* plan, Py_ssize_t num_records, str where):
-    cdef ShredState st
-    cdef Py_ssize_t i, entries, values, deepest = plan.rep_node[plan.max_rep]
-    cdef Py_ssize_t leaf_slots = plan.nodes[plan.depth - 1].slots
-    cdef int16_t* bdef
-    cdef uint8_t* balive
-    cdef bint optional_below = False
-    memset(&st, 0, sizeof(ShredState))
-    for i in range(deepest + 1, plan.depth):
-        optional_below |= plan.nodes[i].kind == REP_OPTIONAL
-    below_def = below_alive = None
-    if optional_below:
-        below_def = np.empty(leaf_slots, dtype=np.int16)
-        below_alive = np.empty(leaf_slots, dtype=np.uint8)
-        if leaf_slots:
-            bdef = <int16_t*>_ptr_i16(below_def)
-            balive = <uint8_t*>_ptr_u8(below_alive)
-            with nogil:
-                below_levels(plan, deepest + 1, bdef, balive, leaf_slots)
-            st.below_def = bdef
-            st.below_alive = balive
-    st.cur = <Py_ssize_t*>PyMem_Malloc((plan.max_rep + 1) * sizeof(Py_ssize_t))
-    st.end = <Py_ssize_t*>PyMem_Malloc((plan.max_rep + 1) * sizeof(Py_ssize_t))
-    try:
-        if st.cur == NULL or st.end == NULL:
-            raise MemoryError()
-        st.counting = True
-        with nogil:
-            shred_records(plan, &st, num_records)
-        entries = st.count
-        defs = np.empty(entries, dtype=np.int16)
-        reps = np.empty(entries, dtype=np.int16)
-        value_mask = np.zeros(leaf_slots, dtype=np.bool_)
-        st.value_mask = <uint8_t*>_ptr_u8(value_mask.view(np.uint8))
-        st.defs = <int16_t*>_ptr_i16(defs)
-        st.reps = <int16_t*>_ptr_i16(reps)
-        st.capacity = entries
-        st.count = 0
-        st.counting = False
-        with nogil:
-            shred_records(plan, &st, num_records)
-            values = count_set(st.value_mask, leaf_slots)
-        if st.count != entries:
-            raise SchemaError(f"layout changed while being shredded{_suffix(where)}")
-        return defs, reps, (None if values == leaf_slots else value_mask), values
-    finally:
-        PyMem_Free(st.cur)
-        PyMem_Free(st.end)
-
-
-# ------------------------------------------------------------ value expansion
-
-@cython.boundscheck(False)
-@cython.wraparound(False)
-cdef Py_ssize_t count_set(const uint8_t* mask, Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t k, total = 0
-    for k in range(n):
-        total += mask[k] != 0
-    return total
-
-
-@cython.boundscheck(False)
-@cython.wraparound(False)
-cdef void scatter_items(const uint8_t* src, uint8_t* dst, const uint8_t* mask, Py_ssize_t n,
-                        Py_ssize_t present, item_t kind) noexcept nogil:
-    """Branch-free scatter of present items of sizeof(item_t) bytes (kind picks the type)."""
-    # Safety: dst holds n items and src `present` items (checked by
-    # scatter_values). In the main loop every read is src item j < present: a
-    # block of present - j slots moves j forward at most that far; the tail
-    # reads only for set mask bytes.
-    cdef Py_ssize_t k = 0, j = 0, stop, w = sizeof(item_t)
-    cdef item_t v = 0
-    cdef uint8_t m
-    while k < n and present - j >= 64:
-        stop = k + (present - j)
-        if stop > n:
-            stop = n
-        while k < stop:
-            m = mask[k] != 0
-            memcpy(&v, src + j * w, sizeof(item_t))
-            v &= <item_t>(-<int64_t>m)
-            memcpy(dst + k * w, &v, sizeof(item_t))
-            j += m
-            k += 1
-    while k < n:
-        v = 0
-        if mask[k]:
-            memcpy(&v, src + j * w, sizeof(item_t))
-            j += 1
-        memcpy(dst + k * w, &v, sizeof(item_t))
-        k += 1
-
-
-@cython.boundscheck(False)
-@cython.wraparound(False)
-cdef void scatter_bytes(const uint8_t* src, uint8_t* dst, const uint8_t* mask, Py_ssize_t n,
-                        Py_ssize_t width) noexcept nogil:
-    # Safety: dst holds n * width bytes and src count_set(mask) * width bytes
-    # (checked by scatter_values).
-    cdef Py_ssize_t k
-    for k in range(n):
-        if mask[k]:
-            memcpy(dst, src, width)
-            src += width
-        else:
-            memset(dst, 0, width)
-        dst += width
-
-
-def scatter_values(const uint8_t[::1] dense, uint8_t[::1] out, const uint8_t[::1] mask,
-                   Py_ssize_t width):
-    """Copy item k of ``dense`` to the k-th set slot of ``out``; zero the others.
-
-    All buffers are raw bytes; ``width`` is the item size in bytes.
-    """
-    cdef Py_ssize_t n = mask.shape[0], present
-    cdef const uint8_t* src = &dense[0] if dense.shape[0] else NULL
-    cdef uint8_t* dst = &out[0] if out.shape[0] else NULL
-    cdef const uint8_t* m = &mask[0] if n else NULL
-    if width <= 0 or out.shape[0] != n * width:
-        raise ValueError(f"output of {out.shape[0]} bytes for {n} slots of width {width}")
-    with nogil:
-        present = count_set(m, n)
-    if dense.shape[0] != present * width:
-        raise EncodingError(f"{dense.shape[0] // width} values decoded but the definition "
-                            f"levels call for {present}")
-    with nogil:
-        if width == 1:
-            scatter_items(src, dst, m, n, present, <uint8_t>0)
-        elif width == 2:
-            scatter_items(src, dst, m, n, present, <uint16_t>0)
-        elif width == 4:
-            scatter_items(src, dst, m, n, present, <uint32_t>0)
-        elif width == 8:
-            scatter_items(src, dst, m, n, present, <uint64_t>0)
-        else:
-            scatter_bytes(src, dst, m, n, width)
-
-
-@cython.boundscheck(False)
-@cython.wraparound(False)
-def expand_offsets(const int64_t[::1] dense, const uint8_t[::1] mask):
-    """Offsets over all slots from offsets over the present ones (nulls get length 0)."""
-    cdef Py_ssize_t n = mask.shape[0], k, j = 0, present
-    if dense.shape[0] == 0:
-        raise EncodingError("binary offsets need at least one entry")
-    with nogil:
-        present = count_set(&mask[0] if n else NULL, n)
-    if dense.shape[0] != present + 1:
-        raise EncodingError(f"{dense.shape[0] - 1} values decoded but the definition "
-                            f"levels call for {present}")
-    out = np.empty(n + 1, dtype=np.int64)
-    cdef int64_t[::1] o = out
-    with nogil:
-        # Safety: o has n + 1 entries; j counts set mask bytes, at most present.
-        o[0] = dense[0]
-        for k in range(n):
-            j += mask[k] != 0
-            o[k + 1] = dense[j]
-    return out

@@ -8,8 +8,9 @@ import numpy as np
 
 from .. import datatypes as T
 from .._native.dictenc import dictionary_encode
-from ..columns import BinaryColumn, DecimalColumn, FixedSizeBinaryColumn, PrimitiveColumn
+from ..columns import BinaryColumn, PrimitiveColumn
 from ..errors import SchemaError
+from ..fixed_columns import DecimalColumn, FixedSizeBinaryColumn
 from ..nested_columns import DictionaryColumn
 from .common import INT64_MAX, PER_DAY, BadValue
 

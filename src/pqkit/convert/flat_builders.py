@@ -14,8 +14,8 @@ import struct as _struct_mod
 import numpy as np
 
 from .. import datatypes as T
-from ..columns import (BinaryColumn, DecimalColumn, FixedSizeBinaryColumn, NullColumn,
-                       PrimitiveColumn)
+from ..columns import BinaryColumn, NullColumn, PrimitiveColumn
+from ..fixed_columns import DecimalColumn, FixedSizeBinaryColumn
 from .common import (INT64_MAX, BadValue, allow_kinds, fill_nulls, first_index, kind_of,
                      offsets_of, utf8_ends, validity_of)
 

@@ -16,9 +16,10 @@ the literal ``__HIVE_DEFAULT_PARTITION__`` is refused as a value.
 import numpy as np
 
 from .. import datatypes as T
-from ..columns import BinaryColumn, DecimalColumn, PrimitiveColumn, nulls
+from ..columns import BinaryColumn, PrimitiveColumn, nulls
 from ..convert import column_from_values
 from ..errors import SchemaError
+from ..fixed_columns import DecimalColumn
 from ..nested_columns import DictionaryColumn
 from .canonical import TimestampCodec, codec_for, type_from_json, type_to_json
 

@@ -26,6 +26,8 @@ from .._native.delta import (
     decode_delta_binary_packed,
     decode_delta_byte_array,
     decode_delta_length_byte_array,
+)
+from .._native.delta_encode import (
     encode_delta_binary_packed,
     encode_delta_byte_array,
     encode_delta_length_byte_array,

@@ -27,9 +27,8 @@ from .._native.plain import (
     decode_fixed,
     encode_booleans,
     encode_byte_array,
-    take_byte_array,
-    take_fixed,
 )
+from .._native.take import take_byte_array, take_fixed
 from ..format import Type
 
 __all__ = [

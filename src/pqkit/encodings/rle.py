@@ -28,10 +28,9 @@ from .._native.bitpack import (
     decode_dict_indices,
     decode_hybrid,
     decode_hybrid_prefixed,
-    encode_hybrid,
-    pack_bits,
     unpack_bits,
 )
+from .._native.hybrid_encode import encode_hybrid, pack_bits
 from ..errors import EncodingError
 
 __all__ = [

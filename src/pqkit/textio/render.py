@@ -73,9 +73,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import datatypes as T
-from ..columns import (BinaryColumn, DecimalColumn, FixedSizeBinaryColumn, NullColumn,
-                       PrimitiveColumn)
+from ..columns import BinaryColumn, NullColumn, PrimitiveColumn
 from ..errors import EncodingError, SchemaError
+from ..fixed_columns import DecimalColumn, FixedSizeBinaryColumn
 from ..nested_columns import (DictionaryColumn, FixedSizeListColumn, ListColumn, MapColumn,
                               StructColumn)
 
