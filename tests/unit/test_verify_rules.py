@@ -16,7 +16,7 @@ import pqkit
 from pqkit import format as fmt
 from pqkit.format import BoundaryOrder, PageType
 from pqkit.verify import verify_file
-from verify_files import (N, assert_clean, chunk_meta, edit_stats, findings,
+from verify_files import (N, assert_clean, chunk_meta, edit_index, edit_stats, findings,
                           pages, patch, rewrite_footer, rules, write_base)
 
 
@@ -195,25 +195,6 @@ def test_page_statistics_outside_the_chunk(base, tmp_path):
 
 
 # -- page index -----------------------------------------------------------------------------
-def _edit_index(src, dst, column, kind, change):
-    """Re-encode a chunk's ColumnIndex or OffsetIndex after change(obj), stored before the
-    footer."""
-    md = pqkit.read_metadata(src)
-    chunk = md.row_group(0).columns[column]
-    cls = fmt.ColumnIndex if kind == "column_index" else fmt.OffsetIndex
-    at, length = getattr(chunk, kind + "_offset"), getattr(chunk, kind + "_length")
-    obj, _ = fmt.decode(cls, open(src, "rb").read()[at:at + length])
-    change(obj)
-    blob = fmt.encode(obj)
-
-    def edit(raw, offset):
-        c = raw.row_groups[0].columns[column]
-        setattr(c, kind + "_offset", offset)
-        setattr(c, kind + "_length", len(blob))
-
-    return rewrite_footer(src, dst, edit, blob)
-
-
 def test_wrong_boundary_order(base, tmp_path):
     md = pqkit.read_metadata(base)
     ci, _ = pqkit.pageindex.read_page_index(base, 0, "x", md)
@@ -222,8 +203,8 @@ def test_wrong_boundary_order(base, tmp_path):
     def descending(ci):
         ci.boundary_order = BoundaryOrder.DESCENDING
 
-    report = verify_file(_edit_index(base, tmp_path / "desc.parquet", 0, "column_index",
-                                     descending))
+    report = verify_file(edit_index(base, tmp_path / "desc.parquet", 0, "column_index",
+                                    descending))
     (f,) = findings(report, "PQ-INDEX-008")
     assert f.column == "x" and "DESCENDING" in f.message and f.page_offset is not None
 
@@ -232,13 +213,13 @@ def test_offset_index_that_does_not_match_the_pages(base, tmp_path):
     def shifted(oi):
         oi.page_locations[-1].compressed_page_size -= 1
 
-    report = verify_file(_edit_index(base, tmp_path / "oi.parquet", 0, "offset_index", shifted))
+    report = verify_file(edit_index(base, tmp_path / "oi.parquet", 0, "offset_index", shifted))
     assert "PQ-INDEX-002" in rules(report)
 
     def rows(oi):
         oi.page_locations[2].first_row_index = oi.page_locations[1].first_row_index
 
-    report = verify_file(_edit_index(base, tmp_path / "rows.parquet", 0, "offset_index", rows))
+    report = verify_file(edit_index(base, tmp_path / "rows.parquet", 0, "offset_index", rows))
     assert "PQ-INDEX-003" in rules(report) and "not after page 1" in \
         findings(report, "PQ-INDEX-003")[0].message
 
@@ -247,7 +228,7 @@ def test_null_pages_that_contradict_null_counts(base, tmp_path):
     def flip(ci):
         ci.null_pages[0] = True
 
-    report = verify_file(_edit_index(base, tmp_path / "np.parquet", 2, "column_index", flip))
+    report = verify_file(edit_index(base, tmp_path / "np.parquet", 2, "column_index", flip))
     assert "PQ-INDEX-006" in rules(report) and "PQ-INDEX-007" in rules(report, "warning")
 
 
@@ -287,8 +268,8 @@ def test_deep_finds_values_outside_chunk_statistics_and_column_index(base, tmp_p
     def narrow(ci):
         ci.min_values[0] = struct.pack("<q", 1)
 
-    report = verify_file(_edit_index(base, tmp_path / "cimin.parquet", 0, "column_index",
-                                     narrow), deep=True)
+    report = verify_file(edit_index(base, tmp_path / "cimin.parquet", 0, "column_index",
+                                    narrow), deep=True)
     assert [f.rule for f in findings(report, "PQ-DEEP-004")] == ["PQ-DEEP-004"]
 
 

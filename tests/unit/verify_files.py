@@ -38,6 +38,25 @@ def rewrite_footer(src, dst, edit, blob=b""):
     return str(dst)
 
 
+def edit_index(src, dst, column, kind, change, row_group=0):
+    """Copy src to dst with a chunk's ColumnIndex or OffsetIndex re-encoded after
+    change(obj) and stored just before the footer."""
+    md = pqkit.read_metadata(src)
+    chunk = md.row_group(row_group).columns[column]
+    cls = fmt.ColumnIndex if kind == "column_index" else fmt.OffsetIndex
+    at, length = getattr(chunk, kind + "_offset"), getattr(chunk, kind + "_length")
+    obj, _ = fmt.decode(cls, open(src, "rb").read()[at:at + length])
+    change(obj)
+    blob = fmt.encode(obj)
+
+    def edit(raw, offset):
+        c = raw.row_groups[row_group].columns[column]
+        setattr(c, kind + "_offset", offset)
+        setattr(c, kind + "_length", len(blob))
+
+    return rewrite_footer(src, dst, edit, blob)
+
+
 def patch(src, dst, offset, new):
     data = bytearray(open(src, "rb").read())
     data[offset:offset + len(new)] = new

@@ -59,7 +59,8 @@ from rich.markup import escape
 from ..verify import rules_table, verify_paths
 from . import render
 
-HELP = "check files for format violations: footer, chunks, pages, CRCs, statistics, page index"
+HELP = ("check files for format violations: footer, chunks, pages, CRCs, statistics, "
+        "page index, bloom filters, size statistics")
 EXAMPLE = """examples:
   pqinspect verify data.parquet
   pqinspect verify data.parquet --deep          # also decode every page and check the values
@@ -79,7 +80,8 @@ def add_arguments(parser):
                         help="Parquet files, directories or glob patterns")
     parser.add_argument("--deep", action="store_true",
                         help="decode every page and check every value against the page and "
-                             "chunk statistics and the page index")
+                             "chunk statistics, the page index, the bloom filters and the "
+                             "size statistics")
     parser.add_argument("--list-rules", action="store_true",
                         help="list every rule id with its severity and title, then exit")
     parser.add_argument("--limit", type=int, default=50, metavar="N",

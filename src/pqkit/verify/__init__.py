@@ -14,6 +14,10 @@ chunk_rules         chunk byte ranges, page headers walked from the bytes, CRCs,
 stats_rules         statistics legal in the column's sort order, pages inside chunks
 index_rules         OffsetIndex against the pages, ColumnIndex null pages, bounds
                     and boundary order
+size_stats_checks   SizeStatistics and the page index's level histograms and
+                    byte-array sizes: lengths and sums; (deep) against the values
+bloom_checks        bloom filter placement and header; (deep) every value probed
+decoded             (``deep=True``) a chunk decoded once and cut into its pages
 deep_rules          (``deep=True``) every value inside its page, chunk and index
                     bounds; null, NaN and row counts from the decoded levels
 writer_bugs         known bugs keyed on created_by: what not to trust

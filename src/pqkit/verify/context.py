@@ -32,6 +32,10 @@ class FileContext:
         Decode every page and check the values.
     counters : collections.Counter
         Pages walked, CRCs present and absent, values checked, ...
+    flagged : set
+        (writer-bug rule, column) pairs already reported.
+    bloom_spans : list
+        (start, end, Where) of each bloom filter read, for the overlap rule.
     """
     src: object
     md: object
@@ -41,6 +45,7 @@ class FileContext:
     deep: bool = False
     counters: Counter = field(default_factory=Counter)
     flagged: set = field(default_factory=set)
+    bloom_spans: list = field(default_factory=list)
 
     def add(self, rule, message, offset, where=None, bugs=None, severity=None, note=None):
         """Record a finding; with writer ``bugs`` that explain it, or a ``note`` saying why

@@ -1,7 +1,7 @@
 """Value rules (``--deep``): decode every page and hold its values against the metadata.
 
-A chunk is decoded once (:class:`pqkit.column_reader.ColumnChunkReader`) and
-cut back into its data pages by their level counts: page ``i`` owns level
+A chunk is decoded once (:func:`pqkit.verify.decoded.decode_chunk`) and cut
+back into its data pages by their level counts: page ``i`` owns level
 entries ``[e_i, e_i + num_values_i)`` and the non-null values among them. For
 each page:
 
@@ -27,23 +27,19 @@ definition levels ``1 0 1 | 1 1`` holds values ``[5, 9 | 7, 8]``: page 0 has
 import numpy as np
 
 from .. import values as V
-from ..column_reader import ColumnChunkReader
-from ..errors import ParquetError
-from ..format import Encoding, PageType
+from ..format import PageType
 from ..write_stats import StatisticsAccumulator
+from .decoded import data_header
 from .ordering import BoundSizeError
 from .stats_rules import effective_bounds
 from .writer_bugs import min_max_untrusted
 
 
-def check_values(ctx, walk, column_index=None, offset_index=None):
-    """Decode one walked chunk and check its values; returns how many values were checked."""
-    if walk is None or not walk.complete:
-        return 0
-    decoded = _decode(ctx, walk)
-    if decoded is None:
-        return 0
-    defs, reps, values = decoded
+def check_values(ctx, decoded, column_index=None, offset_index=None):
+    """Check the values of one decoded chunk (:func:`pqkit.verify.decoded.decode_chunk`);
+    returns how many values were checked."""
+    walk = decoded.walk
+    defs, reps, values = decoded.defs, decoded.reps, decoded.values
     node, ordering = walk.node, walk.ordering
     acc = StatisticsAccumulator(node, truncate_length=None)
     pages = walk.data_pages
@@ -53,7 +49,7 @@ def check_values(ctx, walk, column_index=None, offset_index=None):
     entry = value = rows_total = 0
     max_def = node.max_definition_level
     for i, page in enumerate(pages):
-        sub = _sub(page)
+        sub = data_header(page)
         n = sub.num_values
         page_defs = None if defs is None else defs[entry:entry + n]
         present = n if page_defs is None else int(np.count_nonzero(page_defs == max_def))
@@ -74,38 +70,6 @@ def check_values(ctx, walk, column_index=None, offset_index=None):
     ctx.counters["values_checked"] += value
     _check_chunk(ctx, walk, acc, rows_total)
     return value
-
-
-def _decode(ctx, walk):
-    node, cmd = walk.node, walk.meta
-    reader = ColumnChunkReader(node, cmd.codec, cmd.num_values, str(walk.where),
-                               verify_checksums=False)
-    try:
-        chunk = reader.read(walk.data, walk.start)
-        values = chunk.values
-        if isinstance(values, V.DictionaryValues):
-            values = V.take(values.dictionary, values.indices, str(walk.where))
-    except (ParquetError, ValueError, IndexError, OverflowError) as exc:
-        ctx.add("PQ-DEEP-001", f"the chunk at offset {walk.start} does not decode: {exc}",
-                walk.start, walk.where, bugs=_decode_bugs(ctx, walk))
-        return None
-    return chunk.def_levels, chunk.rep_levels, values
-
-
-def _decode_bugs(ctx, walk):
-    bugs = []
-    types = {p.type for p in walk.pages}
-    encodings = {_sub(p).encoding for p in walk.data_pages}
-    if PageType.DATA_PAGE_V2 in types:
-        bugs += ctx.trust.file_bugs("v2_is_compressed")
-    if Encoding.DELTA_BYTE_ARRAY in encodings:
-        bugs += ctx.trust.file_bugs("delta_byte_array")
-    return bugs
-
-
-def _sub(page):
-    h = page.header
-    return h.data_page_header if h.type == PageType.DATA_PAGE else h.data_page_header_v2
 
 
 def _spans(oi, count, num_rows):

@@ -5,11 +5,12 @@ The checks of one file run in this order; each later step needs the earlier::
     footer (magic, length, FileMetaData)   -> unusable file: stop (exit code 2)
     file rules, schema types, writer bugs
     per row group, per column chunk:
-        chunk statistics
+        chunk statistics and SizeStatistics
         page walk: ranges, headers, CRCs, dictionaries, values and rows
-        page statistics, page index (OffsetIndex, ColumnIndex)
-        values (deep only)
-    across chunks: overlaps, row-group offsets and sizes
+        page statistics, page index (OffsetIndex, ColumnIndex), its size fields
+        bloom filter: range and header
+        decode once (deep only): values, SizeStatistics, bloom filter probes
+    across chunks: overlaps (chunks, bloom filters), row-group offsets and sizes
 
 A summary file (``_metadata``, ``_common_metadata``) is checked "footer only":
 its chunks' bytes live in other files, so only metadata rules run.
@@ -19,8 +20,10 @@ from dataclasses import dataclass, field
 
 from ..errors import ParquetError
 from ..source import Source
-from . import chunk_rules, deep_rules, footer_rules, index_rules, stats_rules, type_rules
+from . import (bloom_checks, chunk_rules, deep_rules, footer_rules, index_rules,
+               size_stats_checks, stats_rules, type_rules)
 from .context import FileContext
+from .decoded import decode_chunk
 from .findings import ERROR, INFO, UNUSABLE_RULES, WARNING, FindingList, Where
 from .ordering import orderings
 from .paths import expand_paths
@@ -29,7 +32,8 @@ from .writer_bugs import WriterTrust
 EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE = 0, 1, 2
 _PAGE_COUNTERS = ("pages", "data_pages", "dictionary_pages", "other_pages", "pages_with_crc",
                   "pages_without_crc", "crc_mismatches")
-_COUNTERS = _PAGE_COUNTERS + ("chunks_walked", "values_checked")
+_COUNTERS = _PAGE_COUNTERS + ("chunks_walked", "values_checked", "bloom_filters",
+                              "bloom_values_probed")
 
 
 @dataclass
@@ -50,7 +54,8 @@ class FileReport:
         size, created_by, num_rows, num_row_groups, num_columns (None when unknown).
     counters : dict
         pages, data_pages, dictionary_pages, other_pages, pages_with_crc,
-        pages_without_crc, crc_mismatches, chunks_walked, values_checked.
+        pages_without_crc, crc_mismatches, chunks_walked, values_checked,
+        bloom_filters (read), bloom_values_probed (deep).
     """
     path: str
     footer_only: bool = False
@@ -150,11 +155,13 @@ def _check(ctx, footer_only):
             if not footer_rules.usable_chunk(chunk):
                 continue                  # PQ-FOOTER-014
             stats_rules.check_chunk_statistics(ctx, g, node, chunk, ordering)
+            size_stats_checks.check_chunk_metadata(ctx, g, node, chunk)
             if not footer_only:
                 _check_chunk_bytes(ctx, g, node, chunk, ordering)
     if footer_only:
         return
     chunk_rules.check_row_groups(ctx)
+    bloom_checks.check_overlaps(ctx)
     pages = ctx.counters["pages"]
     if pages:
         ctx.add("PQ-CRC-002", f"{ctx.counters['pages_with_crc']} of the {pages} pages walked "
@@ -168,8 +175,14 @@ def _check_chunk_bytes(ctx, g, node, chunk, ordering):
         if walk is not None:
             stats_rules.check_page_statistics(ctx, walk)
         ci, oi = index_rules.check_page_index(ctx, g, node, chunk, ordering, walk)
-        if ctx.deep:
-            deep_rules.check_values(ctx, walk, ci, oi)
+        size_stats_checks.check_page_index(ctx, walk, node, chunk, ci, oi,
+                                           Where(g, node.dotted_path))
+        bloom = bloom_checks.check_filter(ctx, g, node, chunk)
+        decoded = decode_chunk(ctx, walk) if ctx.deep else None
+        if decoded is not None:
+            deep_rules.check_values(ctx, decoded, ci, oi)
+            size_stats_checks.check_values(ctx, decoded, ci, oi)
+            bloom_checks.check_values(ctx, decoded, bloom)
     except ParquetError as exc:
         # A rule met bytes it could not read (a range beyond the file, ...): the chunk's
         # remaining checks are skipped, the reason is reported.
