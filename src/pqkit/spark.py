@@ -36,7 +36,8 @@ from dataclasses import dataclass
 from .errors import DatasetIncomplete, SchemaError
 from .columns import nulls
 from .reader import ParquetFile
-from .spark_convert import constant_column, to_arrow, to_pandas, to_ready
+from .spark_convert import (arrow_series_supported, constant_column, to_arrow, to_pandas,
+                            to_ready)
 from .spark_plan import Split, ReadPlan, find_files, make_plan, pack_tasks
 from .spark_schema import spark_schema
 from .spark_write import WriteResult, write
@@ -178,24 +179,37 @@ def _output_order(columns, names):
 
 
 # --- executor side ------------------------------------------------------------------------
+def _arrow_schema(config):
+    """The Arrow schema pyspark gives the output (the types it asks pyarrow for)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+    return to_arrow_schema(spark_schema(config.fields + config.partition_fields),
+                           timezone=config.timezone, prefers_large_types=config.large_types)
+
+
 def _pandas_batches(frames, config):
-    """mapInPandas function: task rows in, pandas DataFrames of Spark-ready data out."""
+    """mapInPandas function: task rows in, pandas DataFrames of Spark-ready data out.
+
+    Where pyspark takes Arrow-backed Series (:func:`arrow_series_supported`), strings,
+    binary, decimals and dates are handed over as Arrow arrays instead of objects."""
     import pandas as pd
     names = [f.name for f in config.fields + config.partition_fields]
+    pa, types = None, [None] * len(names)
+    if arrow_series_supported():
+        import pyarrow as pa
+        types = _arrow_schema(config).types
     for frame in frames:
         for payload in frame["splits"]:
             for split in pickle.loads(payload):
                 for columns, n in split_batches(split, config):
-                    series = {name: to_pandas(col, pd) for name, col in zip(names, columns)}
+                    series = {name: to_pandas(col, pd, t, pa)
+                              for name, col, t in zip(names, columns, types)}
                     yield pd.DataFrame(series, index=pd.RangeIndex(n))
 
 
 def _arrow_batches(batches, config):
     """mapInArrow function: task rows in, Arrow record batches out."""
     import pyarrow as pa
-    from pyspark.sql.pandas.types import to_arrow_schema
-    schema = to_arrow_schema(spark_schema(config.fields + config.partition_fields),
-                             timezone=config.timezone, prefers_large_types=config.large_types)
+    schema = _arrow_schema(config)
     for batch in batches:
         for payload in batch.column("splits").to_pylist():
             for split in pickle.loads(payload):

@@ -8,11 +8,17 @@ column is decoded. Then it becomes
 
 * a pandas Series for ``mapInPandas`` (:func:`to_pandas`): numpy or pandas'
   masked arrays for numbers (so a null stays distinct from NaN), datetime64
-  for timestamps, Python objects for strings, decimals, dates and nested
-  values (maps as dicts, which is what pyspark's converter expects); or
+  for timestamps; strings, binary, decimals and dates as a
+  ``pd.arrays.ArrowExtensionArray`` over the :func:`to_arrow` array when the
+  caller passes the Arrow type (which pyspark hands to pyarrow through
+  ``__arrow_array__``, without a Python object per value; the caller asks
+  :func:`arrow_series_supported` first, since older pyspark rejects such a
+  Series), otherwise as Python objects; nested values always as Python objects
+  (maps as dicts, which is what pyspark's converter expects; pyspark converts
+  lists and structs value by value anyway); or
 * a pyarrow Array for ``mapInArrow`` (:func:`to_arrow`), built over the same
-  buffers with ``Array.from_buffers``; pyarrow is imported by the caller, on
-  the executor, only on that path.
+  buffers with ``Array.from_buffers``. pyarrow is imported by the caller, on
+  the executor, only on this path and for Arrow-backed Series.
 
 For example a ``uint32`` column ``[1, None, 4294967295]`` becomes an int64
 column with the same validity, then ``pd.array([1, <NA>, 4294967295],
@@ -28,7 +34,8 @@ from .fixed_columns import DecimalColumn, FixedSizeBinaryColumn
 from .nested_columns import (DictionaryColumn, FixedSizeListColumn, ListColumn, MapColumn,
                              StructColumn)
 
-__all__ = ["to_ready", "constant_column", "to_pandas", "to_arrow"]
+__all__ = ["to_ready", "constant_column", "to_pandas", "to_arrow",
+           "arrow_series_supported"]
 
 _PER_SECOND = {"s": 1, "ms": 1000, "us": 10**6, "ns": 10**9}
 _MS_PER_DAY = 86_400_000
@@ -163,11 +170,26 @@ def _object_array(values):
     return out
 
 
-def to_pandas(col, pd):
-    """A pandas Series that pyspark converts to the column's Spark type without loss."""
+# Spark-ready types whose values would otherwise be Python objects, and which pyspark's
+# pandas converter passes through untouched (no per-value converter), so an Arrow-backed
+# Series reaches pyarrow as is. Lists and structs get a per-value converter, maps a
+# dict -> items one: those stay Python objects.
+_ARROW_BACKED = (T.StringType, T.BinaryType, T.DecimalType, T.Date32Type)
+
+
+def to_pandas(col, pd, arrow_type=None, pa=None):
+    """A pandas Series that pyspark converts to the column's Spark type without loss.
+
+    With ``arrow_type`` (pyspark's ``to_arrow_type`` of the column's Spark type) and
+    ``pa``, strings, binary, decimals and dates come as an Arrow-backed Series over
+    :func:`to_arrow`'s array; pass them only if :func:`arrow_series_supported`.
+    """
     t, valid = col.type, col.validity
     if isinstance(col, NullColumn):
         return pd.Series(np.full(len(col), None, dtype=object))
+    if arrow_type is not None and isinstance(t, _ARROW_BACKED):
+        return pd.Series(pd.arrays.ArrowExtensionArray(to_arrow(col, arrow_type, pa)),
+                         copy=False)
     if isinstance(t, T.FloatingType):
         # Always masked: pyspark marks NaN of a plain float Series as null.
         mask = np.zeros(len(col), np.bool_) if valid is None else ~valid
@@ -195,6 +217,45 @@ def to_pandas(col, pd):
         strings = col.to_pandas()
         return strings if strings.dtype == object else strings.astype(object)
     return pd.Series(_object_array(spark_pylist(col)))
+
+
+_ARROW_SERIES = None
+
+
+def arrow_series_supported():
+    """Whether this process's pyspark turns an Arrow-backed pandas Series into Arrow
+    through ``__arrow_array__`` (no mask), as ``mapInPandas`` output; probed once."""
+    global _ARROW_SERIES
+    if _ARROW_SERIES is None:
+        _ARROW_SERIES = _probe_arrow_series()
+    return _ARROW_SERIES
+
+
+def _probe_arrow_series():
+    """Send a two-value Arrow-backed string Series through the pyspark function that
+    converts ``mapInPandas`` output (or, where that does not exist, look for the
+    ``__arrow_array__`` handling in the older serializer's source)."""
+    try:
+        import pandas as pd
+        import pyarrow as pa
+        from pyspark.sql import types as S
+        try:
+            from pyspark.sql.conversion import PandasToArrowConversion
+        except ImportError:
+            import inspect
+            from pyspark.sql.pandas.serializers import ArrowStreamPandasSerializer
+            source = inspect.getsource(ArrowStreamPandasSerializer._create_array)
+            return "__arrow_array__" in source
+        series = pd.Series(pd.arrays.ArrowExtensionArray(pa.array(["x", None], pa.string())))
+        schema = S.StructType([S.StructField("_0", S.StructType(
+            [S.StructField("s", S.StringType())]))])
+        batch = PandasToArrowConversion.convert([pd.DataFrame({"s": series})], schema,
+                                                timezone="UTC", safecheck=True,
+                                                arrow_cast=True, assign_cols_by_name=True)
+        got = batch.column(0).field(0)
+        return got.type == pa.string() and got.to_pylist() == ["x", None]
+    except Exception:
+        return False
 
 
 def _has_map(t):
