@@ -18,7 +18,10 @@ pinned to a version, and planning needs no directory listing::
 Distributed writers stage files with :func:`stage_file` (e.g. on Spark
 executors) and commit them as one version with :func:`commit`. Maintenance:
 :func:`delete`, :func:`compact`, :func:`restore`, :func:`tag`, :func:`vacuum`,
-:func:`repair`, :func:`publish`. Versions of 1000 files or more also get a
+:func:`repair`, :func:`publish`. Inverted indices (:mod:`.indices`):
+:func:`build_index` indexes a column, appends index their own files in the same
+commit, ``==``/``in`` filters on it prune files, :func:`optimize_index` merges the
+segments. Versions of 1000 files or more also get a
 derived planning index (:mod:`.planindex`), so that a partition query reads a
 page of it instead of parsing the whole JSON file list. The design is
 ``docs/DATASET.md`` (PQDS/1).
@@ -37,7 +40,8 @@ Modules: ``layout`` (paths), ``canonical`` (type and value text),
 (conflict table, next snapshot), ``commit`` (latest version, commit loop),
 ``publish`` (plain-reader view), ``planning`` (pruning), ``planindex``,
 ``scan`` (file sources, reading files), ``dataset`` (open/read), ``write``,
-``maintenance``, ``vacuum``, ``fsops`` (link-if-absent, flock, crash points);
+``maintenance``, ``indices`` (index segments, index pruning), ``index_ops``,
+``vacuum``, ``fsops`` (link-if-absent, flock, crash points);
 ``legacy`` (layout detection and dispatch), ``legacy_hive``, ``rfc_manifest``,
 ``rfc_write``, ``filefacts`` (footer facts of foreign files).
 """
@@ -45,6 +49,7 @@ from ..errors import (CommitConflict, DatasetError, DatasetExists, DatasetIncomp
                       DatasetNotFound, ManifestCorrupted, UnsupportedFeature)
 from .commit import find_latest
 from .dataset import DataFile, Dataset, VerifyReport, open_dataset
+from . import index_ops as _index_ops
 from . import maintenance as _maintenance
 from .partitioning import (HIVE_NULL, escape_path_component, parse_partition_dirs,
                            unescape_path_component)
@@ -66,6 +71,8 @@ tag = pqds_only(_maintenance.tag)
 untag = pqds_only(_maintenance.untag)
 stage_file = pqds_only(_stage_file)
 vacuum = pqds_only(_vacuum)
+build_index = pqds_only(_index_ops.build_index)
+optimize_index = pqds_only(_index_ops.optimize_index)
 
 
 @pqds_only
@@ -82,7 +89,8 @@ def latest_version(root):
 __all__ = [
     "write", "stage_file", "commit", "open", "open_dataset", "Dataset", "DataFile",
     "VerifyReport", "repair", "vacuum", "publish", "delete", "compact", "restore", "tag",
-    "untag", "latest_version", "FileSource", "ManifestSource", "MODES", "HIVE_NULL",
+    "untag", "build_index", "optimize_index", "latest_version", "FileSource",
+    "ManifestSource", "MODES", "HIVE_NULL",
     "escape_path_component", "unescape_path_component", "parse_partition_dirs",
     "DatasetError", "DatasetNotFound", "DatasetExists", "DatasetIncomplete",
     "ManifestCorrupted", "UnsupportedFeature", "CommitConflict",

@@ -169,6 +169,9 @@ def commit_operation(layout, op, *, max_attempts=MAX_ATTEMPTS):
         if missing:
             raise DatasetIncomplete(f"staged file {missing[0]!r} is gone (removed by vacuum "
                                     "after its grace period?); stage it again")
+        if op.index_segments:
+            from .indices import check_segments_present
+            check_segments_present(layout, [seg for _, seg in op.index_segments])
         tmp = layout.tmp_path(op.txn, attempt)
         fsops.write_file(tmp, fsops.dump_json(data), crash_step="commit.tmp_partial")
         fsops.crash_point("commit.tmp_written")

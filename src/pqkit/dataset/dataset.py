@@ -16,6 +16,7 @@ from ..errors import DatasetError, DatasetIncomplete, ManifestCorrupted, Parquet
 from ..footer import read_metadata
 from ..table import Table, concat_tables
 from . import fsops
+from .indices import IndexPruner, manifest_indices
 from .manifest import parse_utc
 from .planning import Planner, normalize_filters
 from .scan import FileReader, ManifestSource, open_entry
@@ -178,15 +179,22 @@ class Dataset:
         return out
 
     # --- planning ------------------------------------------------------------------------
+    @property
+    def indices(self):
+        """The inverted indices of this version (§3.4): dicts of ``column``, ``kind`` and
+        ``segments`` (each a ``path`` and the file keys it ``covers``)."""
+        return manifest_indices(self.head)
+
     def _plan(self, filters):
         dnf = normalize_filters(filters)
         planner = Planner(self.table_schema, self.partitioning, dnf)
+        pruner = IndexPruner(self.root, self.indices, dnf)
         entries = None
         if self._manifest is None:
             entries = self.source.entries(self.version, self.partitioning, dnf)
         for entry in entries if entries is not None else self.manifest.files:
             residual = planner.residual(entry)
-            if residual is not None:
+            if residual is not None and pruner.keeps(entry["key"]):
                 yield entry, residual
 
     def files(self, filters=None):

@@ -15,11 +15,16 @@ replace (S)        R [1]   R          R if S∩S′≠∅     R if F′ in S    
 delete / update    ✓       R          R if F removed  R if F∩F′≠∅     R           ✓      R
 compact (F)        ✓       R          R if F removed  R if F∩F′≠∅     ✓           ✓      R
 schema change      ✓       R          ✓               ✓               R           ✓      R
+index build        ✓ [2]   R          ✓ [3]           ✓ [3]           R [4]       ✓ [5]  R
 =================  ======  =========  ==============  ==============  ==========  =====  =======
 
 [1] if the append added files inside S; never with ``blind=True``. "rewrite" is any
 delete, update or compact; "F removed" means the intervening operation removed a file
 this one rewrites.
+[2] the appended files stay unindexed (always candidates). [3] removed files become
+dead keys, which readers filter out. [4] only if the indexed column is gone. [5] the
+segments are merged into the column's list; an ``optimize_index`` replaces only the
+segments it read.
 
 An append that also evolves the schema is checked against both the append and
 the schema-change rows. A version whose operation type is unknown conflicts
@@ -70,7 +75,8 @@ class Operation:
     def __init__(self, type, txn, *, entries=(), removed=(), scope=None, blind=False,
                  run_id=None, read_version=None, partition_by=None, schema=None,
                  evolve_schema=False, properties=None, metadata=None, restore_from=None,
-                 dataset_key=None, partitioning=None):
+                 dataset_key=None, partitioning=None, index_segments=(),
+                 replaced_segments=(), index_column=None):
         self.type = type
         self.txn = txn
         self.entries = list(entries)
@@ -88,6 +94,11 @@ class Operation:
         self.dataset_key = dataset_key
         self.partitioning = partitioning    # known up front by write(); else from the entries
         self.schema_change = False          # set by build() when the schema evolved
+        # Index segments written with the operation: (column, {"path", "covers"}) pairs,
+        # and the segment paths an optimize_index replaces (§3.4).
+        self.index_segments = list(index_segments)
+        self.replaced_segments = list(replaced_segments)
+        self.index_column = index_column
 
     def prepare(self, read_manifest):
         """Decide, against the version the operation read, whether it changes the schema."""
@@ -183,6 +194,12 @@ class Operation:
                           "files_added": len(added), "files_removed": len(removed)}}
         if self.restore_from is not None:
             op["restored_version"] = self.restore_from.version
+        if self.type == "index":
+            op["column"] = self.index_column
+        if self.index_segments or self.replaced_segments:
+            op["index_segments"] = [{"column": c, "path": s["path"]}
+                                    for c, s in self.index_segments]
+            op["replaced_segments"] = sorted(self.replaced_segments)
         return {
             "format": FORMAT, "format_version": FORMAT_VERSION,
             "reader_features": [], "writer_features": [],
@@ -196,8 +213,19 @@ class Operation:
             "properties": props, "metadata": metadata,
             "row_count": sum(int(f["row_count"]) for f in files), "file_count": len(files),
             "total_bytes": sum(int(f["size"]) for f in files),
-            "files": files, "indices": [],
+            "files": files, "indices": self._indices(parent),
         }
+
+    def _indices(self, parent):
+        """The next version's index segments (§3.4): the parent's plus ours."""
+        from .indices import manifest_indices, next_indices
+        if self.type == "restore":
+            base = manifest_indices(self.restore_from)
+        elif self.type in ("overwrite", "create") or parent is None:
+            base = []
+        else:
+            base = manifest_indices(parent)
+        return next_indices(base, self.index_segments, self.replaced_segments)
 
     def _live_files(self, parent, partitioning):
         """(parent files kept, keys removed)."""
@@ -482,10 +510,18 @@ def _rule_schema_change(op, kind, other, prev, manifest, schema_changed):
     return None
 
 
+def _rule_index(op, kind, other, prev, manifest, schema_changed):
+    if kind in ("overwrite", "restore"):
+        return f"an {kind} replaced the files this index was built from"
+    if op.index_column is not None and op.index_column not in manifest.schema.by_name:
+        return f"the indexed column {op.index_column!r} is no longer in the schema"
+    return None
+
+
 def _rule_unknown_row(op, kind, other, prev, manifest, schema_changed):
     return f"{op.type} cannot be validated against {kind}"
 
 
 _RULES = {"append": _rule_append, "create": _rule_append, "replace_partitions": _rule_replace,
           "delete": _rule_rewrite, "update": _rule_rewrite, "compact": _rule_rewrite,
-          "schema_change": _rule_schema_change}
+          "schema_change": _rule_schema_change, "index": _rule_index}

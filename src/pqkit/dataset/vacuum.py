@@ -27,6 +27,7 @@ import time
 from ..errors import DatasetError, DatasetIncomplete, ManifestCorrupted
 from . import fsops, planindex
 from .commit import find_latest, list_versions, load_version
+from .indices import manifest_indices
 from .layout import DATA_FILE_RE, Layout
 from .manifest import parse_utc
 from .publish import _write_derived, publish, visible_data_files
@@ -83,9 +84,12 @@ def retained_versions(layout, latest_manifest, now, retention=None, keep_last=No
 
 
 def _referenced(layout, versions):
+    """Data paths and index segment paths (``_pqkit/indices/…``) the versions use."""
     paths = set()
     for v in versions:
-        paths.update(f["path"] for f in load_version(layout, v).files)
+        m = load_version(layout, v)
+        paths.update(f["path"] for f in m.files)
+        paths.update(seg["path"] for ix in manifest_indices(m) for seg in ix.get("segments", []))
     return paths
 
 
@@ -109,8 +113,11 @@ def _orphans(layout, referenced, cutoff):
         rel = os.path.relpath(path, layout.shadow_dir).replace(os.sep, "/")
         if rel not in referenced and _old_enough(path, cutoff):
             out.append(path)
-    for top in (layout.tmp_dir, layout.indices_dir):
-        out.extend(p for p in _walk_files(top) if _old_enough(p, cutoff))
+    out.extend(p for p in _walk_files(layout.tmp_dir) if _old_enough(p, cutoff))
+    for path in _walk_files(layout.indices_dir):
+        rel = os.path.relpath(path, layout.root).replace(os.sep, "/")
+        if rel not in referenced and _old_enough(path, cutoff):
+            out.append(path)
     for rel in visible_data_files(layout):
         path = layout.visible(rel)
         if rel not in referenced and _old_enough(path, cutoff):

@@ -19,6 +19,7 @@ from ..errors import DatasetExists, SchemaError
 from ..table import Table
 from . import fsops
 from .commit import commit_operation, load_latest
+from .indices import append_segments, manifest_indices, remove_segments
 from .layout import Layout, data_file_name, file_key, new_txn
 from .manifest import max_field_id, with_field_ids
 from .operations import Operation, scope_matches, widens
@@ -111,19 +112,28 @@ def write(root, data, *, partition_by=None, mode="append", run_id=None, scope=No
     if mode == "replace_partitions":
         scope = resolve_scope(partitioning, scope, [texts for texts, _ in groups])
     txn = new_txn()
-    entries = []
+    entries, segments = [], []
+    indexed = [ix["column"] for ix in manifest_indices(parent)] \
+        if mode in ("append", "replace_partitions") else []
+    pieces = {}                                 # file key -> its indexed columns (§3.4)
     try:
         for texts, rows in groups:
             for piece in _pieces(rows, max_rows_per_file):
                 entries.append(_stage(layout, partitioning, texts, piece, fields, txn,
                                       len(entries), stats_columns, writer_options))
+                if indexed:
+                    pieces[entries[-1]["key"]] = piece.select(
+                        [c for c in indexed if c in piece.column_names])
+        segments = append_segments(layout, parent, mode, fields, pieces, read_version + 1)
         op = Operation(mode, txn, entries=entries, scope=scope, blind=blind, run_id=run_id,
                        read_version=read_version, partition_by=partitioning.names,
                        partitioning=partitioning, schema=fields, evolve_schema=evolve_schema,
-                       properties=properties, metadata=metadata, dataset_key=dataset_key)
+                       properties=properties, metadata=metadata, dataset_key=dataset_key,
+                       index_segments=segments)
         version = commit_operation(layout, op)
     except BaseException:
         discard_staged(layout, entries)
+        remove_segments(layout, [seg for _, seg in segments])
         raise
     try_publish(layout)
     return version
