@@ -15,7 +15,7 @@ So the result always equals a full read filtered row by row; the index only save
 import numpy as np
 
 from .column_reader import ColumnChunkReader, chunk_range
-from .filters import (bound_decoder, filter_leaves, legacy_bound, normalize, row_mask,
+from .filters import (bound_decoder, chunk_may_match, filter_leaves, normalize, row_mask,
                       term_may_match)
 from .format import Type
 from .nesting import Nester
@@ -61,14 +61,8 @@ class FilteredReader:
     # --- pruning -------------------------------------------------------------------------
     def _chunk_may(self, rg, term):
         node = self.leaves[term[0]]
-        md = rg.columns[node.column_index].meta_data
-        st = md.statistics if md is not None else None
-        if st is None:
-            return True
-        lo = st.min_value if st.min_value is not None else legacy_bound(st.min, node)
-        hi = st.max_value if st.max_value is not None else legacy_bound(st.max, node)
-        return term_may_match(term, self.decoders[term[0]], lo, hi, st.null_count,
-                              md.num_values, Type(node.physical_type) in _FLOATS)
+        return chunk_may_match(rg.columns[node.column_index], node, term,
+                               self.decoders[term[0]])
 
     def _candidate_rows(self, g, rg):
         """Sorted candidate row numbers, or None when every row is a candidate."""

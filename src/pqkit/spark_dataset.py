@@ -155,25 +155,15 @@ class _Stager:
 def stage_task(frames, config):
     """mapInPandas function: transport frames in, one JSON file entry per staged file out."""
     import pandas as pd
-    from .spark_write import frame_to_table, partition_texts
+    from .spark_write_task import partitioned_tables
     stager = _Stager(config)
     try:
-        for frame in frames:
-            if len(frame) == 0:
-                continue
-            table = frame_to_table(frame, config)
-            if not config.partitions:
-                stager.add((), {}, table)
-                continue
-            texts = list(zip(*[partition_texts(frame, c, config.timezone)
-                               for c in config.partitions]))
-            objects = [partition_objects(frame, c, config.timezone) for c in config.partitions]
-            groups = {}
-            for i, key in enumerate(texts):
-                groups.setdefault(key, []).append(i)
-            for key, rows in groups.items():
-                values = {c.name: objs[rows[0]] for c, objs in zip(config.partitions, objects)}
-                stager.add(key, values, table.take(rows))
+        for key, rows, frame, table in partitioned_tables(frames, config):
+            # The typed values of a partition, from its first row.
+            first = frame.iloc[rows[:1]] if rows is not None else None
+            values = {c.name: partition_objects(first, c, config.timezone)[0]
+                      for c in config.partitions}
+            stager.add(key, values, table)
         entries = stager.finish()
     except BaseException:
         stager.abort()

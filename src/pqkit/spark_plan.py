@@ -30,8 +30,7 @@ from dataclasses import dataclass, field
 
 from . import datatypes as T
 from .errors import ParquetError, SchemaError
-from .filters import bound_decoder, filter_leaves, legacy_bound, normalize, term_may_match
-from .format import Type
+from .filters import bound_decoder, chunk_may_match, filter_leaves, normalize
 from .reader import ParquetFile
 from .spark_schema import (file_fields, infer_partition_type, merge_fields,
                            parse_partition_type, partition_value)
@@ -296,15 +295,8 @@ class _GroupPruner:
 
     def _term_may(self, rg, term):
         node = self.leaves[term[0]]
-        md = rg.columns[node.column_index].meta_data
-        st = md.statistics if md is not None else None
-        if st is None:
-            return True
-        lo = st.min_value if st.min_value is not None else legacy_bound(st.min, node)
-        hi = st.max_value if st.max_value is not None else legacy_bound(st.max, node)
-        is_float = Type(node.physical_type) in (Type.FLOAT, Type.DOUBLE)
-        return term_may_match(term, self.decoders[term[0]], lo, hi, st.null_count,
-                              md.num_values, is_float)
+        return chunk_may_match(rg.columns[node.column_index], node, term,
+                               self.decoders[term[0]])
 
 
 def _residual(conjs, src, partition_names):

@@ -92,6 +92,23 @@ def _groups(keys):
     return groups
 
 
+def partitioned_tables(frames, config):
+    """Split transport frames by partition: yields (key, rows, frame, table) for each
+    partition of each non-empty frame -- ``key`` the partition value texts, ``rows``
+    the frame positions (None without partition columns), ``table`` those rows."""
+    for frame in frames:
+        if len(frame) == 0:
+            continue
+        table = frame_to_table(frame, config)
+        if not config.partitions:
+            yield (), None, frame, table
+            continue
+        texts = [partition_texts(frame, c, config.timezone) for c in config.partitions]
+        for key, rows in _groups(list(zip(*texts))).items():
+            yield key, rows, frame, (table if len(rows) == table.num_rows else
+                                     table.take(rows))
+
+
 def write_task(frames, config):
     """mapInPandas function: transport frames in, one metadata row per written file out."""
     import pandas as pd
@@ -99,16 +116,8 @@ def write_task(frames, config):
     ctx = TaskContext.get()
     files = _TaskFiles(f"attempt-{ctx.taskAttemptId()}", ctx.partitionId(), config)
     try:
-        for frame in frames:
-            if len(frame) == 0:
-                continue
-            table = frame_to_table(frame, config)
-            if not config.partitions:
-                files.write((), table)
-                continue
-            texts = [partition_texts(frame, c, config.timezone) for c in config.partitions]
-            for key, rows in _groups(list(zip(*texts))).items():
-                files.write(key, table if len(rows) == table.num_rows else table.take(rows))
+        for key, _, _, table in partitioned_tables(frames, config):
+            files.write(key, table)
         rows = files.finish()
     except BaseException:
         files.abort()

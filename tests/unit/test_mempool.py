@@ -152,7 +152,8 @@ def test_threads_allocate_and_free_concurrently(clean_pool):
     assert stats["cached_bytes"] <= stats["limit_bytes"]
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
+@pytest.mark.skipif(not hasattr(os, "fork"),
+                    reason="no fork() on this platform, so no child process to protect")
 def test_child_process_can_use_the_pool(clean_pool):
     with memory.pooled_buffers():
         keep = np.ones(BIG, np.uint8)

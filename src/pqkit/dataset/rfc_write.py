@@ -26,33 +26,19 @@ import re
 
 from ..errors import DatasetError, DatasetExists, ManifestCorrupted, SchemaError
 from ..table import Table
-from ..writer import ParquetWriter
 from . import fsops
 from .filefacts import read_facts
 from .layout import META_DIR, new_txn
 from .manifest import DEFAULT_PROPERTIES, utc_now_text, with_field_ids
 from .rfc_manifest import (MANIFEST_NAMES, SUCCESS, check_part, manifest_path, read_manifest,
                            schema_sha256)
-from .staging import as_table, cast_to_fields, plain_table
+from .staging import HashingSink, as_table, cast_to_fields, new_writer, plain_table
 
 MODES = ("create", "overwrite", "append")
 LOCK_NAME = "_manifest.lock"
 _TMP_RE = re.compile(r"\.(.+)\.([0-9a-f]{32})\.tmp")
 _PQDS_ONLY = ("partition_by", "scope", "blind", "evolve_schema", "empty_string_as_null",
               "properties")
-
-
-class _HashingFile:
-    """The sink the writer sees: bytes go to the file and into a sha256."""
-
-    def __init__(self, f):
-        self.f = f
-        self.hash = hashlib.sha256()
-
-    def write(self, data):
-        self.f.write(data)
-        self.hash.update(data)
-        return len(data)
 
 
 def write(root, data, *, mode="create", run_id=None, dataset_key=None, metadata=None,
@@ -210,11 +196,8 @@ def _write_part(root, name, txn, table, fields, stats_columns, options):
     from .filestats import file_statistics
     tmp = os.path.join(root, f".{name}.{txn}.tmp")
     with open(tmp, "xb") as f:
-        sink = _HashingFile(f)
-        try:
-            writer = ParquetWriter(sink, fields, **options)
-        except TypeError as exc:
-            raise SchemaError(f"bad writer option: {exc}") from None
+        sink = HashingSink(f)
+        writer = new_writer(sink, fields, options)
         writer.write(Table(table.columns, fields))
         writer.close()
         f.flush()

@@ -25,7 +25,7 @@ from .manifest import DEFAULT_PROPERTIES, with_field_ids
 from .partitioning import PartitionColumn, Partitioning
 
 
-class _HashingSink:
+class HashingSink:
     """The binary sink the writer sees: bytes go to the file and into a sha256."""
 
     def __init__(self, f):
@@ -38,6 +38,14 @@ class _HashingSink:
         self.hash.update(data)
         self.size += len(data)
         return len(data)
+
+
+def new_writer(sink, fields, options):
+    """A ParquetWriter on ``sink``; an unknown writer option is the caller's SchemaError."""
+    try:
+        return ParquetWriter(sink, fields, **options)
+    except TypeError as exc:
+        raise SchemaError(f"bad writer option: {exc}") from None
 
 
 def plain_table(table):
@@ -72,11 +80,8 @@ def write_data_file(layout, relpath, table, fields, *, stats_columns=32, **write
     fsops.makedirs(os.path.dirname(dst))
     options = {"compression": DEFAULT_PROPERTIES["compression"], **writer_options}
     with open(dst, "xb") as f:
-        sink = _HashingSink(f)
-        try:
-            writer = ParquetWriter(sink, fields, **options)
-        except TypeError as exc:
-            raise SchemaError(f"bad writer option: {exc}") from None
+        sink = HashingSink(f)
+        writer = new_writer(sink, fields, options)
         writer.write(Table(table.columns, fields))
         fsops.crash_point("stage.partial")
         writer.close()
