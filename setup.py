@@ -8,12 +8,13 @@ import os
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 # (module name, source file)
 EXTENSIONS = [
     ("pqkit._native.buffer", "cython/pqkit/_native/buffer.pyx"),
     ("pqkit._native.thrift", "cython/pqkit/_native/thrift.pyx"),
-    ("pqkit.format._structs", "src/pqkit/format/_structs.pyx"),
+    ("pqkit.format._structs", "cython/pqkit/format/_structs.pyx"),
     ("pqkit._native.bitpack", "cython/pqkit/_native/bitpack.pyx"),
     ("pqkit._native.hybrid_encode", "cython/pqkit/_native/hybrid_encode.pyx"),
     ("pqkit._native.plain", "cython/pqkit/_native/plain.pyx"),
@@ -34,6 +35,8 @@ EXTENSIONS = [
 NUMPY_C_API = {"pqkit._native.mempool"}
 
 DEBUG = os.environ.get("PQKIT_DEBUG") == "1"
+# Cythonizing and compiling both run in parallel; PQKIT_JOBS overrides the core count.
+JOBS = int(os.environ.get("PQKIT_JOBS") or os.cpu_count() or 1)
 ONLY = {m for m in os.environ.get("PQKIT_ONLY", "").split(",") if m}
 
 
@@ -55,7 +58,16 @@ def _extensions():
     if DEBUG:
         directives.update(linetrace=True, warn_unused=True)
     return cythonize(exts, include_path=["cython"], compiler_directives=directives,
-                     annotate=DEBUG, nthreads=0)
+                     annotate=DEBUG, nthreads=JOBS)
 
 
-setup(ext_modules=_extensions())
+class ParallelBuildExt(build_ext):
+    """Compile the extensions on every core (``build_ext --parallel``), not one by one."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        if not self.parallel:
+            self.parallel = JOBS
+
+
+setup(ext_modules=_extensions(), cmdclass={"build_ext": ParallelBuildExt})

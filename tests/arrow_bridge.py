@@ -13,10 +13,15 @@ import pandas as pd
 import pyarrow as pa
 
 from pqkit import datatypes as T
-from pqkit.columns import BinaryColumn, NullColumn, PrimitiveColumn
-from pqkit.fixed_columns import DecimalColumn, FixedSizeBinaryColumn
-from pqkit.nested_columns import (DictionaryColumn, FixedSizeListColumn, ListColumn, MapColumn,
-                                  StructColumn)
+from pqkit.columnar.column import BinaryColumn, NullColumn, PrimitiveColumn
+from pqkit.columnar.fixed import DecimalColumn, FixedSizeBinaryColumn
+from pqkit.columnar.nested import (
+    DictionaryColumn,
+    FixedSizeListColumn,
+    ListColumn,
+    MapColumn,
+    StructColumn,
+)
 
 _SIMPLE = [
     (T.null(), pa.null()), (T.bool_(), pa.bool_()),

@@ -458,17 +458,21 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="fail if committed files are stale")
     ap.add_argument("--thrift", default=os.path.join(ROOT, "parquet.thrift"))
-    ap.add_argument("--out", default=os.path.join(ROOT, "src", "pqkit", "format"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "src", "pqkit", "format"),
+                    help="directory of the generated Python modules")
+    ap.add_argument("--pyx-out", default=os.path.join(ROOT, "cython", "pqkit", "format"),
+                    help="directory of the generated Cython codec (beside the other kernels)")
     args = ap.parse_args(argv)
     files = generate(args.thrift)
     stale = []
     for name, text in files.items():
-        path = os.path.join(args.out, name)
+        out = args.pyx_out if name.endswith(".pyx") else args.out
+        path = os.path.join(out, name)
         current = open(path).read() if os.path.exists(path) else None
         if current != text:
             stale.append(name)
             if not args.check:
-                os.makedirs(args.out, exist_ok=True)
+                os.makedirs(out, exist_ok=True)
                 with open(path, "w") as fh:
                     fh.write(text)
     if args.check and stale:

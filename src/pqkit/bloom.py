@@ -26,10 +26,15 @@ import struct
 
 import numpy as np
 
-from . import format as fmt
-from ._native.hashing import (sbbf_check, sbbf_check_one, sbbf_insert, sbbf_insert_one,
-                              xxh64)
-from .errors import AllocationLimitError, CorruptFileError, UnsupportedFeatureError
+from pqkit import format as fmt
+from pqkit._native.hashing import (
+    sbbf_check,
+    sbbf_check_one,
+    sbbf_insert,
+    sbbf_insert_one,
+    xxh64,
+)
+from pqkit.errors import AllocationLimitError, CorruptFileError, UnsupportedFeatureError
 
 __all__ = ["SplitBlockBloomFilter", "optimal_num_bytes", "plain_bytes", "hash_value",
            "parse_bloom_filter", "read_bloom_filter_header", "MIN_BYTES", "MAX_BYTES"]

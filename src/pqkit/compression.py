@@ -37,9 +37,13 @@ import threading
 import zlib
 from typing import Callable, NamedTuple, Optional
 
-from .errors import (CorruptFileError, MissingCodecError, ParquetError,
-                     UnsupportedFeatureError)
-from .format import CompressionCodec
+from pqkit.errors import (
+    CorruptFileError,
+    MissingCodecError,
+    ParquetError,
+    UnsupportedFeatureError,
+)
+from pqkit.format import CompressionCodec
 
 __all__ = ["CompressionCodec", "codec_from_name", "codec_available", "decompress", "compress"]
 

@@ -31,7 +31,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .errors import SchemaError
+from pqkit.errors import SchemaError
 
 TIME_UNITS = ("s", "ms", "us", "ns")
 
@@ -164,6 +164,11 @@ class BinaryType(StringType):
     """Variable-length bytes."""
     __slots__ = ()
     _base = "binary"
+
+
+def is_text_type(t):
+    """Whether ``t`` is a string type (UTF-8 text), not binary."""
+    return isinstance(t, StringType) and not isinstance(t, BinaryType)
 
 
 class FixedSizeBinaryType(DataType):
@@ -593,7 +598,7 @@ def large_list(value):
 
 
 __all__ = [
-    "DataType", "NullType", "BooleanType", "IntegerType", "FloatingType", "StringType",
+    "DataType", "is_text_type", "NullType", "BooleanType", "IntegerType", "FloatingType", "StringType",
     "BinaryType", "FixedSizeBinaryType", "DecimalType", "Date32Type", "Date64Type",
     "Time32Type", "Time64Type", "DurationType", "TimestampType", "MonthDayNanoIntervalType",
     "ExtensionType", "UuidType", "IntervalType", "Field", "ListType", "FixedSizeListType",

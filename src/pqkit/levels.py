@@ -66,12 +66,16 @@ from typing import NamedTuple, Optional, Sequence
 
 import numpy as np
 
-from ._native import expand as _expand_k
-from ._native import levels as _levels_k
-from ._native import shred as _shred_k
-from .errors import EncodingError, SchemaError
+from pqkit._native import expand as _expand_k
+from pqkit._native import levels as _levels_k
+from pqkit._native import shred as _shred_k
+from pqkit.errors import EncodingError, SchemaError
+from pqkit.format import FieldRepetitionType
 
-REQUIRED, OPTIONAL, REPEATED = 0, 1, 2
+# The repetition of a schema node, as FieldRepetitionType numbers it (0, 1, 2).
+REQUIRED = FieldRepetitionType.REQUIRED
+OPTIONAL = FieldRepetitionType.OPTIONAL
+REPEATED = FieldRepetitionType.REPEATED
 _NAMES = {REQUIRED: "required", OPTIONAL: "optional", REPEATED: "repeated"}
 
 

@@ -21,7 +21,7 @@ import functools
 import os
 from contextlib import contextmanager
 
-from ._native import mempool
+from pqkit._native import mempool
 
 __all__ = ["pooled_buffers", "uses_pool", "set_buffer_cache_limit", "buffer_cache_limit",
            "release_buffer_cache", "buffer_cache_stats"]

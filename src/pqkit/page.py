@@ -18,11 +18,11 @@ kernel on CPUs that have one.
 """
 from dataclasses import dataclass
 
-from . import format as fmt
-from ._native.hashing import crc32
-from .compression import decompress
-from .errors import ChecksumError, CorruptFileError
-from .format import Encoding, PageType
+from pqkit import format as fmt
+from pqkit._native.hashing import crc32
+from pqkit.compression import decompress
+from pqkit.errors import ChecksumError, CorruptFileError
+from pqkit.format import Encoding, PageType
 
 # Sizes above this are refused before anything is allocated (a corrupt header
 # must not make us reserve gigabytes); a legitimate page is far smaller.
@@ -63,10 +63,14 @@ class DataPage:
     statistics: object = None
 
 
+def crc_field(crc):
+    """An unsigned CRC-32 as the signed 32-bit value PageHeader.crc stores (Thrift i32)."""
+    return crc - (1 << 32) if crc >= (1 << 31) else crc
+
+
 def crc32_signed(data):
     """zlib CRC-32 of `data` as the signed 32-bit value stored in PageHeader.crc."""
-    c = crc32(data)
-    return c - (1 << 32) if c >= (1 << 31) else c
+    return crc_field(crc32(data))
 
 
 class PageWalker:

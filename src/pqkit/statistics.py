@@ -9,12 +9,14 @@ import struct
 
 import numpy as np
 
-from .format import ConvertedType, Type
+from pqkit.format import ConvertedType, Type
 
 _FIXED = {Type.INT32: "<i", Type.INT64: "<q", Type.FLOAT: "<f", Type.DOUBLE: "<d"}
 _UNSIGNED_CT = {ConvertedType.UINT_8, ConvertedType.UINT_16, ConvertedType.UINT_32,
                 ConvertedType.UINT_64}
-_TEXT_CT = {ConvertedType.UTF8, ConvertedType.ENUM, ConvertedType.JSON}
+# Annotations that make BYTE_ARRAY values text (ordered bytewise, shown as str).
+TEXT_LOGICAL = ("STRING", "ENUM", "JSON")
+TEXT_CONVERTED = (ConvertedType.UTF8, ConvertedType.ENUM, ConvertedType.JSON)
 
 
 def _is_unsigned(node):
@@ -24,11 +26,13 @@ def _is_unsigned(node):
     return node.converted_type in _UNSIGNED_CT
 
 
-def _is_text(node):
+def is_text(node):
+    """Whether a leaf (SchemaNode) holds text: STRING, ENUM or JSON, or their old
+    converted types."""
     lt = node.logical_type
     if lt is not None:
-        return any(getattr(lt, n) is not None for n in ("STRING", "ENUM", "JSON"))
-    return node.converted_type in _TEXT_CT
+        return any(getattr(lt, n) is not None for n in TEXT_LOGICAL)
+    return node.converted_type in TEXT_CONVERTED
 
 
 def _decimal_scale(node):
@@ -77,7 +81,7 @@ def decode_stat_value(node, raw):
         return float(np.frombuffer(raw, "<f2")[0]) if len(raw) == 2 else None
     if scale is not None and ptype in (Type.BYTE_ARRAY, Type.FIXED_LEN_BYTE_ARRAY) and raw:
         return str(decimal.Decimal(int.from_bytes(raw, "big", signed=True)).scaleb(-scale))
-    if _is_text(node):
+    if is_text(node):
         try:
             return raw.decode("utf-8")
         except UnicodeDecodeError:

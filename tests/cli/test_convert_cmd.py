@@ -14,12 +14,12 @@ import tracemalloc
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from cli_run import run
+from pyarrow_json import table_rows
 
 from corpus import entries, path_of
-from pyarrow_json import table_rows
 from pqkit import format as fmt
 from pqkit.cli.main import main
-from cli_run import run
 
 CSV_TEXT = ("id,name,score,at,day,ok\n"
             '1,"Smith, J",1.5,2024-01-02T03:04:05Z,2024-01-02,true\n'

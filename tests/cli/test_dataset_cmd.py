@@ -9,10 +9,10 @@ import os
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from cli_run import run
 
 import pqkit.dataset as pds
 from pqkit.cli.main import main
-from cli_run import run
 
 COMMON = {"command", "schema_version", "root", "layout", "exit_code"}
 

@@ -17,12 +17,12 @@ from decimal import Decimal
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from cli_run import run
+from pyarrow_json import spelled_values
 
 import pqkit
 from corpus import MANIFEST, entries, path_of
 from pqkit.cli.main import main
-from pyarrow_json import spelled_values
-from cli_run import run
 
 # Files whose dictionary command finds problems, with their kinds. Everything else that
 # pyarrow reads gives exit 0.

@@ -4,11 +4,11 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from cli_run import run
 
 import pqkit
 from corpus import entries, path_of
 from pqkit.cli.main import main
-from cli_run import run
 
 
 def diff(capsys, a, b, *flags):

@@ -16,12 +16,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from cli_run import run
+from pyarrow_json import table_rows
 
 import pqkit
 from corpus import entries, path_of
 from pqkit.cli.main import main
-from pyarrow_json import table_rows
-from cli_run import run
 
 HEAD_ROWS = 7
 CORRUPT_CRC = {"data/datapage_v1-corrupt-checksum.parquet",

@@ -12,12 +12,12 @@ import re
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from cli_run import run
 
 import pqkit
 from corpus import entries, path_of
 from pqkit import format as fmt
 from pqkit.cli.main import main
-from cli_run import run
 
 COMMANDS = ("pages", "index", "layout")
 CLEAN = (0, ())

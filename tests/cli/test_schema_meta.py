@@ -3,10 +3,10 @@ import json
 
 import pyarrow.parquet as pq
 import pytest
+from cli_run import run
 
 from corpus import entries, path_of
 from pqkit.cli.main import main
-from cli_run import run
 
 pytestmark = pytest.mark.corpus
 

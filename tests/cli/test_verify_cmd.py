@@ -11,13 +11,13 @@ import re
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from cli_run import run
 
 import pqkit
 from corpus import entries, path_of
 from pqkit.cli import verify_cmd
 from pqkit.cli.main import main
-from pqkit.verify import RULES
-from cli_run import run
+from pqkit.inspect.verify import RULES
 
 # path -> (exit code, rule ids of the errors): readable files with real defects.
 EXPECTED = {

@@ -9,12 +9,25 @@ from hypothesis import strategies as st
 
 from pqkit import SchemaError
 from pqkit import datatypes as T
-from pqkit.dataset.canonical import (codec_for, date_text, days_from_civil, civil_from_days,
-                                     timestamp_ns, truncate_max, truncate_min, type_from_json,
-                                     type_to_json)
-from pqkit.dataset.partitioning import (HIVE_NULL, PartitionColumn, Partitioning,
-                                        escape_path_component, parse_partition_dirs,
-                                        unescape_path_component)
+from pqkit.dataset.canonical import (
+    civil_from_days,
+    codec_for,
+    date_text,
+    days_from_civil,
+    timestamp_ns,
+    truncate_max,
+    truncate_min,
+    type_from_json,
+    type_to_json,
+)
+from pqkit.dataset.partitioning import (
+    HIVE_NULL,
+    PartitionColumn,
+    Partitioning,
+    escape_path_component,
+    parse_partition_dirs,
+    unescape_path_component,
+)
 
 TYPES = [T.bool_(), T.int8(), T.int16(), T.int32(), T.int64(), T.uint8(), T.uint16(),
          T.uint32(), T.uint64(), T.float16(), T.float32(), T.float64(), T.string(),

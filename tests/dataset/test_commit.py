@@ -6,15 +6,19 @@ import os
 import time
 
 import pytest
+from dshelpers import pyarrow_rows, row_set
 
 import pqkit.dataset as pds
-from pqkit import (DatasetError, DatasetIncomplete, DatasetNotFound, ManifestCorrupted,
-                   SchemaError)
+from pqkit import (
+    DatasetError,
+    DatasetIncomplete,
+    DatasetNotFound,
+    ManifestCorrupted,
+    SchemaError,
+)
 from pqkit.dataset import fsops
 from pqkit.dataset.commit import _cache
 from pqkit.dataset.layout import Layout, new_txn
-
-from dshelpers import pyarrow_rows, row_set
 
 
 # --- the link-if-absent primitive -----------------------------------------------------------------

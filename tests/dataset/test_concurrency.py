@@ -10,11 +10,10 @@ import json
 import multiprocessing
 
 import pytest
+from dshelpers import pyarrow_rows, row_set
 
 import pqkit.dataset as pds
 from pqkit import CommitConflict
-
-from dshelpers import pyarrow_rows, row_set
 
 _ctx = multiprocessing.get_context("fork")
 

@@ -6,6 +6,7 @@ import math
 import os
 
 import pytest
+from dshelpers import row_set, run_forked
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -15,10 +16,8 @@ import pqkit.datatypes as T
 from pqkit.dataset import index_ops
 from pqkit.dataset.indices import KV_KEY
 from pqkit.errors import CommitConflict, SchemaError
-from pqkit.filtered_read import FilteredReader
-from pqkit.footer import read_metadata
-
-from dshelpers import row_set, run_forked
+from pqkit.read.filtered import FilteredReader
+from pqkit.read.footer import read_metadata
 
 write_mod = importlib.import_module("pqkit.dataset.write")   # pds.write is the function
 SCHEMA = [T.field("p", T.int32()), T.field("i", T.int64()), T.field("s", T.string()),
@@ -179,7 +178,7 @@ def test_point_lookup_reads_one_index_row_group(tmp_path, monkeypatch):
     real = FilteredReader._read_rows
 
     def counting(self, g, *args, **kwargs):
-        if self.pf.metadata.num_rows == n + 1:
+        if self.groups.metadata.num_rows == n + 1:
             read.append(g)
         return real(self, g, *args, **kwargs)
 

@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.dataset as pa_ds
 import pyarrow.parquet as pq
 import pytest
+from dshelpers import row_set
 
 import pqkit
 import pqkit.dataset as pds
@@ -21,8 +22,6 @@ from pqkit import CorruptFileError, SchemaError
 from pqkit.dataset import DatasetError, DatasetIncomplete, DatasetNotFound
 from pqkit.dataset.filefacts import read_facts
 from pqkit.dataset.legacy_hive import HiveSource
-
-from dshelpers import row_set
 
 SPECIAL = ["a/b", "k=v", "50%", "12:30", "why?", "#1", "two words", "é", "a+b", None, ""]
 

@@ -7,14 +7,13 @@ rebases onto version 2 (and the result holds both changes), R means
 CommitConflict(retryable=True).
 """
 import pytest
+from dshelpers import pyarrow_rows, row_set
 
 import pqkit.dataset as pds
 from pqkit import CommitConflict, DatasetExists, SchemaError
 from pqkit.dataset.commit import commit_operation
 from pqkit.dataset.layout import Layout, new_txn
 from pqkit.dataset.operations import Operation
-
-from dshelpers import pyarrow_rows, row_set
 
 
 def _base(root):

@@ -9,14 +9,13 @@ written independently of pqkit: nulls never match, NaN compares as Python does.
 """
 import math
 
+from dshelpers import row_set
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pqkit
 import pqkit.dataset as pds
 import pqkit.datatypes as T
-
-from dshelpers import row_set
 
 I64 = [-(2 ** 63), -(2 ** 63) + 1, -1, 0, 1, 2 ** 63 - 2, 2 ** 63 - 1]
 U64 = [0, 1, 2 ** 63 - 1, 2 ** 63, 2 ** 64 - 2, 2 ** 64 - 1]

@@ -15,13 +15,12 @@ import pyarrow as pa
 import pyarrow.dataset as pa_ds
 import pyarrow.parquet as pq
 import pytest
+from dshelpers import pyarrow_rows, pyarrow_rows_untyped, row_set
 
 import pqkit.dataset as pds
 import pqkit.datatypes as T
 from pqkit import SchemaError
 from pqkit.dataset.layout import Layout
-
-from dshelpers import pyarrow_rows, pyarrow_rows_untyped, row_set
 
 SPECIAL = ["a/b", "k=v", "50%", "12:30", "why?", "#1", "two words", "é", "a+b", None,
            "%2F", "__x", ".hidden", "<tag>|", "back\\slash", "日本"]

@@ -4,14 +4,13 @@ import glob
 import os
 
 import pytest
+from dshelpers import row_set
 
 import pqkit
 import pqkit.dataset as pds
 import pqkit.datatypes as T
 from pqkit import SchemaError
 from pqkit.dataset import scan
-
-from dshelpers import row_set
 
 
 @pytest.fixture

@@ -14,13 +14,17 @@ import pyarrow as pa
 import pyarrow.dataset as pa_ds
 import pyarrow.parquet as pq
 import pytest
+from dshelpers import row_set, run_forked
 
 import pqkit.dataset as pds
 from pqkit import SchemaError
-from pqkit.dataset import DatasetError, DatasetExists, DatasetIncomplete, ManifestCorrupted
+from pqkit.dataset import (
+    DatasetError,
+    DatasetExists,
+    DatasetIncomplete,
+    ManifestCorrupted,
+)
 from pqkit.dataset.rfc_manifest import RfcManifestSource
-
-from dshelpers import row_set, run_forked
 
 DATA = {"id": [1, 2, 3, 4, 5], "name": ["a", None, "c", "é", "e"],
         "x": [0.5, 1.5, None, 3.5, 4.5]}

@@ -1,8 +1,8 @@
 """The corpus is a contract: in CI a missing corpus fails instead of skipping everything."""
 import os
 
-from corpus_location import corpus_root
 from corpus import MANIFEST, parquet_files_on_disk
+from corpus_location import corpus_root
 
 
 def test_corpus_is_available():

@@ -6,7 +6,7 @@ import pytest
 
 import pqkit
 from arrow_bridge import same_values, to_arrow
-from corpus import ROOT, entries, parquet_files_on_disk, path_of
+from corpus import entries, parquet_files_on_disk, path_of
 
 pytestmark = pytest.mark.corpus
 
@@ -90,8 +90,8 @@ def test_files_pyarrow_rejects_fail_cleanly(entry):
 
 
 @pytest.mark.parametrize("name", sorted(BAD_DATA))
-def test_bad_data(name):
-    path = os.path.join(ROOT, name)
+def test_bad_data(corpus, name):
+    path = os.path.join(corpus, name)
     expected = BAD_DATA[name]
     if expected == "read":
         _assert_same_as_pyarrow(path)
@@ -102,7 +102,7 @@ def test_bad_data(name):
     assert fragment in str(info.value)
 
 
-def test_every_bad_data_file_has_a_test():
+def test_every_bad_data_file_has_a_test(corpus):
     on_disk = {p for p in parquet_files_on_disk() if p.startswith("bad_data/")}
     assert on_disk == set(BAD_DATA), on_disk ^ set(BAD_DATA)
 

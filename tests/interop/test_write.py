@@ -134,8 +134,8 @@ def test_bloom_filters_find_every_written_value():
 
 
 def _physical_python_values(col, node):
-    from pqkit.shredder import physical_values
-    from pqkit.write_schema import parquet_schema
+    from pqkit.schema.from_table import parquet_schema
+    from pqkit.write.shred import physical_values
     spec = parquet_schema([pqkit.datatypes.field(node.name, col.type)])[1][0]
     dense = col.take(np.flatnonzero(col.valid_mask()))
     vals = physical_values(dense, spec, "")
@@ -281,6 +281,7 @@ def test_long_binary_bounds_are_truncated_and_flagged():
 
 def test_python_and_pandas_data():
     import datetime as dt
+
     import pandas as pd
     data = {"id": [1, None, 3], "name": ["a", None, "é"], "tags": [["x"], [], None],
             "when": [dt.datetime(2020, 1, 1), None, dt.datetime(1999, 12, 31, 23, 59)],

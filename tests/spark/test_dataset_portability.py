@@ -11,11 +11,10 @@ import pyarrow as pa
 import pyarrow.dataset as pa_ds
 import pytest
 from pyspark.sql import types as ST
+from spark_helpers import canonical_rows, canonical_values
 
 import pqkit.dataset as pds
 from pqkit.dataset import DatasetIncomplete
-
-from spark_helpers import canonical_rows, canonical_values
 
 pytestmark = [pytest.mark.interop, pytest.mark.filterwarnings(
     "ignore:PySpark does not yet fully support pandas:FutureWarning")]

@@ -7,13 +7,13 @@ import pickle
 
 import pandas as pd
 import pytest
+from spark_helpers import canonical_values, same_rows
 
 import pqkit.spark
-import pqkit.spark_convert as sc
-from pqkit.spark_plan import pack_tasks
-from pqkit.spark_schema import spark_schema
-
-from spark_helpers import canonical_values, same_rows
+import pqkit.spark.convert as sc
+from pqkit.spark import read_job
+from pqkit.spark.plan import pack_tasks
+from pqkit.spark.schema import spark_schema
 
 pytestmark = [pytest.mark.interop, pytest.mark.filterwarnings(
     "ignore:PySpark does not yet fully support pandas:FutureWarning")]
@@ -43,13 +43,13 @@ def flat_file(spark, tmp_path_factory):
 def _executor_frames(path):
     """Run the mapInPandas function in this process (so a patched probe applies)."""
     p = pqkit.spark.plan(path)
-    config = pqkit.spark._ReadConfig(
+    config = read_job._ReadConfig(
         fields=tuple(p.fields), specs=None, partition_fields=(), partition_index=(),
         batch_size=128, timezone="UTC", large_types=False)
     tasks = pack_tasks(p.splits, 2)
     frames = [pd.DataFrame({"task": [i], "splits": [pickle.dumps(t)]})
               for i, t in enumerate(tasks)]
-    return list(pqkit.spark._pandas_batches(iter(frames), config)), spark_schema(p.fields)
+    return list(read_job._pandas_batches(iter(frames), config)), spark_schema(p.fields)
 
 
 def _spark_values(spark, frames, schema):

@@ -5,12 +5,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import functions as F
+from spark_helpers import same_rows
 
 import pqkit
 import pqkit.dataset as pds
 import pqkit.spark
-
-from spark_helpers import same_rows
 
 pytestmark = [pytest.mark.interop, pytest.mark.filterwarnings(
     "ignore:PySpark does not yet fully support pandas:FutureWarning")]

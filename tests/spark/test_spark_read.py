@@ -6,16 +6,15 @@ import uuid
 
 import numpy as np
 import pytest
+from spark_data import all_types
+from spark_helpers import canonical_values, same_rows
 
 import pqkit
 import pqkit.convert
 import pqkit.spark
 from pqkit import datatypes as T
-from pqkit.columns import PrimitiveColumn
-from pqkit.table import Table
-
-from spark_data import all_types
-from spark_helpers import canonical_values, same_rows
+from pqkit.columnar.column import PrimitiveColumn
+from pqkit.columnar.table import Table
 
 pytestmark = [pytest.mark.interop, pytest.mark.filterwarnings(
     "ignore:PySpark does not yet fully support pandas:FutureWarning")]
@@ -127,7 +126,7 @@ def test_empty_result_keeps_schema(spark, spark_written):
 
 # --- files Spark rejects ------------------------------------------------------------------
 def _expected_value(value, t):
-    """A pqkit value as Spark shows it after the mapping of pqkit.spark_schema."""
+    """A pqkit value as Spark shows it after the mapping of pqkit.spark.schema."""
     if value is None:
         return None
     if isinstance(t, T.DictionaryType):

@@ -12,13 +12,24 @@ from pyspark.sql.pandas.types import to_arrow_type
 
 from pqkit import SchemaError
 from pqkit import datatypes as T
-from pqkit.columns import PrimitiveColumn
+from pqkit.columnar.column import PrimitiveColumn
+from pqkit.columnar.fixed import FixedSizeBinaryColumn
+from pqkit.columnar.nested import FixedSizeListColumn
 from pqkit.convert import column_from_values
-from pqkit.fixed_columns import FixedSizeBinaryColumn
-from pqkit.nested_columns import FixedSizeListColumn
-from pqkit.spark_convert import constant_column, spark_pylist, to_arrow, to_pandas, to_ready
-from pqkit.spark_schema import (from_spark, infer_partition_type, merge_types, ready_type,
-                                to_spark)
+from pqkit.spark.convert import (
+    constant_column,
+    spark_pylist,
+    to_arrow,
+    to_pandas,
+    to_ready,
+)
+from pqkit.spark.schema import (
+    from_spark,
+    infer_partition_type,
+    merge_types,
+    ready_type,
+    to_spark,
+)
 
 pytestmark = [pytest.mark.interop, pytest.mark.filterwarnings(
     "ignore:PySpark does not yet fully support pandas:FutureWarning")]

@@ -4,13 +4,12 @@ import os
 
 import pytest
 from pyspark.sql import functions as F
+from spark_data import all_types
+from spark_helpers import same_rows
 
 import pqkit
 import pqkit.spark
 from pqkit import SchemaError
-
-from spark_data import all_types
-from spark_helpers import same_rows
 
 pytestmark = [pytest.mark.interop, pytest.mark.filterwarnings(
     "ignore:PySpark does not yet fully support pandas:FutureWarning")]
@@ -117,13 +116,19 @@ def test_empty_dataframe_writes_schema_only_file(spark, tmp_path):
     assert back.count() == 0 and back.columns == ["id", "s"]
 
 
-def _failing_frame(spark):
-    """3000 rows per task; the second task raises after handing over 2000 of its rows."""
+def _failing_frame(spark, target):
+    """3000 rows per task; the second task raises after handing over 2000 of its rows,
+    once some part file is staged under ``target`` (however slow the machine is)."""
     def fail_late(frames):
+        import glob
+        import os
         import time
         for i, frame in enumerate(frames):
             if i == 20 and frame["id"].iloc[0] >= 3000:
-                time.sleep(2)             # the writer downstream consumes what it got
+                deadline = time.monotonic() + 120
+                pattern = os.path.join(target, "_pqkit_staging", "**", "*.parquet")
+                while not glob.glob(pattern, recursive=True) and time.monotonic() < deadline:
+                    time.sleep(0.05)
                 raise RuntimeError("injected failure")
             yield frame
     return spark.range(0, 6000, numPartitions=2).withColumn("pad", F.repeat(F.lit("x"), 200)) \
@@ -131,7 +136,7 @@ def _failing_frame(spark):
 
 
 def test_failed_task_leaves_target_unchanged(spark, tmp_path, monkeypatch):
-    import pqkit.spark_write as spark_write
+    from pqkit.spark import write_job as spark_write
     out = str(tmp_path / "target")
     pqkit.spark.write(spark.range(0, 50).withColumn("pad", F.lit("y")), out)
     before = _listing(out)
@@ -148,14 +153,14 @@ def test_failed_task_leaves_target_unchanged(spark, tmp_path, monkeypatch):
     try:
         for mode in ("overwrite", "append"):
             with pytest.raises(Exception, match="injected failure"):
-                pqkit.spark.write(_failing_frame(spark), out, mode=mode, row_group_size=50)
+                pqkit.spark.write(_failing_frame(spark, out), out, mode=mode, row_group_size=50)
             assert _listing(out) == before
             assert not os.path.exists(os.path.join(out, "_pqkit_staging"))
         # The job got as far as staging part files (at least the healthy task's).
         assert any(p.endswith(".parquet") for p in staged_at_failure)
         fresh = str(tmp_path / "fresh")
         with pytest.raises(Exception, match="injected failure"):
-            pqkit.spark.write(_failing_frame(spark), fresh, row_group_size=50)
+            pqkit.spark.write(_failing_frame(spark, fresh), fresh, row_group_size=50)
         assert not os.path.exists(fresh)
     finally:
         spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", old)

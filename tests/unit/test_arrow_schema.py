@@ -13,9 +13,14 @@ import pqkit
 from arrow_bridge import field_to_arrow, type_from_arrow, type_to_arrow
 from corpus import entries, path_of
 from pqkit import datatypes as T
-from pqkit.arrow_schema import (MAX_DEPTH, ArrowSchema, UnsupportedArrowType,
-                                decode_arrow_schema, find_unsupported)
 from pqkit.errors import CorruptFileError, ParquetError, UnsupportedFeatureError
+from pqkit.schema.arrow_read import (
+    MAX_DEPTH,
+    ArrowSchema,
+    UnsupportedArrowType,
+    decode_arrow_schema,
+    find_unsupported,
+)
 
 EXT_KEYS = ("ARROW:extension:name", "ARROW:extension:metadata")
 

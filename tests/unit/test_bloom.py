@@ -6,17 +6,34 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.reference import xxhash_ref as ref
 
 import pqkit
 from pqkit import format as fmt
-from pqkit._native.hashing import (sbbf_check, sbbf_insert, xxh64, xxh64_byte_arrays,
-                                   xxh64_fixed)
-from pqkit.bloom import (MAX_BYTES, SplitBlockBloomFilter, hash_value, optimal_num_bytes,
-                         parse_bloom_filter, plain_bytes, read_bloom_filter_header)
-from pqkit.errors import (AllocationLimitError, CorruptFileError, ThriftDecodeError,
-                          UnsupportedFeatureError)
-from tests.reference import xxhash_ref as ref
+from pqkit._native.hashing import (
+    sbbf_check,
+    sbbf_insert,
+    xxh64,
+    xxh64_byte_arrays,
+    xxh64_fixed,
+)
+from pqkit.bloom import (
+    MAX_BYTES,
+    SplitBlockBloomFilter,
+    hash_value,
+    optimal_num_bytes,
+    parse_bloom_filter,
+    plain_bytes,
+    read_bloom_filter_header,
+)
+from pqkit.errors import (
+    AllocationLimitError,
+    CorruptFileError,
+    ThriftDecodeError,
+    UnsupportedFeatureError,
+)
 
 T = fmt.Type
 U64 = st.integers(0, 2**64 - 1)

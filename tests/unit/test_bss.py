@@ -9,8 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pqkit.encodings.bss import (decode_bss, decode_byte_stream_split, encode_bss,
-                                 encode_byte_stream_split)
+from pqkit.encodings.bss import (
+    decode_bss,
+    decode_byte_stream_split,
+    encode_bss,
+    encode_byte_stream_split,
+)
 from pqkit.errors import EncodingError
 from pqkit.format import Type
 from reference import bss_ref as ref

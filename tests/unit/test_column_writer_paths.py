@@ -7,19 +7,19 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from arrow_bridge import from_arrow
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pqkit
-from pqkit import column_writer as cw
+from arrow_bridge import from_arrow
 from pqkit._native.hybrid_encode import encode_levels_counted
+from pqkit.columnar.table import Table
 from pqkit.encodings.rle import encode_levels
 from pqkit.levels import shred
 from pqkit.page import PageWalker
-from pqkit.shredder import leaf_columns, shred_leaf
-from pqkit.table import Table
-from pqkit.writer import ParquetWriter
+from pqkit.write import chunk as cw
+from pqkit.write.file import ParquetWriter
+from pqkit.write.shred import leaf_columns, shred_leaf
 
 
 @pytest.mark.parametrize("level", [1, 2, 3, 7, 8, 255, 256, 32767])

@@ -12,18 +12,24 @@ from decimal import Decimal
 import numpy as np
 import pyarrow as pa
 import pytest
-from arrow_bridge import from_arrow, same_values, to_arrow, type_from_arrow
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pqkit import _pyvalues
+from arrow_bridge import from_arrow, same_values, to_arrow, type_from_arrow
 from pqkit import datatypes as T
-from pqkit._pyvalues import ValueRangeError
-from pqkit.columns import BinaryColumn, NullColumn, PrimitiveColumn, concat_columns, nulls
+from pqkit.columnar import pyvalues as _pyvalues
+from pqkit.columnar.column import BinaryColumn, NullColumn, PrimitiveColumn, concat_columns
+from pqkit.columnar.fixed import DecimalColumn, FixedSizeBinaryColumn
+from pqkit.columnar.nested import (
+    DictionaryColumn,
+    FixedSizeListColumn,
+    ListColumn,
+    MapColumn,
+    StructColumn,
+    nulls,
+)
+from pqkit.columnar.pyvalues import ValueRangeError
 from pqkit.errors import EncodingError, SchemaError
-from pqkit.fixed_columns import DecimalColumn, FixedSizeBinaryColumn
-from pqkit.nested_columns import (DictionaryColumn, FixedSizeListColumn, ListColumn, MapColumn,
-                                  StructColumn)
 
 DAY = 86400
 MIN_DAYS, MAX_DAYS = -719162, 2932896

@@ -12,7 +12,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 import zstandard
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pqkit import compression
 from pqkit.compression import codec_available, codec_from_name, compress, decompress

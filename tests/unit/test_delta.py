@@ -14,16 +14,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pqkit.encodings.delta import (
-    ARROW_BLOCK_LAYOUT,
-    decode_delta_binary_packed as dbp_decode,
-    decode_delta_byte_array as dba_decode,
-    decode_delta_length_byte_array as dlba_decode,
-    encode_delta_binary_packed as dbp_encode,
-    encode_delta_byte_array as dba_encode,
-    encode_delta_length_byte_array as dlba_encode,
-)
-from pqkit.encodings.delta import decode_delta, encode_delta
+from pqkit.encodings.delta import ARROW_BLOCK_LAYOUT, decode_delta, encode_delta
+from pqkit.encodings.delta import decode_delta_binary_packed as dbp_decode
+from pqkit.encodings.delta import decode_delta_byte_array as dba_decode
+from pqkit.encodings.delta import decode_delta_length_byte_array as dlba_decode
+from pqkit.encodings.delta import encode_delta_binary_packed as dbp_encode
+from pqkit.encodings.delta import encode_delta_byte_array as dba_encode
+from pqkit.encodings.delta import encode_delta_length_byte_array as dlba_encode
 from pqkit.errors import AllocationLimitError, EncodingError
 from pqkit.format import Encoding, Type
 from reference import delta_ref as ref

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pqkit._native.dictenc import dictionary_encode
-from pqkit.dictionary import build_binary, build_fixed
+from pqkit.encodings.dictionary import build_binary, build_fixed
 from reference.dictenc_ref import dictionary_encode_ref
 
 

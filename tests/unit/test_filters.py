@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pqkit
-from pqkit.filtered_read import FilteredReader
+from pqkit.read.filtered import FilteredReader
 
 N = 20_000
 RNG = np.random.default_rng(3)
@@ -102,7 +102,7 @@ def test_filtered_read_equals_full_read_filtered_in_python(writer, dnf):
 @pytest.mark.parametrize("writer", sorted(FILES))
 def test_pages_are_skipped(writer):
     pf = pqkit.ParquetFile(FILES[writer])
-    fr = FilteredReader(pf, [("x", "<", 100)])
+    fr = FilteredReader(pf.row_group_reader, [("x", "<", 100)])
     tops, wanted = pf._select(["x", "f"])
     parts = [fr.read_group(g, tops, wanted) for g in range(pf.num_row_groups)]
     assert sum(p.num_rows for p in parts if p is not None) == 100

@@ -5,12 +5,22 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tests.reference.levels_ref import read_pyarrow_levels, ref_assemble, ref_shred
 
 from pqkit.errors import EncodingError, SchemaError
-from pqkit.levels import (OPTIONAL, REPEATED, REQUIRED, NodeLayout, assemble, expand_offsets,
-                          expand_values, path_levels, shred)
-from tests.reference.levels_ref import read_pyarrow_levels, ref_assemble, ref_shred
+from pqkit.levels import (
+    OPTIONAL,
+    REPEATED,
+    REQUIRED,
+    NodeLayout,
+    assemble,
+    expand_offsets,
+    expand_values,
+    path_levels,
+    shred,
+)
 
 T, F = True, False
 

@@ -1,4 +1,4 @@
-"""pqkit.pageindex: reading ColumnIndex/OffsetIndex and mapping rows to pages.
+"""pqkit.read.page_index: reading ColumnIndex/OffsetIndex and mapping rows to pages.
 
 The page indexes are written by pyarrow; their contents are checked against
 the data written (each page's bounds are the values of its rows) and against
@@ -16,9 +16,16 @@ from hypothesis import strategies as st
 import pqkit
 from pqkit import CorruptFileError, ThriftDecodeError
 from pqkit import format as fmt
-from pqkit.pageindex import (PageIndex, index_location, page_row_ranges, pages_for_rows,
-                             read_column_index, read_offset_index, read_page_index)
-from pqkit.source import Source
+from pqkit.read.page_index import (
+    PageIndex,
+    index_location,
+    page_row_ranges,
+    pages_for_rows,
+    read_column_index,
+    read_offset_index,
+    read_page_index,
+)
+from pqkit.read.source import Source
 
 ROWS = 10_000
 

@@ -10,15 +10,20 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from arrow_bridge import from_arrow, same_values
 from hypothesis import HealthCheck, given, settings
 
 import pqkit
+from arrow_bridge import from_arrow, same_values
 from pqkit import datatypes as T
-from pqkit.columns import BinaryColumn, PrimitiveColumn, concat_columns
+from pqkit.columnar.column import BinaryColumn, PrimitiveColumn, concat_columns
+from pqkit.columnar.nested import (
+    DictionaryColumn,
+    FixedSizeListColumn,
+    ListColumn,
+    StructColumn,
+)
+from pqkit.columnar.table import Table
 from pqkit.errors import EncodingError
-from pqkit.nested_columns import DictionaryColumn, FixedSizeListColumn, ListColumn, StructColumn
-from pqkit.table import Table
 from unit.test_columns import sliced_arrays
 
 PANDAS_3 = int(pd.__version__.split(".")[0]) >= 3

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.reference import plain_ref as ref
 
 from pqkit.encodings import plain
 from pqkit.encodings.plain import decode_plain, encode_plain
 from pqkit.errors import EncodingError
 from pqkit.format import Type
-from tests.reference import plain_ref as ref
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

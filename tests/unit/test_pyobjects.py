@@ -9,8 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pqkit._native.pyobjects import (binary_array_capsules, first_invalid_utf8, list_rows,
-                                     struct_rows, utf8_objects)
+from pqkit._native.pyobjects import (
+    binary_array_capsules,
+    first_invalid_utf8,
+    list_rows,
+    struct_rows,
+    utf8_objects,
+)
 
 
 class _Export:

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.reference import rle_ref as ref
 
+from pqkit._native import bitpack as bp
 from pqkit.encodings import rle
 from pqkit.errors import EncodingError
-from pqkit._native import bitpack as bp
-from tests.reference import rle_ref as ref
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 OUT_TYPES = {np.uint8: 8, np.int16: 16, np.int32: 32}

@@ -3,7 +3,8 @@ import pytest
 
 import pqkit
 from pqkit import format as fmt
-from pqkit.format import ConvertedType, FieldRepetitionType as R, Type
+from pqkit.format import ConvertedType, Type
+from pqkit.format import FieldRepetitionType as R
 
 
 def el(name, type=None, rep=None, n=None, **kw):

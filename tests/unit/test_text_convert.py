@@ -20,8 +20,17 @@ from hypothesis import strategies as st
 
 from pqkit import datatypes as T
 from pqkit.errors import ParquetError, SchemaError
-from pqkit.textio import (ConversionError, CsvReader, JsonLinesReader, TextFormatError,
-                          TextValueError, convert, parse_type, schema_from_spec, type_to_string)
+from pqkit.textio import (
+    ConversionError,
+    CsvReader,
+    JsonLinesReader,
+    TextFormatError,
+    TextValueError,
+    convert,
+    parse_type,
+    schema_from_spec,
+    type_to_string,
+)
 
 D = decimal.Decimal
 UTC = dt.timezone.utc

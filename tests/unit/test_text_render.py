@@ -17,10 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pqkit import datatypes as T
-from pqkit.columns import BinaryColumn
+from pqkit.columnar.column import BinaryColumn
+from pqkit.columnar.table import Table
 from pqkit.convert import column_from_values
 from pqkit.errors import EncodingError, SchemaError
-from pqkit.table import Table
 from pqkit.textio import CsvReader, JsonLinesReader
 from pqkit.textio.render import TextStyle, cell_text, csv_texts, json_values
 from pqkit.textio.values import text_coercer

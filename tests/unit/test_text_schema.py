@@ -11,8 +11,14 @@ import pytest
 from pqkit import datatypes as T
 from pqkit.convert import column_from_values
 from pqkit.errors import SchemaError
-from pqkit.textio import (csv_texts, json_values, parse_type, schema_from_spec, schema_to_spec,
-                          type_to_string)
+from pqkit.textio import (
+    csv_texts,
+    json_values,
+    parse_type,
+    schema_from_spec,
+    schema_to_spec,
+    type_to_string,
+)
 from pqkit.textio.schema_spec import load_schema
 
 D = decimal.Decimal

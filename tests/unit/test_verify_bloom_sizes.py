@@ -1,4 +1,4 @@
-"""pqkit.verify: bloom filters (PQ-BLOOM-*) and SizeStatistics (PQ-SIZE-*).
+"""pqkit.inspect.verify: bloom filters (PQ-BLOOM-*) and SizeStatistics (PQ-SIZE-*).
 
 Files written by pqkit, pyarrow and the corpus's writers verify clean with
 --deep while every value is probed in its filter and every level and byte
@@ -15,16 +15,25 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from verify_files import (
+    N,
+    assert_clean,
+    chunk_meta,
+    edit_index,
+    findings,
+    pages,
+    patch,
+    rewrite_footer,
+    rules,
+)
+from verify_files import write_base as _write_base
 
 import pqkit
 from pqkit import format as fmt
 from pqkit._native.hashing import xxh64
 from pqkit.bloom import SplitBlockBloomFilter, read_bloom_filter_header
 from pqkit.format import PageType
-from pqkit.verify import RULES, verify_file
-from verify_files import (N, assert_clean, chunk_meta, edit_index, findings, pages, patch,
-                          rewrite_footer, rules)
-from verify_files import write_base as _write_base
+from pqkit.inspect.verify import RULES, verify_file
 
 X, S = 0, 2                               # columns of write_base: x int64, f double, s string
 NON_NULL = 3 * N - N // 10
@@ -382,7 +391,7 @@ def test_page_byte_counts_wrong_per_page_only(base, tmp_path):
     report = verify_file(bad, deep=True)
     (f,) = findings(report, "PQ-SIZE-006")
     page = data_pages(bad, S)[1]
-    sizes = pqkit.pageindex.read_page_index(base, 0, S).offset_index \
+    sizes = pqkit.read.page_index.read_page_index(base, 0, S).offset_index \
         .unencoded_byte_array_data_bytes
     assert (f.column, f.page_offset) == ("s", page.offset)
     assert f"holds {sizes[1]} bytes of values" in f.message and f"says {sizes[1] + 3}" in \

@@ -1,4 +1,4 @@
-"""pqkit.verify: each rule fires on a file broken the way it describes, and only there.
+"""pqkit.inspect.verify: each rule fires on a file broken the way it describes, and only there.
 
 Chunks, pages, CRCs, statistics, the page index, values (deep) and the footer;
 see test_verify_writers.py for types, writer bugs, orders and paths.
@@ -11,13 +11,24 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from verify_files import (
+    N,
+    assert_clean,
+    chunk_meta,
+    edit_index,
+    edit_stats,
+    findings,
+    pages,
+    patch,
+    rewrite_footer,
+    rules,
+    write_base,
+)
 
 import pqkit
 from pqkit import format as fmt
 from pqkit.format import BoundaryOrder, PageType
-from pqkit.verify import verify_file
-from verify_files import (N, assert_clean, chunk_meta, edit_index, edit_stats, findings,
-                          pages, patch, rewrite_footer, rules, write_base)
+from pqkit.inspect.verify import verify_file
 
 
 @pytest.fixture
@@ -197,7 +208,7 @@ def test_page_statistics_outside_the_chunk(base, tmp_path):
 # -- page index -----------------------------------------------------------------------------
 def test_wrong_boundary_order(base, tmp_path):
     md = pqkit.read_metadata(base)
-    ci, _ = pqkit.pageindex.read_page_index(base, 0, "x", md)
+    ci, _ = pqkit.read.page_index.read_page_index(base, 0, "x", md)
     assert ci.boundary_order == BoundaryOrder.ASCENDING and len(ci.null_pages) > 2
 
     def descending(ci):

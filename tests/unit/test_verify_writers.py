@@ -1,4 +1,4 @@
-"""pqkit.verify: types, the writer-bug table, sort orders, paths, hand-built chunks, robustness."""
+"""pqkit.inspect.verify: types, the writer-bug table, sort orders, paths, hand-built chunks, robustness."""
 import math
 import random
 import struct
@@ -7,14 +7,28 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from verify_files import (
+    N,
+    assert_clean,
+    chunk_meta,
+    created_by,
+    dictionary_page,
+    edit_stats,
+    findings,
+    hand_built,
+    indices_page,
+    pages,
+    patch,
+    plain_page,
+    rewrite_footer,
+    rules,
+    write_base,
+)
 
 import pqkit
 from pqkit import format as fmt
-from pqkit.verify import RULES, expand_paths, parse_created_by, verify_file
-from pqkit.verify.ordering import Ordering
-from verify_files import (N, assert_clean, chunk_meta, created_by, dictionary_page,
-                          edit_stats, findings, hand_built, indices_page, pages, patch,
-                          plain_page, rewrite_footer, rules, write_base)
+from pqkit.inspect.verify import RULES, expand_paths, parse_created_by, verify_file
+from pqkit.inspect.verify.ordering import Ordering
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Writer statistics (pqkit.write_stats) against pyarrow, parquet-rs, parquet-mr and the spec.
+"""Writer statistics (pqkit.write.stats) against pyarrow, parquet-rs, parquet-mr and the spec.
 
 The main check writes values with pyarrow, reads its footer and page headers
 with pqkit, and feeds the same values (in physical layout) page by page to a
@@ -25,9 +25,17 @@ from pqkit import format as fmt
 from pqkit.format import ConvertedType as CT
 from pqkit.format import Type
 from pqkit.page import PageWalker
-from pqkit.schema import Schema
-from pqkit.write_stats import (SIGNED, UNKNOWN, UNSIGNED, StatisticsAccumulator,
-                               column_order, sort_order, truncate_max, truncate_min)
+from pqkit.schema.tree import Schema
+from pqkit.write.stats import (
+    SIGNED,
+    UNKNOWN,
+    UNSIGNED,
+    StatisticsAccumulator,
+    column_order,
+    sort_order,
+    truncate_max,
+    truncate_min,
+)
 
 D = decimal.Decimal
 

@@ -1,4 +1,4 @@
-"""Building and breaking Parquet files for the tests of pqkit.verify.
+"""Building and breaking Parquet files for the tests of pqkit.inspect.verify.
 
 Files are written with pqkit.write_table (or by hand, page by page) into tmp
 dirs, then broken by patching bytes of a page or by re-serializing the footer

@@ -74,6 +74,7 @@ def main():
     args = parser.parse_args()
 
     import pyarrow.dataset as pa_ds
+
     import pqkit.dataset as pds
     from pqkit.dataset import Dataset, ManifestSource
     from pqkit.dataset.commit import _cache

@@ -41,7 +41,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import pqkit
-from pqkit.table import StructColumn
+from pqkit.columnar.table import StructColumn
 
 try:
     import fastparquet

@@ -36,8 +36,16 @@ cdef inline int read_u8(Cursor* c, uint8_t* out, object exc_class) except -1:
     c.pos += 1
     return 0
 
-cdef inline int read_uvarint(Cursor* c, uint64_t* out, object exc_class) except -1:
-    """ULEB128, at most 10 bytes and 64 significant bits."""
+cdef enum:
+    VARINT_OK = 0
+    VARINT_TRUNCATED = 1
+    VARINT_OVERFLOW = 2
+    VARINT_TOO_LONG = 3
+
+cdef inline int decode_uvarint(Cursor* c, uint64_t* out) noexcept nogil:
+    """ULEB128, at most 10 bytes and 64 significant bits: VARINT_OK, or an error code
+    with the cursor left where the varint starts. The one varint decoder (the Thrift
+    codec's readers call it too)."""
     cdef uint64_t result = 0
     cdef int shift = 0
     cdef uint8_t b
@@ -45,20 +53,32 @@ cdef inline int read_uvarint(Cursor* c, uint64_t* out, object exc_class) except 
     while True:
         if c.pos >= c.size:
             c.pos = start
-            cursor_fail(c, exc_class, "truncated varint")
+            return VARINT_TRUNCATED
         b = c.data[c.pos]
         c.pos += 1
         if shift == 63 and (b & 0x7E):
             c.pos = start
-            cursor_fail(c, exc_class, "varint overflows 64 bits")
+            return VARINT_OVERFLOW
         result |= (<uint64_t>(b & 0x7F)) << shift
         if not (b & 0x80):
-            break
+            out[0] = result
+            return VARINT_OK
         shift += 7
         if shift > 63:
             c.pos = start
-            cursor_fail(c, exc_class, "varint longer than 10 bytes")
-    out[0] = result
+            return VARINT_TOO_LONG
+
+cdef inline str varint_error(int code):
+    if code == VARINT_TRUNCATED:
+        return "truncated varint"
+    if code == VARINT_OVERFLOW:
+        return "varint overflows 64 bits"
+    return "varint longer than 10 bytes"
+
+cdef inline int read_uvarint(Cursor* c, uint64_t* out, object exc_class) except -1:
+    cdef int code = decode_uvarint(c, out)
+    if code != VARINT_OK:
+        cursor_fail(c, exc_class, varint_error(code))
     return 0
 
 cdef inline int read_zigzag(Cursor* c, int64_t* out, object exc_class) except -1:

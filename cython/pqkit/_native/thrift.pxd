@@ -1,10 +1,10 @@
 # Thrift compact protocol primitives shared by the generated struct codecs
-# (src/pqkit/format/_structs.pyx). Reading goes through the bounds-checked
+# (cython/pqkit/format/_structs.pyx). Reading goes through the bounds-checked
 # Cursor of buffer.pxd; writing appends to a growable CompactWriter buffer.
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, int64_t, uint64_t
 from libc.string cimport memcpy
-from pqkit._native.buffer cimport Cursor
+from pqkit._native.buffer cimport Cursor, VARINT_OK, decode_uvarint, varint_error
 
 cdef enum:
     CT_STOP = 0
@@ -42,27 +42,10 @@ cdef inline int t_byte(Cursor* c, uint8_t* out) except -1:
     return 0
 
 cdef inline int t_uvarint(Cursor* c, uint64_t* out) except -1:
-    cdef uint64_t result = 0
-    cdef int shift = 0
-    cdef uint8_t b
-    cdef Py_ssize_t start = c.pos
-    while True:
-        if c.pos >= c.size:
-            c.pos = start
-            return thrift_fail(c, "truncated varint")
-        b = c.data[c.pos]
-        c.pos += 1
-        if shift == 63 and (b & 0x7E):
-            c.pos = start
-            return thrift_fail(c, "varint overflows 64 bits")
-        result |= (<uint64_t>(b & 0x7F)) << shift
-        if not (b & 0x80):
-            out[0] = result
-            return 0
-        shift += 7
-        if shift > 63:
-            c.pos = start
-            return thrift_fail(c, "varint longer than 10 bytes")
+    cdef int code = decode_uvarint(c, out)
+    if code != VARINT_OK:
+        return thrift_fail(c, varint_error(code))
+    return 0
 
 cdef inline int t_zigzag(Cursor* c, int64_t* out) except -1:
     cdef uint64_t u

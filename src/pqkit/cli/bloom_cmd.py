@@ -4,7 +4,7 @@ Per row group: the filter's header (algorithm, hash, compression, bitset
 size), where it is (offset, declared length) and how full its bitset is, or
 "none". Each VALUE is read according to the column's type (integers, floats,
 strings, dates, times, timestamps, decimals, UUIDs; raw bytes as ``hex:...``
-or ``base64:...``; see :mod:`pqkit.bloom_probe`), hashed as a writer hashes it,
+or ``base64:...``; see :mod:`pqkit.inspect.bloom_probe`), hashed as a writer hashes it,
 and probed: "absent" (certain) or "maybe present" (possibly a false positive);
 a chunk without a filter says "no filter".
 
@@ -18,11 +18,11 @@ import sys
 import numpy as np
 from rich.markup import escape
 
-from ..bloom_probe import header_dict, probe_hash, read_chunk_bloom_filter
-from ..errors import ParquetError
-from ..logical_types import leaf_type
-from . import render
-from .opening import open_parquet
+from pqkit.cli import render
+from pqkit.cli.opening import open_parquet
+from pqkit.errors import ParquetError
+from pqkit.inspect.bloom_probe import header_dict, probe_hash, read_chunk_bloom_filter
+from pqkit.schema.logical import leaf_type
 
 HELP = "show a column's bloom filter per row group and probe it for values"
 EXAMPLE = """examples:

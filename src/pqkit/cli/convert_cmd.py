@@ -5,12 +5,22 @@ from contextlib import nullcontext
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import (BarColumn, DownloadColumn, MofNCompleteColumn, Progress,
-                           TextColumn, TimeRemainingColumn)
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+)
 
-from ..textio import FORMATS, convert, format_of
-from ..textio.readers import DEFAULT_BATCH_SIZE, DEFAULT_INFER_ROWS, DEFAULT_MAX_LINE_BYTES
-from . import render
+from pqkit.cli import render
+from pqkit.textio import FORMATS, convert, format_of
+from pqkit.textio.readers import (
+    DEFAULT_BATCH_SIZE,
+    DEFAULT_INFER_ROWS,
+    DEFAULT_MAX_LINE_BYTES,
+)
 
 HELP = "convert between CSV, JSON Lines and Parquet (streaming, bounded memory)"
 EXAMPLE = """examples:

@@ -47,11 +47,12 @@ import re
 
 from rich.markup import escape
 
-from .. import datatypes as T
-from .. import dataset as pds
-from ..dataset.canonical import field_to_json, type_to_json
-from ..errors import SchemaError
-from . import render
+from pqkit import dataset as pds
+from pqkit import datatypes as T
+from pqkit.cli import render
+from pqkit.dataset.canonical import field_to_json, type_to_json
+from pqkit.dataset.layouts import LAYOUTS, layout_of
+from pqkit.errors import SchemaError
 
 HELP = "inspect a dataset: info, versions, files (with pruning), verify, repair"
 EXAMPLE = """examples:
@@ -99,7 +100,7 @@ def add_arguments(parser):
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         p.add_argument("root", metavar="ROOT", help="the dataset's root directory")
         if name != "repair":
-            p.add_argument("--layout", choices=pds.legacy.LAYOUTS, default="auto",
+            p.add_argument("--layout", choices=LAYOUTS, default="auto",
                            help="force a layout instead of detecting it")
         p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                        help="emit JSON instead of a rich view")
@@ -163,7 +164,7 @@ def _pin(args):
 
 def _head(args, ds, action):
     return {"command": f"dataset {action}", "schema_version": SCHEMA_VERSION, "root": ds.root,
-            "layout": pds.legacy.layout_of(ds), "exit_code": EXIT_OK}
+            "layout": layout_of(ds), "exit_code": EXIT_OK}
 
 
 def build_info(args):

@@ -21,17 +21,18 @@ import sys
 
 from rich.markup import escape
 
-from ..dictionary_pages import chunk_start, read_dictionary_page
-from ..errors import ParquetError
-from ..format import Encoding
-from ..logical_types import leaf_type
-from ..source import Source
-from ..textio.render import cell_text, json_values
-from . import render
-from .opening import open_parquet
-from .pages_cmd import walk_chunk
-from .render import enum_name
-from .rows_cmd import VIEWER_STYLE, add_style_arguments, style_of
+from pqkit.cli import render
+from pqkit.cli.chunk_walk import walk_chunk
+from pqkit.cli.common import VIEWER_STYLE, add_style_arguments, style_of
+from pqkit.cli.opening import open_parquet
+from pqkit.cli.render import enum_name
+from pqkit.errors import ParquetError
+from pqkit.format import Encoding
+from pqkit.inspect.dictionary_pages import read_dictionary_page
+from pqkit.read.chunk_range import chunk_start
+from pqkit.read.source import Source
+from pqkit.schema.logical import leaf_type
+from pqkit.textio.render import cell_text, json_values
 
 HELP = "show the dictionary page of a column in each row group, with its decoded values"
 EXAMPLE = """examples:

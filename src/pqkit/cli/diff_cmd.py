@@ -22,12 +22,18 @@ import json
 
 from rich.markup import escape
 
-from ..errors import ParquetError
-from ..footer import read_metadata
-from ..format import CompressionCodec, ConvertedType, Encoding, FieldRepetitionType, PageType
-from ..statistics import statistics_to_dict
-from . import render
-from .render import enum_name
+from pqkit.cli import render
+from pqkit.cli.render import enum_name
+from pqkit.errors import ParquetError
+from pqkit.format import (
+    CompressionCodec,
+    ConvertedType,
+    Encoding,
+    FieldRepetitionType,
+    PageType,
+)
+from pqkit.read.footer import read_metadata
+from pqkit.statistics import statistics_to_dict
 
 HELP = "list the structural differences between two files: schema, row groups, chunks, metadata"
 EXAMPLE = """examples:

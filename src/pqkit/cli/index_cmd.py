@@ -10,13 +10,28 @@ import sys
 
 from rich.markup import escape
 
-from ..errors import EncryptedFileError, ParquetError
-from ..format import BoundaryOrder
-from ..pageindex import index_location, page_row_ranges, read_column_index, read_offset_index
-from ..statistics import decode_stat_value
-from . import render
-from .pages_cmd import (add_limit_argument, add_selection_arguments, chunk_span, enum_name,
-                        limited_grid, open_file, problem, report_problems, selected_chunks, short)
+from pqkit.cli import render
+from pqkit.cli.common import (
+    add_limit_argument,
+    add_selection_arguments,
+    limited_grid,
+    open_file,
+    problem,
+    report_problems,
+    selected_chunks,
+    short,
+)
+from pqkit.cli.render import enum_name
+from pqkit.errors import EncryptedFileError, ParquetError
+from pqkit.format import BoundaryOrder
+from pqkit.read.chunk_range import chunk_range
+from pqkit.read.page_index import (
+    index_location,
+    page_row_ranges,
+    read_column_index,
+    read_offset_index,
+)
+from pqkit.statistics import decode_stat_value
 
 HELP = "show the page index: per page bounds, null pages/counts, locations and first rows"
 EXAMPLE = """examples:
@@ -116,7 +131,7 @@ def _check_pages_in_chunk(d, chunk, limit, where, problems):
     if chunk.meta_data is None:
         return
     try:
-        start, length = chunk_span(chunk.meta_data, limit)
+        start, length = chunk_range(chunk, limit, where)
     except ParquetError:
         return                        # pqinspect pages reports a bad chunk range
     for p in d["offset_index"]["pages"]:

@@ -27,12 +27,12 @@ from collections import defaultdict
 
 from rich.markup import escape
 
-from .. import format as fmt
-from ..errors import ParquetError
-from ..pageindex import index_location
-from . import render
-from .pages_cmd import (limited_grid, open_file, problem, report_problems, selected_chunks,
-                        walk_chunk)
+from pqkit import format as fmt
+from pqkit.cli import render
+from pqkit.cli.chunk_walk import walk_chunk
+from pqkit.cli.common import limited_grid, open_file, problem, report_problems, selected_chunks
+from pqkit.errors import ParquetError
+from pqkit.read.page_index import index_location
 
 HELP = "account for every byte: pages, indexes, bloom filters, footer, gaps and overlaps"
 EXAMPLE = """examples:

@@ -7,15 +7,21 @@ Exit codes: 0 ok, 1 problems found, 2 unusable input.
 import argparse
 import sys
 
-from ..errors import ParquetError
-from . import index_cmd, layout_cmd, meta_cmd, pages_cmd, schema_cmd
-from . import verify_cmd
-from . import rows_cmd
-from . import dictionary_cmd
-from . import bloom_cmd
-from . import diff_cmd
-from . import convert_cmd
-from . import dataset_cmd
+from pqkit.cli import (
+    bloom_cmd,
+    convert_cmd,
+    dataset_cmd,
+    dictionary_cmd,
+    diff_cmd,
+    index_cmd,
+    layout_cmd,
+    meta_cmd,
+    pages_cmd,
+    rows_cmd,
+    schema_cmd,
+    verify_cmd,
+)
+from pqkit.errors import ParquetError
 
 COMMANDS = {
     "schema": schema_cmd,

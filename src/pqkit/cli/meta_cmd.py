@@ -21,12 +21,12 @@ import sys
 
 from rich.markup import escape
 
-from ..errors import ParquetError
-from ..footer import read_metadata
-from ..format import CompressionCodec, Encoding, PageType, Type
-from ..statistics import statistics_to_dict
-from ..verify.paths import expand_paths
-from . import render
+from pqkit.cli import render
+from pqkit.errors import ParquetError
+from pqkit.format import CompressionCodec, Encoding, PageType, Type
+from pqkit.inspect.verify.paths import expand_paths
+from pqkit.read.footer import read_metadata
+from pqkit.statistics import statistics_to_dict
 
 HELP = "show the footer: file, row groups and column chunks (offsets, sizes, codecs, stats)"
 EXAMPLE = """examples:

@@ -7,8 +7,8 @@ has no offset of its own) says where the bytes are.
 import os
 import struct
 
-from ..errors import ParquetError
-from ..reader import ParquetFile
+from pqkit.errors import ParquetError
+from pqkit.read.file import ParquetFile
 
 
 def footer_location(path):

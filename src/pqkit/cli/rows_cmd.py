@@ -29,21 +29,23 @@ import sys
 
 from rich.markup import escape
 
-from ..dictionary_pages import chunk_start
-from ..errors import ParquetError
-from ..textio.render import (BINARY_FORMATS, JSON_TEXT, ZONED_TIMESTAMPS, TextStyle,
-                             cell_text, json_values)
-from ..textio.writers import CsvLines
-from . import render
-from .opening import open_parquet
+from pqkit.cli import render
+from pqkit.cli.common import VIEWER_STYLE, add_style_arguments, style_of
+from pqkit.cli.opening import open_parquet
+from pqkit.errors import ParquetError
+from pqkit.read.chunk_range import chunk_start
+from pqkit.textio.render import (
+    JSON_TEXT,
+    cell_text,
+    json_values,
+)
+from pqkit.textio.writers import CsvLines
 
 EXIT_OK, EXIT_UNUSABLE = 0, 2
 DEFAULT_HEAD_ROWS = 10
 CAT_BATCH_ROWS = 4096
 CELL_WIDTH = 40
 _COLUMN_IN_MESSAGE = re.compile(r"column (\S+), row group")
-# What a viewer shows: the library's spellings, but invalid UTF-8 shown rather than refused.
-VIEWER_STYLE = TextStyle(invalid_utf8="replace")
 
 
 class _Command:
@@ -64,24 +66,6 @@ def _common_arguments(parser):
     add_style_arguments(parser)
     parser.add_argument("--no-verify-checksums", dest="verify_checksums",
                         action="store_false", help="do not check page CRCs")
-
-
-def add_style_arguments(parser, timestamps=True):
-    """--binary and (with ``timestamps``) --timestamps: the spelling choices of
-    pqkit.textio.render.TextStyle."""
-    parser.add_argument("--binary", choices=BINARY_FORMATS, default="base64",
-                        help="how binary values are spelled (default base64)")
-    if timestamps:
-        parser.add_argument("--timestamps", choices=ZONED_TIMESTAMPS, default="utc",
-                            help="timestamps with a time zone as the UTC instant with Z "
-                                 "(utc, the default, as convert writes them) or as local "
-                                 "time in the column's zone with its offset (local)")
-
-
-def style_of(args):
-    """The viewer's TextStyle with the --binary and --timestamps choices of ``args``."""
-    return TextStyle(binary=args.binary, invalid_utf8="replace",
-                     zoned_timestamps=getattr(args, "timestamps", "utc"))
 
 
 def _head_arguments(parser):

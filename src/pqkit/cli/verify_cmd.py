@@ -1,6 +1,6 @@
 """pqinspect verify: check files against every rule of the format (fsck for Parquet).
 
-The checks live in :mod:`pqkit.verify`; this module only formats. Arguments
+The checks live in :mod:`pqkit.inspect.verify`; this module only formats. Arguments
 are files, directories (walked for ``*.parquet``, skipping hidden,
 ``_``-prefixed and ``_pqkit`` entries; ``_metadata``/``_common_metadata``
 are checked footer-only) and glob patterns. ``pqinspect verify --list-rules``
@@ -56,8 +56,8 @@ import sys
 
 from rich.markup import escape
 
-from ..verify import rules_table, verify_paths
-from . import render
+from pqkit.cli import render
+from pqkit.inspect.verify import rules_table, verify_paths
 
 HELP = ("check files for format violations: footer, chunks, pages, CRCs, statistics, "
         "page index, bloom filters, size statistics")

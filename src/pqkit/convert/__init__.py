@@ -1,6 +1,6 @@
 """Python, numpy and pandas data -> pqkit columns and tables (the writer's input side).
 
-The reader ends with columns in Arrow layout (:mod:`pqkit.columns`); the writer
+The reader ends with columns in Arrow layout (:mod:`pqkit.columnar.column`); the writer
 starts from them. This module builds them from what users hold:
 
 * a numpy array becomes a column without a Python loop, and shares its memory
@@ -73,15 +73,15 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .. import datatypes as T
-from ..columns import Column
-from ..errors import SchemaError
-from ..table import Table
-from .build import build_column, cast
-from .common import BadValue
-from .from_arrays import from_numpy, from_pandas
-from .infer import infer, infer_type
-from .required import check_required, has_required
+from pqkit import datatypes as T
+from pqkit.columnar.column import Column
+from pqkit.columnar.table import Table
+from pqkit.convert.build import build_column, cast
+from pqkit.convert.common import BadValue
+from pqkit.convert.from_arrays import from_numpy, from_pandas
+from pqkit.convert.infer import infer, infer_type
+from pqkit.convert.required import check_required, has_required
+from pqkit.errors import SchemaError
 
 
 def column_from_values(values, type=None):

@@ -12,16 +12,30 @@ from itertools import chain, repeat
 
 import numpy as np
 
-from .. import datatypes as T
-from ..columns import BinaryColumn, NullColumn, PrimitiveColumn, nulls
-from ..errors import SchemaError
-from ..nested_columns import (DictionaryColumn, FixedSizeListColumn, ListColumn, MapColumn,
-                              StructColumn)
-from .casts import cast_binary, cast_primitive, dictionary_encoded
-from .common import (BadValue, allow_kinds, fill_nulls, in_lists, numpy_only, offsets_of,
-                     validity_of, value_classes)
-from .flat_builders import FLAT_BUILDERS
-from .numpy_columns import numpy_scalars_column
+from pqkit import datatypes as T
+from pqkit.columnar.column import BinaryColumn, NullColumn, PrimitiveColumn
+from pqkit.columnar.nested import (
+    DictionaryColumn,
+    FixedSizeListColumn,
+    ListColumn,
+    MapColumn,
+    StructColumn,
+    nulls,
+)
+from pqkit.convert.casts import cast_binary, cast_primitive, dictionary_encoded
+from pqkit.convert.common import (
+    BadValue,
+    allow_kinds,
+    fill_nulls,
+    in_lists,
+    numpy_only,
+    offsets_of,
+    validity_of,
+    value_classes,
+)
+from pqkit.convert.flat_builders import FLAT_BUILDERS
+from pqkit.convert.numpy_columns import numpy_scalars_column
+from pqkit.errors import SchemaError
 
 
 def build_column(values, t):

@@ -6,13 +6,13 @@ returns None, and :func:`.build.cast` goes through Python values instead.
 """
 import numpy as np
 
-from .. import datatypes as T
-from .._native.dictenc import dictionary_encode
-from ..columns import BinaryColumn, PrimitiveColumn
-from ..errors import SchemaError
-from ..fixed_columns import DecimalColumn, FixedSizeBinaryColumn
-from ..nested_columns import DictionaryColumn
-from .common import INT64_MAX, PER_DAY, BadValue
+from pqkit import datatypes as T
+from pqkit._native.dictenc import dictionary_encode
+from pqkit.columnar.column import BinaryColumn, PrimitiveColumn
+from pqkit.columnar.fixed import DecimalColumn, FixedSizeBinaryColumn
+from pqkit.columnar.nested import DictionaryColumn
+from pqkit.convert.common import INT64_MAX, PER_DAY, BadValue
+from pqkit.errors import SchemaError
 
 
 def _check(bad, col, t, reason):

@@ -17,8 +17,8 @@ from itertools import repeat
 
 import numpy as np
 
-from .. import datatypes as T
-from ..errors import SchemaError
+from pqkit import datatypes as T
+from pqkit.errors import SchemaError
 
 _NONE = type(None)
 NAT = np.iinfo(np.int64).min

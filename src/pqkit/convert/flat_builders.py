@@ -13,11 +13,20 @@ import struct as _struct_mod
 
 import numpy as np
 
-from .. import datatypes as T
-from ..columns import BinaryColumn, NullColumn, PrimitiveColumn
-from ..fixed_columns import DecimalColumn, FixedSizeBinaryColumn
-from .common import (INT64_MAX, BadValue, allow_kinds, fill_nulls, first_index, kind_of,
-                     offsets_of, utf8_ends, validity_of)
+from pqkit import datatypes as T
+from pqkit.columnar.column import BinaryColumn, NullColumn, PrimitiveColumn
+from pqkit.columnar.fixed import DecimalColumn, FixedSizeBinaryColumn
+from pqkit.convert.common import (
+    INT64_MAX,
+    BadValue,
+    allow_kinds,
+    fill_nulls,
+    first_index,
+    kind_of,
+    offsets_of,
+    utf8_ends,
+    validity_of,
+)
 
 _EPOCH = _dt.datetime(1970, 1, 1)
 _EPOCH_DATE = _EPOCH.date()

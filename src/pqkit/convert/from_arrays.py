@@ -7,14 +7,14 @@ through Python values, their missing markers set to None first.
 """
 import numpy as np
 
-from .. import datatypes as T
-from ..columns import PrimitiveColumn
-from ..errors import SchemaError
-from ..nested_columns import DictionaryColumn, ListColumn
-from .build import build_column, cast
-from .common import NAT, combine_validity
-from .infer import infer, tz_name
-from .numpy_columns import numpy_column
+from pqkit import datatypes as T
+from pqkit.columnar.column import PrimitiveColumn
+from pqkit.columnar.nested import DictionaryColumn, ListColumn
+from pqkit.convert.build import build_column, cast
+from pqkit.convert.common import NAT, combine_validity
+from pqkit.convert.infer import infer, tz_name
+from pqkit.convert.numpy_columns import numpy_column
+from pqkit.errors import SchemaError
 
 
 def from_numpy(arr, t, validity=None):

@@ -9,11 +9,21 @@ from itertools import chain
 
 import numpy as np
 
-from .. import datatypes as T
-from ..errors import SchemaError
-from .common import (INT64_MAX, MDN, BadValue, fill_nulls, first_index, in_lists, kind_of,
-                     numpy_only, offsets_of, value_classes)
-from .numpy_columns import numpy_scalars_column
+from pqkit import datatypes as T
+from pqkit.convert.common import (
+    INT64_MAX,
+    MDN,
+    BadValue,
+    fill_nulls,
+    first_index,
+    in_lists,
+    kind_of,
+    numpy_only,
+    offsets_of,
+    value_classes,
+)
+from pqkit.convert.numpy_columns import numpy_scalars_column
+from pqkit.errors import SchemaError
 
 
 def infer_type(values):

@@ -6,11 +6,20 @@ converted exactly or refused (``datetime64[h]`` -> timestamp[s]).
 """
 import numpy as np
 
-from .. import datatypes as T
-from ..columns import BinaryColumn, PrimitiveColumn
-from ..errors import SchemaError
-from .common import (MDN, NAT, PER_DAY, BadValue, combine_validity, first_index, offsets_of,
-                     utf8_ends, validity_of)
+from pqkit import datatypes as T
+from pqkit.columnar.column import BinaryColumn, PrimitiveColumn
+from pqkit.convert.common import (
+    MDN,
+    NAT,
+    PER_DAY,
+    BadValue,
+    combine_validity,
+    first_index,
+    offsets_of,
+    utf8_ends,
+    validity_of,
+)
+from pqkit.errors import SchemaError
 
 
 def numpy_scalars_column(values):

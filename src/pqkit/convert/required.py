@@ -5,10 +5,15 @@ non-nullable child, as its row is null anyway.
 """
 import numpy as np
 
-from .. import datatypes as T
-from ..columns import gather_ranges
-from ..errors import SchemaError
-from ..nested_columns import FixedSizeListColumn, ListColumn, MapColumn, StructColumn
+from pqkit import datatypes as T
+from pqkit.columnar.column import gather_ranges
+from pqkit.columnar.nested import (
+    FixedSizeListColumn,
+    ListColumn,
+    MapColumn,
+    StructColumn,
+)
+from pqkit.errors import SchemaError
 
 
 def has_required(t):

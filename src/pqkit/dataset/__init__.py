@@ -26,7 +26,7 @@ derived planning index (:mod:`.planindex`), so that a partition query reads a
 page of it instead of parsing the whole JSON file list. The design is
 ``docs/DATASET.md`` (PQDS/1).
 
-Legacy layouts (:mod:`.legacy`): :func:`open` also reads plain Hive
+Legacy layouts (:mod:`.layouts`): :func:`open` also reads plain Hive
 directories written by Spark, Hive or pyarrow (typed partitions, pruning;
 ``require_success=True`` demands their ``_SUCCESS``) and RFC-style
 single-manifest datasets (``manifest.json`` + ``_SUCCESS``, every part checked),
@@ -42,28 +42,47 @@ Modules: ``layout`` (paths), ``canonical`` (type and value text),
 ``scan`` (file sources, reading files), ``dataset`` (open/read), ``write``,
 ``maintenance``, ``indices`` (index segments, index pruning), ``index_ops``,
 ``vacuum``, ``fsops`` (link-if-absent, flock, crash points);
-``legacy`` (layout detection and dispatch), ``legacy_hive``, ``rfc_manifest``,
+``layouts`` (layout detection), ``front`` (operations dispatched by layout), ``legacy_hive``, ``rfc_manifest``,
 ``rfc_write``, ``filefacts`` (footer facts of foreign files).
 """
-from ..errors import (CommitConflict, DatasetError, DatasetExists, DatasetIncomplete,
-                      DatasetNotFound, ManifestCorrupted, UnsupportedFeature)
-from .commit import find_latest
-from .dataset import DataFile, Dataset, VerifyReport, open_dataset
-from . import index_ops as _index_ops
-from . import maintenance as _maintenance
-from .partitioning import (HIVE_NULL, escape_path_component, parse_partition_dirs,
-                           unescape_path_component)
-from .publish import publish as _publish
-from .scan import FileSource, ManifestSource
-from .staging import stage_file as _stage_file
-from .vacuum import vacuum as _vacuum
-from .write import MODES
-from .layout import Layout
-from .legacy import (commit, convert, detect_layout, pqds_only, publish_state, repair, verify,
-                     write)
+from pqkit.dataset import index_ops as _index_ops
+from pqkit.dataset import maintenance as _maintenance
+from pqkit.dataset.commit import find_latest
+from pqkit.dataset.dataset import DataFile, Dataset, VerifyReport, open_dataset
+from pqkit.dataset.front import (
+    commit,
+    convert,
+    detect_layout,
+    pqds_only,
+    publish_state,
+    repair,
+    verify,
+    write,
+)
+from pqkit.dataset.layout import Layout
+from pqkit.dataset.partitioning import (
+    HIVE_NULL,
+    escape_path_component,
+    parse_partition_dirs,
+    unescape_path_component,
+)
+from pqkit.dataset.publish import publish as _publish
+from pqkit.dataset.scan import FileSource, ManifestSource
+from pqkit.dataset.staging import stage_file as _stage_file
+from pqkit.dataset.vacuum import vacuum as _vacuum
+from pqkit.dataset.write import MODES
+from pqkit.errors import (
+    CommitConflict,
+    DatasetError,
+    DatasetExists,
+    DatasetIncomplete,
+    DatasetNotFound,
+    ManifestCorrupted,
+    UnsupportedFeature,
+)
 
 open = open_dataset
-# Operations that write PQDS/1 state refuse plain Hive and RFC roots (see .legacy).
+# Operations that write PQDS/1 state refuse plain Hive and RFC roots (see .layouts).
 compact = pqds_only(_maintenance.compact)
 delete = pqds_only(_maintenance.delete)
 restore = pqds_only(_maintenance.restore)

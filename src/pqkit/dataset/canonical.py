@@ -29,8 +29,8 @@ import re
 
 import numpy as np
 
-from .. import datatypes as T
-from ..errors import SchemaError
+from pqkit import datatypes as T
+from pqkit.errors import SchemaError
 
 _INT_NAMES = {f"{'' if s else 'u'}int{b}": (b, s) for b in (8, 16, 32, 64) for s in (True, False)}
 _SIMPLE = {"null": T.null, "bool": T.bool_, "float16": T.float16, "float32": T.float32,

@@ -25,11 +25,16 @@ import random
 import time
 from collections import OrderedDict
 
-from ..errors import (CommitConflict, DatasetExists, DatasetIncomplete, DatasetNotFound,
-                      ManifestCorrupted)
-from . import fsops
-from .layout import new_txn, parse_version_file_name
-from .manifest import Manifest
+from pqkit.dataset import fsops
+from pqkit.dataset.layout import new_txn, parse_version_file_name
+from pqkit.dataset.manifest import Manifest
+from pqkit.errors import (
+    CommitConflict,
+    DatasetExists,
+    DatasetIncomplete,
+    DatasetNotFound,
+    ManifestCorrupted,
+)
 
 MAX_ATTEMPTS = 10
 _CACHE_SIZE = 8
@@ -170,7 +175,7 @@ def commit_operation(layout, op, *, max_attempts=MAX_ATTEMPTS):
             raise DatasetIncomplete(f"staged file {missing[0]!r} is gone (removed by vacuum "
                                     "after its grace period?); stage it again")
         if op.index_segments:
-            from .indices import check_segments_present
+            from pqkit.dataset.indices import check_segments_present
             check_segments_present(layout, [seg for _, seg in op.index_segments])
         tmp = layout.tmp_path(op.txn, attempt)
         fsops.write_file(tmp, fsops.dump_json(data), crash_step="commit.tmp_partial")

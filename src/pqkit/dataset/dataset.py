@@ -10,16 +10,22 @@ import datetime
 import hashlib
 from dataclasses import dataclass
 
-from .. import datatypes as T
-from ..columns import nulls
-from ..errors import DatasetError, DatasetIncomplete, ManifestCorrupted, ParquetError
-from ..footer import read_metadata
-from ..table import Table, concat_tables
-from . import fsops
-from .indices import IndexPruner, manifest_indices
-from .manifest import parse_utc
-from .planning import Planner, normalize_filters
-from .scan import FileReader, ManifestSource, open_entry
+from pqkit import datatypes as T
+from pqkit.columnar.nested import nulls
+from pqkit.columnar.table import Table, concat_tables
+from pqkit.dataset import fsops
+from pqkit.dataset.indices import IndexPruner, manifest_indices
+from pqkit.dataset.layouts import open_source
+from pqkit.dataset.manifest import parse_utc
+from pqkit.dataset.planning import Planner, normalize_filters
+from pqkit.dataset.scan import FileReader, ManifestSource, open_entry
+from pqkit.errors import (
+    DatasetError,
+    DatasetIncomplete,
+    ManifestCorrupted,
+    ParquetError,
+)
+from pqkit.read.footer import read_metadata
 
 
 class DataFile:
@@ -322,7 +328,7 @@ def open_dataset(root, version=None, as_of=None, tag=None, *, publish=False, sou
     """Open a dataset at its latest version, or at ``version``, ``as_of`` or ``tag``.
 
     Besides PQDS/1, this reads (read-only) plain Hive-partitioned directories and
-    RFC-style single-manifest datasets as one version, 0 (see :mod:`.legacy`).
+    RFC-style single-manifest datasets as one version, 0 (see :mod:`.layouts`).
 
     Parameters
     ----------
@@ -358,14 +364,13 @@ def open_dataset(root, version=None, as_of=None, tag=None, *, publish=False, sou
         The version file is unreadable or needs features this pqkit lacks.
     """
     if source is None:
-        from .legacy import open_source
         source = open_source(root, layout, require_success)
     if sum(x is not None for x in (version, as_of, tag)) > 1:
         raise DatasetError("give at most one of version, as_of and tag")
     if (publish or tag is not None) and not isinstance(source, ManifestSource):
         raise DatasetError("publish and tags exist only for PQDS/1 datasets")
     if publish:
-        from .publish import publish as run_publish
+        from pqkit.dataset.publish import publish as run_publish
         run_publish(source.layout)
     if version is not None:
         source.latest()                       # DatasetNotFound for an empty root

@@ -10,7 +10,7 @@ pruning stays sound on files from any writer:
 
 * the footer has ``column_orders`` with TYPE_ORDER for the column (files
   without it have no defined order for ``min_value``/``max_value``);
-* no known writer bug of :mod:`pqkit.verify.writer_bugs` touches the column's
+* no known writer bug of :mod:`pqkit.inspect.verify.writer_bugs` touches the column's
   bounds or null counts;
 * the physical type is the one :mod:`.filestats` decodes for the field's type
   (decimals stored as INT32/INT64, INT96 and second-unit timestamps, fixed-size
@@ -22,15 +22,15 @@ still prunes row groups and pages inside each file.
 import datetime
 import os
 
-from .. import datatypes as T
-from ..errors import DatasetError, ParquetError, SchemaError
-from ..format import Type
-from ..reader import ParquetFile
-from ..verify.ordering import orderings
-from ..verify.writer_bugs import WriterTrust
-from .filestats import codec_name, file_statistics
-from .manifest import FORMAT, FORMAT_VERSION, Manifest, TableSchema
-from .operations import widens
+from pqkit import datatypes as T
+from pqkit.dataset.filestats import codec_name, file_statistics
+from pqkit.dataset.manifest import FORMAT, FORMAT_VERSION, Manifest, TableSchema
+from pqkit.dataset.operations import widens
+from pqkit.errors import DatasetError, ParquetError, SchemaError
+from pqkit.format import Type
+from pqkit.inspect.verify.ordering import orderings
+from pqkit.inspect.verify.writer_bugs import WriterTrust
+from pqkit.read.file import ParquetFile
 
 _UNTRUSTED = ("min_max", "nan_bounds", "null_count")
 _TS_UNITS = {"ms": "MILLIS", "us": "MICROS", "ns": "NANOS"}

@@ -16,9 +16,9 @@ that is impossible.
 """
 import struct
 
-from .. import datatypes as T
-from ..format import CompressionCodec
-from .canonical import BOUND_BYTES, codec_for, truncate_max, truncate_min
+from pqkit import datatypes as T
+from pqkit.dataset.canonical import BOUND_BYTES, codec_for, truncate_max, truncate_min
+from pqkit.format import CompressionCodec
 
 _TS_STORED = {"s": 1000}          # timestamp[s] / time32[s] are stored as milliseconds
 

@@ -6,13 +6,21 @@ compactions (their removed files become dead keys) and other index builds
 (segments merge); it conflicts (retryably) with an overwrite or restore and with
 a schema change that dropped the column.
 """
-from .commit import commit_operation
-from .dataset import open_dataset
-from .indices import (ValueMap, column_index, covered_keys, indexed_field, manifest_indices,
-                      read_segment, remove_segments, write_segment)
-from .layout import Layout, new_txn
-from .operations import Operation
-from .publish import try_publish
+from pqkit.dataset.commit import commit_operation
+from pqkit.dataset.dataset import open_dataset
+from pqkit.dataset.indices import (
+    ValueMap,
+    column_index,
+    covered_keys,
+    indexed_field,
+    manifest_indices,
+    read_segment,
+    remove_segments,
+    write_segment,
+)
+from pqkit.dataset.layout import Layout, new_txn
+from pqkit.dataset.operations import Operation
+from pqkit.dataset.publish import try_publish
 
 
 def _file_values(ds, field, entries, values):

@@ -37,15 +37,15 @@ import math
 import os
 import uuid
 
-from .. import datatypes as T
-from ..convert import column_from_values
-from ..errors import DatasetIncomplete, ParquetError, SchemaError
-from ..reader import read_table
-from ..table import Table
-from ..writer import ParquetWriter
-from . import fsops
-from .layout import META_DIR
-from .partitioning import escape_path_component
+from pqkit import datatypes as T
+from pqkit.columnar.table import Table
+from pqkit.convert import column_from_values
+from pqkit.dataset import fsops
+from pqkit.dataset.layout import META_DIR
+from pqkit.dataset.partitioning import escape_path_component
+from pqkit.errors import DatasetIncomplete, ParquetError, SchemaError
+from pqkit.read.file import read_table
+from pqkit.write.file import ParquetWriter
 
 KV_KEY = "pqds.index"
 KIND = "inverted"

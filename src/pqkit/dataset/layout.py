@@ -20,7 +20,7 @@ import os
 import re
 import uuid
 
-from ..errors import DatasetError
+from pqkit.errors import DatasetError
 
 META_DIR = "_pqkit"
 VERSION_DIGITS = 20

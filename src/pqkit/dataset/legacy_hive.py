@@ -36,13 +36,30 @@ into a PQDS/1 dataset).
 import os
 import re
 
-from .. import datatypes as T
-from ..errors import DatasetError, DatasetIncomplete, DatasetNotFound, ParquetError, SchemaError
-from ..reader import ParquetFile
-from .filefacts import merge_fields, read_facts, snapshot, table_schema, utc_text
-from .canonical import TimestampCodec
-from .partitioning import HIVE_NULL, PartitionColumn, Partitioning, unescape_path_component
-from .scan import SnapshotSource
+from pqkit import datatypes as T
+from pqkit.dataset.canonical import TimestampCodec
+from pqkit.dataset.filefacts import (
+    merge_fields,
+    read_facts,
+    snapshot,
+    table_schema,
+    utc_text,
+)
+from pqkit.dataset.partitioning import (
+    HIVE_NULL,
+    PartitionColumn,
+    Partitioning,
+    unescape_path_component,
+)
+from pqkit.dataset.scan import SnapshotSource
+from pqkit.errors import (
+    DatasetError,
+    DatasetIncomplete,
+    DatasetNotFound,
+    ParquetError,
+    SchemaError,
+)
+from pqkit.read.file import ParquetFile
 
 _INT_RE = re.compile(r"[+-]?\d{1,19}")
 _INT64 = (-(1 << 63), (1 << 63) - 1)

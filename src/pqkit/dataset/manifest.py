@@ -24,11 +24,11 @@ import datetime
 import hashlib
 import json
 
-from .. import datatypes as T
-from ..errors import ManifestCorrupted, SchemaError, UnsupportedFeature
-from .canonical import field_from_json, field_id, field_to_json
-from .fsops import read_json
-from .partitioning import Partitioning
+from pqkit import datatypes as T
+from pqkit.dataset.canonical import field_from_json, field_id, field_to_json
+from pqkit.dataset.fsops import read_json
+from pqkit.dataset.partitioning import Partitioning
+from pqkit.errors import ManifestCorrupted, SchemaError, UnsupportedFeature
 
 FORMAT = "pqds"
 FORMAT_VERSION = 1

@@ -30,14 +30,20 @@ An append that also evolves the schema is checked against both the append and
 the schema-change rows. A version whose operation type is unknown conflicts
 with everything except overwrite (not retryable).
 """
-from .._version import __version__
-from .. import datatypes as T
-from ..errors import CommitConflict, DatasetExists, SchemaError
-from .canonical import field_from_json, field_to_json
-from .layout import check_relative_path, data_file_name
-from .manifest import (DEFAULT_PROPERTIES, FORMAT, FORMAT_VERSION, TableSchema, utc_now_text,
-                       with_field_ids)
-from .partitioning import PartitionColumn, Partitioning
+from pqkit import datatypes as T
+from pqkit._version import __version__
+from pqkit.dataset.canonical import field_from_json, field_to_json
+from pqkit.dataset.layout import check_relative_path, data_file_name
+from pqkit.dataset.manifest import (
+    DEFAULT_PROPERTIES,
+    FORMAT,
+    FORMAT_VERSION,
+    TableSchema,
+    utc_now_text,
+    with_field_ids,
+)
+from pqkit.dataset.partitioning import PartitionColumn, Partitioning
+from pqkit.errors import CommitConflict, DatasetExists, SchemaError
 
 ENGINE = f"pqkit {__version__}"
 APPEND_LIKE = ("append", "create")
@@ -218,7 +224,7 @@ class Operation:
 
     def _indices(self, parent):
         """The next version's index segments (§3.4): the parent's plus ours."""
-        from .indices import manifest_indices, next_indices
+        from pqkit.dataset.indices import manifest_indices, next_indices
         if self.type == "restore":
             base = manifest_indices(self.restore_from)
         elif self.type in ("overwrite", "create") or parent is None:
@@ -300,7 +306,7 @@ class Operation:
 
 
 def _fid(f):
-    from .canonical import field_id
+    from pqkit.dataset.canonical import field_id
     return field_id(f) or 0
 
 
@@ -316,7 +322,7 @@ def _staged_partitioning(entries, partition_by):
     if partition_by is not None and names != partition_by:
         raise SchemaError(f"partition_by {partition_by} but the files are partitioned by "
                           f"{names}")
-    from .canonical import type_from_json
+    from pqkit.dataset.canonical import type_from_json
     return Partitioning([PartitionColumn(n, type_from_json(types[n], "partition_types"))
                          for n in names])
 
@@ -396,7 +402,7 @@ def evolve(base_fields, target_fields, allowed):
     if extra and not allowed:
         raise SchemaError(f"column {extra[0].name!r} is not in the dataset (columns "
                           f"{[f.name for f in base_fields]}); pass evolve_schema=True to add it")
-    from .manifest import max_field_id
+    from pqkit.dataset.manifest import max_field_id
     added, _ = with_field_ids([T.Field(f.name, f.type, True, f.metadata) for f in extra],
                               max_field_id(base_fields) + 1, {}, keep_own=True)
     return out + added

@@ -15,13 +15,18 @@ the literal ``__HIVE_DEFAULT_PARTITION__`` is refused as a value.
 """
 import numpy as np
 
-from .. import datatypes as T
-from ..columns import BinaryColumn, PrimitiveColumn, nulls
-from ..convert import column_from_values
-from ..errors import SchemaError
-from ..fixed_columns import DecimalColumn
-from ..nested_columns import DictionaryColumn
-from .canonical import TimestampCodec, codec_for, type_from_json, type_to_json
+from pqkit import datatypes as T
+from pqkit.columnar.column import BinaryColumn, PrimitiveColumn
+from pqkit.columnar.fixed import DecimalColumn
+from pqkit.columnar.nested import DictionaryColumn, nulls
+from pqkit.convert import column_from_values
+from pqkit.dataset.canonical import (
+    TimestampCodec,
+    codec_for,
+    type_from_json,
+    type_to_json,
+)
+from pqkit.errors import SchemaError
 
 HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 _ESCAPED = frozenset([chr(c) for c in range(0x20)] + list("\"#%'*/:=?\\\x7f{[]^<>|"))
@@ -67,7 +72,7 @@ def _allowed(t):
     return isinstance(t, (T.BooleanType, T.IntegerType, T.DecimalType, T.Date32Type,
                           T.TimestampType)) or \
         (isinstance(t, T.FloatingType) and t.bit_width in (32, 64)) or \
-        (isinstance(t, T.StringType) and not isinstance(t, T.BinaryType))
+        T.is_text_type(t)
 
 
 def check_column_name(name):

@@ -27,15 +27,15 @@ import json
 import math
 import os
 
-from .. import datatypes as T
-from ..convert import column_from_values
-from ..errors import ParquetError
-from ..footer import read_metadata
-from ..reader import read_table
-from ..table import Table
-from ..writer import ParquetWriter
-from . import fsops
-from .planning import PQKIT_OPS
+from pqkit import datatypes as T
+from pqkit.columnar.table import Table
+from pqkit.convert import column_from_values
+from pqkit.dataset import fsops
+from pqkit.dataset.planning import PQKIT_OPS
+from pqkit.errors import ParquetError
+from pqkit.read.file import read_table
+from pqkit.read.footer import read_metadata
+from pqkit.write.file import ParquetWriter
 
 KV_KEY = "pqds.plan"
 DEFAULT_MIN_FILES = 1000

@@ -24,8 +24,8 @@ int64/uint64 and timestamps, Decimal, str, bytes), never through float64.
 """
 import math
 
-from ..errors import SchemaError
-from .canonical import codec_for
+from pqkit.dataset.canonical import codec_for
+from pqkit.errors import SchemaError
 
 OPS = ("==", "!=", "<", "<=", ">", ">=", "in", "not in", "is_null", "is_not_null")
 PQKIT_OPS = ("==", "!=", "<", "<=", ">", ">=", "in", "not in")

@@ -22,13 +22,13 @@ import json
 import os
 import struct
 
-from .. import format as fmt
-from ..footer import read_metadata
-from ..writer import ParquetWriter, created_by
-from . import fsops, planindex
-from .commit import find_latest, load_latest, load_version
-from .layout import DATA_FILE_RE
-from ..errors import DatasetIncomplete, ManifestCorrupted
+from pqkit import format as fmt
+from pqkit.dataset import fsops, planindex
+from pqkit.dataset.commit import find_latest, load_latest, load_version
+from pqkit.dataset.layout import DATA_FILE_RE
+from pqkit.errors import DatasetIncomplete, ManifestCorrupted
+from pqkit.read.footer import read_metadata
+from pqkit.write.file import ParquetWriter, created_by
 
 
 def published_version(layout):

@@ -36,13 +36,24 @@ manifest's ``stats``.
 """
 import os
 
-from ..errors import DatasetError, DatasetIncomplete, DatasetNotFound, ManifestCorrupted, \
-    ParquetError
-from . import fsops
-from .filefacts import read_facts, snapshot, table_schema, merge_fields, utc_text
-from .layout import check_relative_path
-from .partitioning import Partitioning
-from .scan import SnapshotSource
+from pqkit.dataset import fsops
+from pqkit.dataset.filefacts import (
+    merge_fields,
+    read_facts,
+    snapshot,
+    table_schema,
+    utc_text,
+)
+from pqkit.dataset.layout import check_relative_path
+from pqkit.dataset.partitioning import Partitioning
+from pqkit.dataset.scan import SnapshotSource
+from pqkit.errors import (
+    DatasetError,
+    DatasetIncomplete,
+    DatasetNotFound,
+    ManifestCorrupted,
+    ParquetError,
+)
 
 MANIFEST_NAMES = ("manifest.json", "_manifest.json")
 SUCCESS = "_SUCCESS"

@@ -24,15 +24,27 @@ import hashlib
 import os
 import re
 
-from ..errors import DatasetError, DatasetExists, ManifestCorrupted, SchemaError
-from ..table import Table
-from . import fsops
-from .filefacts import read_facts
-from .layout import META_DIR, new_txn
-from .manifest import DEFAULT_PROPERTIES, utc_now_text, with_field_ids
-from .rfc_manifest import (MANIFEST_NAMES, SUCCESS, check_part, manifest_path, read_manifest,
-                           schema_sha256)
-from .staging import HashingSink, as_table, cast_to_fields, new_writer, plain_table
+from pqkit.columnar.table import Table
+from pqkit.dataset import fsops
+from pqkit.dataset.filefacts import read_facts
+from pqkit.dataset.layout import META_DIR, new_txn
+from pqkit.dataset.manifest import DEFAULT_PROPERTIES, utc_now_text, with_field_ids
+from pqkit.dataset.rfc_manifest import (
+    MANIFEST_NAMES,
+    SUCCESS,
+    check_part,
+    manifest_path,
+    read_manifest,
+    schema_sha256,
+)
+from pqkit.dataset.staging import (
+    HashingSink,
+    as_table,
+    cast_to_fields,
+    new_writer,
+    plain_table,
+)
+from pqkit.errors import DatasetError, DatasetExists, ManifestCorrupted, SchemaError
 
 MODES = ("create", "overwrite", "append")
 LOCK_NAME = "_manifest.lock"
@@ -150,7 +162,7 @@ def _write_locked(root, data, mode, run_id, dataset_key, metadata, schema, max_r
 
 
 def _typed(data, schema):
-    from ..convert import table_from_data
+    from pqkit.convert import table_from_data
     return table_from_data(data, schema)
 
 
@@ -193,7 +205,7 @@ def _part_names(count, keep):
 
 def _write_part(root, name, txn, table, fields, stats_columns, options):
     """Write one part to its hidden temporary name; returns its manifest entry and paths."""
-    from .filestats import file_statistics
+    from pqkit.dataset.filestats import file_statistics
     tmp = os.path.join(root, f".{name}.{txn}.tmp")
     with open(tmp, "xb") as f:
         sink = HashingSink(f)

@@ -20,18 +20,24 @@ import os
 
 import numpy as np
 
-from .. import datatypes as T
-from ..columns import nulls
-from ..convert import column_from_values
-from ..errors import DatasetError, DatasetIncomplete, ManifestCorrupted, SchemaError
-from ..reader import ParquetFile
-from ..table import Table
-from .canonical import codec_for
-from .commit import find_latest, list_versions, load_latest, load_readable, load_version
-from . import planindex
-from .layout import Layout, check_relative_path
-from .manifest import Manifest
-from .planning import PQKIT_OPS, term_holds
+from pqkit import datatypes as T
+from pqkit.columnar.nested import nulls
+from pqkit.columnar.table import Table
+from pqkit.convert import column_from_values
+from pqkit.dataset import planindex
+from pqkit.dataset.canonical import codec_for
+from pqkit.dataset.commit import (
+    find_latest,
+    list_versions,
+    load_latest,
+    load_readable,
+    load_version,
+)
+from pqkit.dataset.layout import Layout, check_relative_path
+from pqkit.dataset.manifest import Manifest
+from pqkit.dataset.planning import PQKIT_OPS, term_holds
+from pqkit.errors import DatasetError, DatasetIncomplete, ManifestCorrupted, SchemaError
+from pqkit.read.file import ParquetFile
 
 
 class FileSource:

@@ -11,18 +11,18 @@ the entry and the publish step moves the file to its visible path.
 import hashlib
 import os
 
-from .. import datatypes as T
-from ..convert import column_from_values, table_from_data
-from ..errors import DatasetNotFound, SchemaError
-from ..nested_columns import DictionaryColumn
-from ..table import Table
-from ..writer import ParquetWriter
-from . import fsops
-from .canonical import field_to_json, type_to_json
-from .filestats import codec_name, file_statistics
-from .layout import Layout, data_file_name, file_key, new_txn
-from .manifest import DEFAULT_PROPERTIES, with_field_ids
-from .partitioning import PartitionColumn, Partitioning
+from pqkit import datatypes as T
+from pqkit.columnar.nested import DictionaryColumn
+from pqkit.columnar.table import Table
+from pqkit.convert import column_from_values, table_from_data
+from pqkit.dataset import fsops
+from pqkit.dataset.canonical import field_to_json, type_to_json
+from pqkit.dataset.filestats import codec_name, file_statistics
+from pqkit.dataset.layout import Layout, data_file_name, file_key, new_txn
+from pqkit.dataset.manifest import DEFAULT_PROPERTIES, with_field_ids
+from pqkit.dataset.partitioning import PartitionColumn, Partitioning
+from pqkit.errors import DatasetNotFound, SchemaError
+from pqkit.write.file import ParquetWriter
 
 
 class HashingSink:
@@ -163,7 +163,7 @@ def stage_file(root, table, partition_values=None, *, txn=None, seq=0, schema=No
 
 def _dataset_defaults(layout, schema):
     """(data fields with ids or None, Partitioning or None) of the latest version, if any."""
-    from .commit import find_latest, load_version
+    from pqkit.dataset.commit import find_latest, load_version
     try:
         latest = find_latest(layout)
     except DatasetNotFound:
@@ -191,7 +191,7 @@ def data_fields(table, known_fields):
 
     Columns the dataset lacks get fresh ids after the largest one in use.
     """
-    from .manifest import max_field_id
+    from pqkit.dataset.manifest import max_field_id
     known = {f.name: f for f in (known_fields or [])}
     fields = []
     for f in table.schema:

@@ -24,13 +24,13 @@ import os
 import re
 import time
 
-from ..errors import DatasetError, DatasetIncomplete, ManifestCorrupted
-from . import fsops, planindex
-from .commit import find_latest, list_versions, load_version
-from .indices import manifest_indices
-from .layout import DATA_FILE_RE, Layout
-from .manifest import parse_utc
-from .publish import _write_derived, publish, visible_data_files
+from pqkit.dataset import fsops, planindex
+from pqkit.dataset.commit import find_latest, list_versions, load_version
+from pqkit.dataset.indices import manifest_indices
+from pqkit.dataset.layout import DATA_FILE_RE, Layout
+from pqkit.dataset.manifest import parse_utc
+from pqkit.dataset.publish import _write_derived, publish, visible_data_files
+from pqkit.errors import DatasetError, DatasetIncomplete, ManifestCorrupted
 
 _TMP_RE = re.compile(r".*\.[0-9a-f]{32}\.tmp")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}

@@ -14,25 +14,25 @@ version with the commit algorithm of :mod:`.commit`, then publishes. Modes:
 """
 import copy
 
-from .. import datatypes as T
-from ..errors import DatasetExists, SchemaError
-from ..table import Table
-from . import fsops
-from .commit import commit_operation, load_latest
-from .indices import append_segments, manifest_indices, remove_segments
-from .layout import Layout, data_file_name, file_key, new_txn
-from .manifest import max_field_id, with_field_ids
-from .operations import Operation, scope_matches, widens
-from .partitioning import PartitionColumn, Partitioning
-from .publish import try_publish
-from .staging import as_table, cast_to_fields, plain_table, write_data_file
+from pqkit import datatypes as T
+from pqkit.columnar.table import Table
+from pqkit.dataset import fsops
+from pqkit.dataset.commit import commit_operation, load_latest
+from pqkit.dataset.indices import append_segments, manifest_indices, remove_segments
+from pqkit.dataset.layout import Layout, data_file_name, file_key, new_txn
+from pqkit.dataset.manifest import max_field_id, with_field_ids
+from pqkit.dataset.operations import Operation, scope_matches, widens
+from pqkit.dataset.partitioning import PartitionColumn, Partitioning
+from pqkit.dataset.publish import try_publish
+from pqkit.dataset.staging import as_table, cast_to_fields, plain_table, write_data_file
+from pqkit.errors import DatasetExists, SchemaError
 
 MODES = ("create", "append", "overwrite", "replace_partitions")
 
 
 def _current(layout):
     """(read version, latest Manifest) or (-1, None) when there is no dataset."""
-    from ..errors import DatasetNotFound
+    from pqkit.errors import DatasetNotFound
     try:
         return load_latest(layout, for_writing=True)
     except DatasetNotFound:
@@ -143,7 +143,7 @@ def _as_partition_type(table, column):
     col = table.column(column.name)
     if col.type == column.type:
         return col
-    from ..convert import column_from_values
+    from pqkit.convert import column_from_values
     try:
         return column_from_values(col, column.type)
     except SchemaError as exc:
@@ -152,7 +152,7 @@ def _as_partition_type(table, column):
 
 
 def _typed(data, schema):
-    from ..convert import table_from_data
+    from pqkit.convert import table_from_data
     return table_from_data(data, schema)
 
 
@@ -217,7 +217,7 @@ def _stage(layout, partitioning, texts, table, fields, txn, seq, stats_columns, 
     facts = write_data_file(layout, relpath, table, fields, stats_columns=stats_columns,
                             **options)
     fsops.crash_point("stage.written")
-    from .canonical import field_to_json, type_to_json
+    from pqkit.dataset.canonical import field_to_json, type_to_json
     return {"key": file_key(seq, txn), "path": relpath, "partition": dict(texts), **facts,
             "schema": [field_to_json(f) for f in fields],
             "partition_types": {c.name: type_to_json(c.type) for c in partitioning.columns}}
@@ -328,7 +328,7 @@ def commit(root, file_entries, *, mode, partition_by=None, run_id=None, schema=N
 
 
 def _entries_partitioning(entries, names):
-    from .canonical import type_from_json
+    from pqkit.dataset.canonical import type_from_json
     types = (entries[0].get("partition_types") or {}) if entries else {}
     missing = [n for n in names if n not in types]
     if missing:

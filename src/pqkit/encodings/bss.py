@@ -1,7 +1,7 @@
 """BYTE_STREAM_SPLIT for the fixed-width physical types.
 
 The layout is described in ``pqkit._native.bss``; the kernels only move
-bytes. Decoded values use the layout of :mod:`pqkit.table`: numpy ``<i4``,
+bytes. Decoded values use the layout of :mod:`pqkit.columnar.table`: numpy ``<i4``,
 ``<i8``, ``<f4``, ``<f8`` for INT32, INT64, FLOAT, DOUBLE, and a uint8 array of
 shape (n, type_length) for FIXED_LEN_BYTE_ARRAY (float16 is FLBA of length 2).
 For example ``decode_bss(Type.INT32, b"\\x01\\x02\\x00\\x00\\x00\\x00\\x00\\x00", 0, 2)``
@@ -11,29 +11,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._native.bss import decode_byte_stream_split, encode_byte_stream_split
-from ..errors import EncodingError
-from ..format import Type
+from pqkit._native.bss import decode_byte_stream_split, encode_byte_stream_split
+from pqkit.encodings.physical import NUMERIC, fixed_width
+from pqkit.errors import EncodingError
+from pqkit.format import Type
 
 __all__ = ["decode_bss", "encode_bss", "decode_byte_stream_split", "encode_byte_stream_split"]
 
-_NUMERIC = {
-    Type.INT32: np.dtype("<i4"),
-    Type.INT64: np.dtype("<i8"),
-    Type.FLOAT: np.dtype("<f4"),
-    Type.DOUBLE: np.dtype("<f8"),
-}
 
 
 def _width(physical_type, type_length):
-    if physical_type in _NUMERIC:
-        return _NUMERIC[physical_type].itemsize
-    if physical_type == Type.FIXED_LEN_BYTE_ARRAY:
-        if type_length is None or type_length <= 0:
-            raise ValueError(f"FIXED_LEN_BYTE_ARRAY needs a positive type_length, "
-                             f"got {type_length}")
-        return type_length
-    raise EncodingError(f"BYTE_STREAM_SPLIT cannot encode {physical_type.name} values")
+    if physical_type not in NUMERIC and physical_type != Type.FIXED_LEN_BYTE_ARRAY:
+        raise EncodingError(f"BYTE_STREAM_SPLIT cannot encode {physical_type.name} values")
+    return fixed_width(physical_type, type_length)
 
 
 def decode_bss(physical_type: int, data, offset: int, count: int,
@@ -59,8 +49,8 @@ def decode_bss(physical_type: int, data, offset: int, count: int,
     physical_type = Type(physical_type)
     width = _width(physical_type, type_length)
     raw = decode_byte_stream_split(data, offset, count, width, base_offset)
-    if physical_type in _NUMERIC:
-        return raw.view(_NUMERIC[physical_type]), count * width
+    if physical_type in NUMERIC:
+        return raw.view(NUMERIC[physical_type]), count * width
     return raw.reshape(count, width), count * width
 
 
@@ -72,8 +62,8 @@ def encode_bss(physical_type: int, values, type_length: int | None = None) -> by
     """
     physical_type = Type(physical_type)
     width = _width(physical_type, type_length)
-    if physical_type in _NUMERIC:
-        raw = np.ascontiguousarray(values, dtype=_NUMERIC[physical_type]).view(np.uint8)
+    if physical_type in NUMERIC:
+        raw = np.ascontiguousarray(values, dtype=NUMERIC[physical_type]).view(np.uint8)
     else:
         raw = np.ascontiguousarray(values).view(np.uint8)
         if raw.ndim > 1 and raw.shape[-1] != width:

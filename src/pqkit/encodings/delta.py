@@ -1,7 +1,7 @@
 """DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY.
 
 The byte layouts, with a worked example, are described in
-``pqkit._native.delta``. Decoded values use the layout of :mod:`pqkit.table`:
+``pqkit._native.delta``. Decoded values use the layout of :mod:`pqkit.columnar.table`:
 
 ==========================  ====================  ==============================
 encoding                    physical type         decoded as
@@ -22,18 +22,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._native.delta import (
+from pqkit._native.delta import (
     decode_delta_binary_packed,
     decode_delta_byte_array,
     decode_delta_length_byte_array,
 )
-from .._native.delta_encode import (
+from pqkit._native.delta_encode import (
     encode_delta_binary_packed,
     encode_delta_byte_array,
     encode_delta_length_byte_array,
 )
-from ..errors import EncodingError
-from ..format import Encoding, Type
+from pqkit.errors import EncodingError
+from pqkit.format import Encoding, Type
 
 #: Block layout (block size, miniblocks) that Arrow C++ writes per physical
 #: type; parquet-java and our encoder's default use (128, 4) for both.

@@ -1,7 +1,7 @@
 """PLAIN encoding for every physical type, and the dictionary gathers.
 
 The byte layout is described in ``pqkit._native.plain``. Decoded values use
-the in-memory layout of :mod:`pqkit.table`:
+the in-memory layout of :mod:`pqkit.columnar.table`:
 
 =====================  =============================================
 physical type          decoded as
@@ -21,44 +21,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._native.plain import (
+from pqkit._native.plain import (
     decode_booleans,
     decode_byte_array,
     decode_fixed,
     encode_booleans,
     encode_byte_array,
 )
-from .._native.take import take_byte_array, take_fixed
-from ..format import Type
+from pqkit._native.take import take_byte_array, take_fixed
+from pqkit.encodings.physical import NUMERIC, fixed_width
+from pqkit.format import Type
 
 __all__ = [
     "decode_plain", "encode_plain", "fixed_width", "take_fixed", "take_byte_array",
     "decode_booleans", "decode_byte_array", "decode_fixed", "encode_booleans",
     "encode_byte_array",
 ]
-
-_NUMERIC = {
-    Type.INT32: np.dtype("<i4"),
-    Type.INT64: np.dtype("<i8"),
-    Type.FLOAT: np.dtype("<f4"),
-    Type.DOUBLE: np.dtype("<f8"),
-}
-
-
-def fixed_width(physical_type: int, type_length: int | None = None) -> int:
-    """Bytes per PLAIN value of a fixed-width physical type."""
-    physical_type = Type(physical_type)
-    if physical_type in _NUMERIC:
-        return _NUMERIC[physical_type].itemsize
-    if physical_type == Type.INT96:
-        return 12
-    if physical_type == Type.FIXED_LEN_BYTE_ARRAY:
-        if type_length is None or type_length <= 0:
-            raise ValueError(f"FIXED_LEN_BYTE_ARRAY needs a positive type_length, "
-                             f"got {type_length}")
-        return type_length
-    raise ValueError(f"{physical_type.name} has no fixed width")
-
 
 def decode_plain(physical_type: int, data, offset: int, count: int,
                  type_length: int | None = None, base_offset: int = 0):
@@ -90,8 +68,8 @@ def decode_plain(physical_type: int, data, offset: int, count: int,
         return (offsets, values), used
     width = fixed_width(physical_type, type_length)
     raw, used = decode_fixed(data, offset, count, width, base_offset)
-    if physical_type in _NUMERIC:
-        return raw.view(_NUMERIC[physical_type]), used
+    if physical_type in NUMERIC:
+        return raw.view(NUMERIC[physical_type]), used
     return raw.reshape(count, width), used
 
 
@@ -110,8 +88,8 @@ def encode_plain(physical_type: int, values, type_length: int | None = None) -> 
         return encode_byte_array(np.ascontiguousarray(offsets, dtype=np.int64),
                                  np.ascontiguousarray(data).view(np.uint8).reshape(-1))
     width = fixed_width(physical_type, type_length)
-    if physical_type in _NUMERIC:
-        return np.ascontiguousarray(values, dtype=_NUMERIC[physical_type]).tobytes()
+    if physical_type in NUMERIC:
+        return np.ascontiguousarray(values, dtype=NUMERIC[physical_type]).tobytes()
     raw = np.ascontiguousarray(values).view(np.uint8)
     if raw.ndim > 1 and raw.shape[-1] != width:
         raise ValueError(f"{physical_type.name} rows of {raw.shape[-1]} bytes, "

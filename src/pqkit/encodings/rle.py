@@ -24,14 +24,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._native.bitpack import (
+from pqkit._native.bitpack import (
     decode_dict_indices,
     decode_hybrid,
     decode_hybrid_prefixed,
     unpack_bits,
 )
-from .._native.hybrid_encode import encode_hybrid, pack_bits
-from ..errors import EncodingError
+from pqkit._native.hybrid_encode import encode_hybrid, pack_bits
+from pqkit.errors import EncodingError
 
 __all__ = [
     "bit_width_of", "pack_bits", "unpack_bits", "decode_hybrid", "decode_hybrid_prefixed",

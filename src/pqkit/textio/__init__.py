@@ -24,14 +24,19 @@ strings), :mod:`~pqkit.textio.render` and :mod:`~pqkit.textio.writers` (Tables
 to text), :mod:`~pqkit.textio.pipeline` (:func:`convert`, used by
 ``pqinspect convert``).
 """
-from .errors import ConversionError, TextFormatError, TextValueError
-from .infer import infer_csv_fields, infer_json_fields
-from .pipeline import FORMATS, convert, format_of
-from .readers import CsvReader, JsonLinesReader
-from .render import csv_texts, json_values
-from .schema_spec import (load_schema, parse_type, schema_from_spec, schema_to_spec,
-                          type_to_string)
-from .writers import CsvWriter, JsonLinesWriter
+from pqkit.textio.errors import ConversionError, TextFormatError, TextValueError
+from pqkit.textio.infer import infer_csv_fields, infer_json_fields
+from pqkit.textio.pipeline import FORMATS, convert, format_of
+from pqkit.textio.readers import CsvReader, JsonLinesReader
+from pqkit.textio.render import csv_texts, json_values
+from pqkit.textio.schema_spec import (
+    load_schema,
+    parse_type,
+    schema_from_spec,
+    schema_to_spec,
+    type_to_string,
+)
+from pqkit.textio.writers import CsvWriter, JsonLinesWriter
 
 __all__ = ["ConversionError", "TextFormatError", "TextValueError", "infer_csv_fields",
            "infer_json_fields", "FORMATS", "convert", "format_of", "CsvReader",

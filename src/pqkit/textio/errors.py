@@ -1,5 +1,5 @@
 """Errors of the text converters, with the place in the input they refer to."""
-from ..errors import ParquetError, SchemaError
+from pqkit.errors import ParquetError, SchemaError
 
 
 def _where(line, offset, column):

@@ -33,8 +33,15 @@ digits. Inferred columns are always nullable.
 """
 import re
 
-from .. import datatypes as T
-from .values import DATETIME_TEXT, FLOAT_TEXT, FLOAT_WORD, Misfit, datetime_parts, parse_days
+from pqkit import datatypes as T
+from pqkit.textio.values import (
+    DATETIME_TEXT,
+    FLOAT_TEXT,
+    FLOAT_WORD,
+    Misfit,
+    datetime_parts,
+    parse_days,
+)
 
 _INFER_INT = re.compile(r"[+-]?(?:0|[1-9][0-9]*)")
 _LEADING_ZERO = re.compile(r"[+-]?0[0-9]")

@@ -20,14 +20,19 @@ import zlib
 from contextlib import ExitStack
 from functools import partial
 
-from .. import datatypes as T
-from ..reader import ParquetFile
-from ..writer import ParquetWriter
-from .errors import ConversionError, TextFormatError
-from .readers import (DEFAULT_BATCH_SIZE, DEFAULT_INFER_ROWS, DEFAULT_MAX_LINE_BYTES,
-                      CsvReader, JsonLinesReader)
-from .schema_spec import load_schema, schema_from_spec, schema_to_spec
-from .writers import CsvWriter, JsonLinesWriter
+from pqkit import datatypes as T
+from pqkit.read.file import ParquetFile
+from pqkit.textio.errors import ConversionError, TextFormatError
+from pqkit.textio.readers import (
+    DEFAULT_BATCH_SIZE,
+    DEFAULT_INFER_ROWS,
+    DEFAULT_MAX_LINE_BYTES,
+    CsvReader,
+    JsonLinesReader,
+)
+from pqkit.textio.schema_spec import load_schema, schema_from_spec, schema_to_spec
+from pqkit.textio.writers import CsvWriter, JsonLinesWriter
+from pqkit.write.file import ParquetWriter
 
 FORMATS = ("csv", "jsonl", "parquet")
 _EXTENSIONS = {".csv": "csv", ".tsv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl",

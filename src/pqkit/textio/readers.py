@@ -17,13 +17,13 @@ Table of the reader's ``fields``.
 import csv
 import json
 
-from .. import datatypes as T
-from ..convert import column_from_values
-from ..errors import ParquetError, SchemaError
-from ..table import Table
-from .errors import TextFormatError, TextValueError
-from .infer import infer_csv_fields, infer_json_fields
-from .values import Misfit, json_coercer, text_coercer
+from pqkit import datatypes as T
+from pqkit.columnar.table import Table
+from pqkit.convert import column_from_values
+from pqkit.errors import ParquetError, SchemaError
+from pqkit.textio.errors import TextFormatError, TextValueError
+from pqkit.textio.infer import infer_csv_fields, infer_json_fields
+from pqkit.textio.values import Misfit, json_coercer, text_coercer
 
 DEFAULT_INFER_ROWS = 10_000
 DEFAULT_BATCH_SIZE = 10_000

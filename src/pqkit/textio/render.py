@@ -72,12 +72,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import datatypes as T
-from ..columns import BinaryColumn, NullColumn, PrimitiveColumn
-from ..errors import EncodingError, SchemaError
-from ..fixed_columns import DecimalColumn, FixedSizeBinaryColumn
-from ..nested_columns import (DictionaryColumn, FixedSizeListColumn, ListColumn, MapColumn,
-                              StructColumn)
+from pqkit import datatypes as T
+from pqkit.columnar.column import BinaryColumn, NullColumn, PrimitiveColumn
+from pqkit.columnar.fixed import DecimalColumn, FixedSizeBinaryColumn
+from pqkit.columnar.nested import (
+    DictionaryColumn,
+    FixedSizeListColumn,
+    ListColumn,
+    MapColumn,
+    StructColumn,
+)
+from pqkit.errors import EncodingError, SchemaError
 
 BINARY_FORMATS = ("base64", "hex")
 ZONED_TIMESTAMPS = ("utc", "local")
@@ -133,7 +138,7 @@ def json_values(column, style=DEFAULT_STYLE):
 
     Parameters
     ----------
-    column : pqkit.columns.Column
+    column : pqkit.columnar.column.Column
     style : TextStyle, optional
 
     Returns

@@ -43,8 +43,8 @@ map<K, V>                              maps (keys are never null)
 import json
 import re
 
-from .. import datatypes as T
-from ..errors import SchemaError
+from pqkit import datatypes as T
+from pqkit.errors import SchemaError
 
 _SIMPLE = {
     "null": T.null, "bool": T.bool_, "boolean": T.bool_,

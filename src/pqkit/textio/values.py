@@ -46,8 +46,8 @@ import math
 import re
 import uuid as _uuid
 
-from .. import datatypes as T
-from ..errors import SchemaError
+from pqkit import datatypes as T
+from pqkit.errors import SchemaError
 
 _EPOCH_ORDINAL = _dt.date(1970, 1, 1).toordinal()
 _PER_SECOND = {"s": 1, "ms": 1000, "us": 10**6, "ns": 10**9}

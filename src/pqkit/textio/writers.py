@@ -14,8 +14,8 @@ empty is written ``""`` so that it is not a blank line.
 """
 import re
 
-from ..errors import EncodingError, SchemaError
-from .render import DEFAULT_STYLE, JSON_TEXT, csv_texts, json_values
+from pqkit.errors import EncodingError, SchemaError
+from pqkit.textio.render import DEFAULT_STYLE, JSON_TEXT, csv_texts, json_values
 
 
 class CsvLines:

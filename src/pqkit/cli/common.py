@@ -1,0 +1,114 @@
+"""Helpers that several pqinspect subcommands share (subcommands never import each other).
+
+Argument groups (``--row-group``/``--column``, ``--limit``, the text style
+options), opening a file into (Source, FileMetadata), selecting column chunks,
+the ``problem`` records every structural command reports, and their rendering.
+"""
+import sys
+
+from rich.markup import escape
+
+from pqkit.cli import render
+from pqkit.errors import CorruptFileError
+from pqkit.read.footer import read_metadata
+from pqkit.read.source import Source
+from pqkit.textio.render import BINARY_FORMATS, ZONED_TIMESTAMPS, TextStyle
+
+DEFAULT_LIMIT = 50
+
+
+def add_selection_arguments(parser):
+    parser.add_argument("--row-group", type=int, action="append", dest="row_groups",
+                        metavar="N", help="only row group N (repeatable)")
+    parser.add_argument("--column", action="append", dest="columns", metavar="PATH",
+                        help="only the column with this dotted path (repeatable)")
+
+
+def add_limit_argument(parser, what):
+    parser.add_argument("--limit", type=int, default=DEFAULT_LIMIT, metavar="N",
+                        help=f"rich view: show at most N {what} per table, 0 for all "
+                             f"(default {DEFAULT_LIMIT}; --json always has everything)")
+
+
+def problem(kind, message, offset, row_group=None, path=None):
+    return {"kind": kind, "row_group": row_group, "column": path, "offset": offset,
+            "message": message}
+
+
+def open_file(path):
+    """(metadata, Source) of a file opened once for the whole command."""
+    f = open(path, "rb")
+    try:
+        md = read_metadata(f)
+    except BaseException:
+        f.close()
+        raise
+    return md, Source(f), f
+
+
+def selected_chunks(md, row_groups=None, columns=None):
+    """[(row group, leaf node, ColumnChunk)] in file order; KeyError/IndexError for a bad
+    selection, CorruptFileError for a row group with fewer chunks than leaves."""
+    nodes = md.schema.columns
+    if columns:
+        wanted = {md.schema.column(c).column_index for c in columns}
+        nodes = [n for n in nodes if n.column_index in wanted]
+    groups = row_groups if row_groups else range(md.num_row_groups)
+    for g in groups:
+        if not 0 <= g < md.num_row_groups:
+            raise IndexError(f"row group {g} out of range (file has {md.num_row_groups})")
+    out = []
+    for g in groups:
+        chunks = md.row_group(g).columns or []
+        if len(chunks) != len(md.schema.columns):
+            raise CorruptFileError(
+                f"row group {g} has {len(chunks)} column chunks but the schema has "
+                f"{len(md.schema.columns)} leaf columns (footer at offset {md.footer_offset})")
+        out.extend((g, node, chunks[node.column_index]) for node in nodes)
+    return out
+
+
+def short(value, n=24):
+    if value is None:
+        return None
+    value = str(value)
+    return escape(value if len(value) <= n else value[:n - 1] + "…")
+
+
+def limited_grid(title, columns, rows, limit, what):
+    """render.grid of at most `limit` rows (all when limit <= 0), captioned with how many
+    were left out."""
+    more = len(rows) - limit if 0 < limit < len(rows) else 0
+    table = render.grid(title, columns, rows[:limit] if more else rows)
+    if more:
+        table.caption = f"… {more:,} more {what} (--limit 0 or --json shows all)"
+    return table
+
+
+def report_problems(command, problems, out=None):
+    """Problems on stderr, one line each (both views)."""
+    out = out or sys.stderr
+    for p in problems:
+        print(f"pqinspect {command}: {p['message']}", file=out)
+
+
+# What a viewer shows: the library's spellings, but invalid UTF-8 shown rather than refused.
+VIEWER_STYLE = TextStyle(invalid_utf8="replace")
+
+
+def add_style_arguments(parser, timestamps=True):
+    """--binary and (with ``timestamps``) --timestamps: the spelling choices of
+    pqkit.textio.render.TextStyle."""
+    parser.add_argument("--binary", choices=BINARY_FORMATS, default="base64",
+                        help="how binary values are spelled (default base64)")
+    if timestamps:
+        parser.add_argument("--timestamps", choices=ZONED_TIMESTAMPS, default="utc",
+                            help="timestamps with a time zone as the UTC instant with Z "
+                                 "(utc, the default, as convert writes them) or as local "
+                                 "time in the column's zone with its offset (local)")
+
+
+def style_of(args):
+    """The viewer's TextStyle with the --binary and --timestamps choices of ``args``."""
+    return TextStyle(binary=args.binary, invalid_utf8="replace",
+                     zoned_timestamps=getattr(args, "timestamps", "utc"))

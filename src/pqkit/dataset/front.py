@@ -1,0 +1,215 @@
+"""The public operations of every layout: write, commit, repair, convert, verify.
+
+Which layout a root holds, and what each allows, is decided in
+:mod:`pqkit.dataset.layouts`; this module dispatches each operation to the
+PQDS/1 layer or to the RFC-manifest writer accordingly.
+"""
+import os
+
+from pqkit.dataset import rfc_write
+from pqkit.dataset import write as pqds_write
+from pqkit.dataset.commit import find_latest
+from pqkit.dataset.dataset import VerifyReport, open_dataset
+from pqkit.dataset.layout import Layout, new_txn
+from pqkit.dataset.layouts import (
+    detect_layout,
+    layout_of,
+    open_source,
+    pqds_only,
+    refuse_foreign_root,
+)
+from pqkit.dataset.manifest import with_field_ids
+from pqkit.dataset.publish import published_version
+from pqkit.dataset.rfc_manifest import SUCCESS
+from pqkit.dataset.scan import FileReader
+from pqkit.dataset.staging import stage_file
+from pqkit.dataset.vacuum import repair as repair_pqds
+from pqkit.errors import DatasetError, SchemaError
+
+__all__ = ["write", "commit", "repair", "convert", "verify", "publish_state", "detect_layout",
+           "layout_of", "open_source", "pqds_only", "refuse_foreign_root"]
+
+
+def write(root, data, *, layout="pqds", **options):
+    """Write ``data`` to the dataset at ``root``: PQDS/1, or an RFC-style single manifest.
+
+    Parameters
+    ----------
+    root : path
+    data : pqkit.Table, dict of columns or pandas.DataFrame
+    layout : {"pqds", "manifest"}, default "pqds"
+        ``"pqds"``: a new version of a PQDS/1 dataset (see ``pqkit/dataset/write.py``:
+        ``partition_by``, ``mode`` = create/append/overwrite/replace_partitions,
+        ``run_id``, ``scope``, ``schema``, ``evolve_schema``, ...). A root holding a
+        plain Hive directory or an RFC dataset is refused (DatasetError; see
+        :func:`convert`).
+        ``"manifest"``: ``<root>/data.parquet`` or ``part-NNNNN.parquet`` plus
+        ``manifest.json`` and ``_SUCCESS`` (see :func:`pqkit.dataset.rfc_write.write`:
+        ``mode`` = create/overwrite/append, ``run_id``, ``dataset_key``,
+        ``metadata``, ``max_rows_per_file``, ``manifest_name``).
+    **options
+        The options of the chosen layout, then :class:`pqkit.ParquetWriter` options.
+
+    Returns
+    -------
+    int or dict
+        PQDS/1: the committed version. Manifest layout: the manifest as written.
+    """
+    if layout == "manifest":
+        return rfc_write.write(root, data, **options)
+    if layout != "pqds":
+        raise SchemaError(f"layout {layout!r}: write supports 'pqds' (PQDS/1) and 'manifest' "
+                          "(RFC-style single manifest)")
+    refuse_foreign_root(root)
+    return pqds_write.write(root, data, **options)
+
+
+def commit(root, file_entries, **options):
+    """:func:`pqkit.dataset.write.commit` (staged files -> one version), refusing foreign roots.
+
+    See ``pqkit/dataset/write.py`` for the parameters (``mode``, ``partition_by``,
+    ``run_id``, ``schema``, ``scope``, ``blind``, ``evolve_schema``, ``read_version``).
+    """
+    refuse_foreign_root(root)
+    return pqds_write.commit(root, file_entries, **options)
+
+
+def repair(root, *, grace=None):
+    """Bring a dataset back to a clean state after crashes, in its layout's way.
+
+    PQDS/1: :func:`pqkit.dataset.vacuum.repair` (torn version set aside, visible tree
+    and derived files reconciled, old orphans deleted). RFC single manifest:
+    :func:`pqkit.dataset.rfc_write.repair` (a crashed write rolled forward or back,
+    ``_SUCCESS`` restored). A plain Hive directory has no pqkit state: DatasetError.
+
+    Returns
+    -------
+    dict
+        What was done (the keys depend on the layout; see the functions above).
+    """
+    kind = detect_layout(root)
+    if kind == "manifest":
+        return rfc_write.repair(root)
+    if kind == "hive":
+        raise DatasetError(f"{os.path.abspath(root)} is a plain Hive directory: pqkit keeps no "
+                           "state there, so there is nothing to repair")
+    return repair_pqds(root, grace=grace)
+
+
+def convert(source, target, *, layout="auto", require_success=None, run_id=None,
+            empty_string_as_null=False, **writer_options):
+    """Copy a dataset of any layout into a new PQDS/1 dataset at ``target`` (version 0).
+
+    Files are read and written one at a time, so memory stays at one file; every
+    file becomes one data file of the same partition. Partition columns keep the
+    types the source has (inferred for plain Hive directories).
+
+    Parameters
+    ----------
+    source, target : path
+        ``target`` must not exist as a dataset and must lie outside ``source``.
+    layout, require_success
+        How to open ``source`` (see :func:`pqkit.dataset.open`).
+    run_id : str, optional
+        Idempotency key of the commit.
+    empty_string_as_null : bool, default False
+        Store ``""`` partition values (pyarrow's ``k=``) as null instead of refusing them.
+    **writer_options
+        Passed to :class:`pqkit.ParquetWriter` (compression, row_group_size, ...).
+
+    Returns
+    -------
+    int
+        The committed version (0).
+    """
+    src = open_dataset(source, layout=layout, require_success=require_success)
+    target_root = os.path.abspath(os.fspath(target))
+    if os.path.commonpath([target_root, src.root]) == src.root:
+        raise DatasetError(f"convert target {target_root} lies inside the source {src.root}; "
+                           "pick a directory outside it")
+    if detect_layout(target_root) is not None:
+        raise DatasetError(f"convert target {target_root} already holds data")
+    fields = with_field_ids(src.table_schema.fields, 1)[0]
+    types = {c.name: c.type for c in src.partitioning.columns}
+    reader = FileReader(src.source, src.table_schema, src.partitioning)
+    names = src.table_schema.names
+    entries, txn = [], new_txn()
+    try:
+        for data_file in src.files():
+            if len(entries) and len(entries) % 100_000 == 0:
+                txn = new_txn()           # file sequence numbers stop at 99999 per txn
+            table, _ = reader.read(data_file.entry, names, [])
+            entries.append(stage_file(target_root, table, data_file.partition_values, txn=txn,
+                                      seq=len(entries) % 100_000, schema=fields,
+                                      partition_types=types,
+                                      empty_string_as_null=empty_string_as_null,
+                                      **writer_options))
+        return pqds_write.commit(target_root, entries, mode="create",
+                           partition_by=src.partition_by, run_id=run_id, schema=fields)
+    except BaseException:
+        pqds_write.discard_staged(Layout(target_root), entries)
+        raise
+
+
+def verify(root, level="size", *, layout="auto", require_success=None):
+    """Check a dataset of any layout; the problems of the layout itself come first.
+
+    Parameters
+    ----------
+    root : path
+    level : {"exists", "size", "footer", "sha256"}
+        As :meth:`Dataset.verify`; RFC parts are always checked for size, row count
+        and schema hash, and plain Hive files always have their footer read.
+    layout : {"auto", "pqds", "hive", "manifest"}
+    require_success : bool or None
+        Report a missing ``_SUCCESS`` as a problem (None: only for the manifest layout).
+
+    Returns
+    -------
+    VerifyReport
+        With ``problems`` from the layout (missing ``_SUCCESS``, unreadable or
+        inconsistent files, manifest totals) followed by those of every file.
+    """
+    kind = detect_layout(root) if layout == "auto" else layout
+    source = open_source(root, kind or "pqds", require_success=False, strict=False)
+    problems = list(getattr(source, "problems", []))
+    wants_success = require_success if require_success is not None else kind == "manifest"
+    if wants_success and not any(p["path"] == SUCCESS for p in problems):
+        success = os.path.join(os.path.abspath(os.fspath(root)), SUCCESS)
+        if not os.path.exists(success):
+            problems.insert(0, {"key": None, "path": SUCCESS,
+                                "problem": "_SUCCESS is missing: the write did not finish"})
+    report = open_dataset(root, source=source).verify(level)
+    bad_files = sum(1 for p in problems if p["key"] is not None)
+    return VerifyReport(report.version, report.level, report.files_checked + bad_files,
+                        problems + report.problems)
+
+
+def publish_state(root):
+    """How the plain-reader view of ``root`` stands.
+
+    Returns
+    -------
+    dict
+        ``layout``; ``success`` (``_SUCCESS`` exists); for PQDS/1 also
+        ``latest_version`` and ``published_version``; ``state``: ``"published"``
+        (plain readers see the latest version), ``"pending"`` (a publish is due:
+        ``repair`` or the next writer finishes it), ``"complete"`` /
+        ``"incomplete"`` (legacy layouts with / without ``_SUCCESS``) or
+        ``"no marker"`` (a Hive directory without ``_SUCCESS``, which is allowed).
+    """
+    root = os.path.abspath(os.fspath(root))
+    kind = detect_layout(root)
+    success = os.path.exists(os.path.join(root, SUCCESS))
+    if kind == "manifest":
+        return {"layout": kind, "success": success,
+                "state": "complete" if success else "incomplete"}
+    if kind == "hive":
+        return {"layout": kind, "success": success,
+                "state": "complete" if success else "no marker"}
+    layout = Layout(root)
+    latest = find_latest(layout)
+    done = published_version(layout) if success else None
+    return {"layout": "pqds", "success": success, "latest_version": latest,
+            "published_version": done,
+            "state": "published" if success and done == latest else "pending"}

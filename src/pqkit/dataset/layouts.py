@@ -1,0 +1,124 @@
+"""One entry point for every layout: which one a root holds, and what each allows.
+
+========================  ======================================  ===============================
+layout                    recognised by                           pqkit may
+========================  ======================================  ===============================
+``pqds`` (PQDS/1)         ``_pqkit/`` with a committed version    read, write, repair, vacuum
+``manifest`` (RFC-style)  ``manifest.json`` / ``_manifest.json``  read, write (layout="manifest"),
+                                                                  repair a crashed write
+``hive`` (plain)          visible files or a ``_SUCCESS``         read only
+========================  ======================================  ===============================
+
+:func:`pqkit.dataset.open` calls :func:`open_source` and so reads all three.
+Writing PQDS/1 into a root that holds a plain Hive directory or an RFC
+dataset (files but no committed version) is refused with a DatasetError:
+plain readers would see the old files and the new ones together while pqkit
+saw only the new. The explicit way over is :func:`convert`, which copies
+the files one at a time into a new PQDS/1 dataset (memory: one file).
+"""
+import functools
+import os
+
+from pqkit.dataset.layout import META_DIR, Layout, parse_version_file_name
+from pqkit.dataset.legacy_hive import HiveSource, hidden
+from pqkit.dataset.rfc_manifest import SUCCESS, RfcManifestSource, manifest_path
+from pqkit.dataset.scan import ManifestSource
+from pqkit.errors import DatasetError, DatasetIncomplete
+
+LAYOUTS = ("auto", "pqds", "hive", "manifest")
+
+
+def detect_layout(root):
+    """``"pqds"``, ``"manifest"`` or ``"hive"``: the layout at ``root``; None when empty/absent.
+
+    A ``_pqkit/`` directory means PQDS/1 once a version is committed; before that
+    (only staged files) the visible content decides. Costs a few stats and, for
+    legacy layouts, one listing of ``root`` itself (not of its tree).
+    """
+    root = os.path.abspath(os.fspath(root))
+    pqds = os.path.isdir(os.path.join(root, META_DIR))
+    if pqds and _has_versions(Layout(root)):
+        return "pqds"
+    if manifest_path(root) is not None:
+        return "manifest"
+    try:
+        names = os.listdir(root)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if SUCCESS in names or any(not hidden(n) for n in names):
+        return "hive"
+    return "pqds" if pqds else None
+
+
+def _has_versions(layout):
+    if os.path.exists(layout.latest_hint) or os.path.exists(layout.version_path(0)):
+        return True
+    try:
+        return any(parse_version_file_name(n) is not None
+                   for n in os.listdir(layout.versions_dir))
+    except FileNotFoundError:
+        return False
+
+
+def open_source(root, layout="auto", require_success=None, *, strict=True):
+    """The :class:`~.scan.FileSource` for ``root`` in the given (or detected) layout.
+
+    Parameters
+    ----------
+    root : path
+    layout : {"auto", "pqds", "hive", "manifest"}
+    require_success : bool or None
+        A missing ``_SUCCESS`` raises DatasetIncomplete. None: only for the
+        ``manifest`` layout, whose contract demands it.
+    strict : bool, default True
+        False: legacy sources leave bad files out and list them in ``problems``.
+    """
+    if layout not in LAYOUTS:
+        raise DatasetError(f"layout {layout!r}: use one of {', '.join(LAYOUTS)}")
+    kind = detect_layout(root) if layout == "auto" else layout
+    if kind == "manifest":
+        return RfcManifestSource(root, strict=strict,
+                                 require_success=True if require_success is None
+                                 else bool(require_success))
+    if kind == "hive":
+        return HiveSource(root, require_success=bool(require_success), strict=strict)
+    source = ManifestSource(root)
+    if require_success and not os.path.exists(source.layout.success):
+        source.latest()                   # DatasetNotFound first, when there is nothing
+        raise DatasetIncomplete(f"{source.root} has no _SUCCESS: the latest version is not "
+                                "published yet (run 'pqinspect dataset repair')")
+    return source
+
+
+def layout_of(dataset):
+    """The layout name of an opened Dataset: "pqds", "hive" or "manifest"."""
+    return getattr(dataset.source, "layout_name", "pqds")
+
+
+def refuse_foreign_root(root):
+    """DatasetError when ``root`` holds data but no PQDS/1 version (a Hive or RFC directory)."""
+    root = os.path.abspath(os.fspath(root))
+    kind = detect_layout(root)
+    if kind not in ("hive", "manifest"):
+        return
+    what = "an RFC-style single-manifest dataset" if kind == "manifest" else \
+        "a plain Hive-partitioned directory"
+    raise DatasetError(f"{root} holds {what}, not a PQDS/1 dataset; pqkit reads it but does "
+                       "not write into it (plain readers would mix its files with the new "
+                       "ones). Copy it into a new dataset with pqkit.dataset.convert(source, "
+                       "target) and write there"
+                       + (", or write with layout='manifest'" if kind == "manifest" else ""))
+
+
+def pqds_only(function):
+    """``function(root, ...)`` of the PQDS/1 layer, refusing Hive and RFC roots first.
+
+    Without the check, an operation that opens the dataset (delete, compact, tag,
+    staging, publish, vacuum) would read a legacy root through :func:`open_source`
+    and then write PQDS/1 state into it.
+    """
+    @functools.wraps(function)
+    def guarded(root, *args, **kwargs):
+        refuse_foreign_root(root)
+        return function(root, *args, **kwargs)
+    return guarded

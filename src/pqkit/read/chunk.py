@@ -1,0 +1,126 @@
+"""Column chunk reading: pages -> levels and decoded values.
+
+A chunk is read by three cooperating parts (the shape of arrow-rs's
+``GenericColumnReader``): the page iterator (:class:`pqkit.page.PageWalker`,
+which checks CRCs and yields page headers and bodies), a
+:class:`~pqkit.read.level_decoder.LevelDecoder` for the repetition and
+definition levels, and a :class:`~pqkit.read.value_decoder.ValueDecoder` for
+the values. The result is a :class:`ChunkData`: the chunk's levels over all
+its pages (a v1 page may split a record, so assembly works on the whole
+chunk) and its non-null values in physical layout (:mod:`pqkit.read.values`).
+
+For example a chunk of ``optional int32`` with values ``[1, None, 3]`` in one
+PLAIN v1 page gives ``def_levels == [1, 0, 1]``, ``rep_levels is None`` and
+``values == FixedValues(array([1, 3], dtype=int32))``.
+"""
+import functools
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from pqkit.errors import CorruptFileError
+from pqkit.format import PageType, Type
+from pqkit.page import PageWalker, Scratch, decompress_page, split_data_page
+from pqkit.read.level_decoder import LevelDecoder
+from pqkit.read.value_decoder import ValueDecoder, empty_values
+
+__all__ = ["ChunkData", "ColumnChunkReader", "empty_values"]
+
+
+@dataclass
+class ChunkData:
+    """The levels and values of one column chunk.
+
+    Attributes
+    ----------
+    def_levels, rep_levels : numpy.ndarray of int16 or None
+        One entry per level entry; None when the column's max level is 0.
+    num_entries : int
+        Level entries (the chunk's ``num_values``).
+    values : FixedValues, BinaryValues or DictionaryValues
+        The non-null values, densely stored.
+    """
+    def_levels: Optional[np.ndarray]
+    rep_levels: Optional[np.ndarray]
+    num_entries: int
+    values: object
+
+
+class ColumnChunkReader:
+    """Decode the pages of one column chunk.
+
+    Parameters
+    ----------
+    node : pqkit.SchemaNode
+        The leaf column.
+    codec : int
+        ColumnMetaData.codec.
+    num_values : int
+        ColumnMetaData.num_values (level entries).
+    where : str
+        "column a.b, row group 3" -- used in every error message.
+    verify_checksums : bool
+        Check page CRCs where present.
+    """
+
+    def __init__(self, node, codec, num_values, where, verify_checksums=True):
+        self.node = node
+        self.physical = Type(node.physical_type)
+        self.type_length = node.element.type_length
+        self.max_def = node.max_definition_level
+        self.max_rep = node.max_repetition_level
+        self.codec = codec
+        self.num_values = num_values
+        self.where = where
+        self.verify = verify_checksums
+
+    def read(self, data, offset):
+        """Decode the chunk held in ``data`` (which starts at file offset ``offset``)."""
+        return self._decode([(data, offset)], exact=True)
+
+    def read_pages(self, segments):
+        """Decode some pages of the chunk: ``segments`` are (bytes, file offset) pairs, each
+        holding whole pages (the dictionary page first, if any), e.g. the pages an
+        OffsetIndex selects. The result covers only those pages' rows."""
+        return self._decode(segments, exact=False)
+
+    def _decode(self, segments, exact):
+        n = self.num_values
+        if n is None or n < 0:
+            raise CorruptFileError(f"{self.where}: invalid num_values {n}")
+        size = sum(len(d) for d, _ in segments)
+        # Each level entry takes at least a bit on disk (RLE runs compress further, but
+        # never below one header byte per run of up to 2**31): cap what a corrupt
+        # num_values can make us allocate by what the chunk could hold.
+        cap = max(size, 1) * 8 * (1 << 16)
+        if n > cap:
+            raise CorruptFileError(f"{self.where}: num_values {n} is impossible for a chunk "
+                                   f"of {size} bytes")
+        levels = LevelDecoder(self.max_rep, self.max_def, n, self.where, whole_chunk=exact)
+        values = ValueDecoder(self.physical, self.type_length, n, size, self.where)
+        scratch = Scratch()
+        entries = 0
+        for data, offset in segments:
+            for page in PageWalker(data, offset, n - entries if exact else n, self.where,
+                                   self.verify):
+                if page.type == PageType.DICTIONARY_PAGE:
+                    values.read_dictionary(page, functools.partial(
+                        decompress_page, page, self.codec, self.where, scratch=scratch))
+                elif page.type in (PageType.DATA_PAGE, PageType.DATA_PAGE_V2):
+                    dp = split_data_page(page, self.codec, self.where, self.max_rep,
+                                         self.max_def, scratch=scratch)
+                    if entries + dp.num_values > n:
+                        raise CorruptFileError(
+                            f"data page at offset {page.offset} in {self.where} holds "
+                            f"{dp.num_values} values, past the chunk's {n}")
+                    pos, present = levels.decode_page(dp, page, entries)
+                    if present:
+                        values.add_page(dp.encoding, dp.values, pos, present, page)
+                    entries += dp.num_values
+                # INDEX_PAGE and unknown page types carry nothing a reader needs.
+        if exact and entries != n:
+            raise CorruptFileError(f"{self.where}: pages hold {entries} values, the column "
+                                   f"chunk at offset {segments[0][1]} declares {n}")
+        def_levels, rep_levels = levels.result(entries)
+        return ChunkData(def_levels, rep_levels, entries, values.result())

@@ -1,0 +1,253 @@
+"""Reading Parquet files into :class:`pqkit.Table`: ``ParquetFile`` and ``read_table``.
+
+Per row group and selected leaf: read only that column chunk's byte range,
+decode its pages (:mod:`pqkit.read.chunk`), assemble its levels
+(:func:`pqkit.levels.assemble`), type its values (:mod:`pqkit.read.leaf`),
+then nest the leaves into one column per top-level field (:mod:`pqkit.read.assemble`)
+and restore the Arrow types a writer recorded (:mod:`pqkit.read.arrow_restore`).
+"""
+from pqkit import datatypes as T
+from pqkit.bloom import MAX_BYTES as _MAX_BLOOM_BYTES
+from pqkit.bloom import parse_bloom_filter
+from pqkit.columnar.column import concat_columns
+from pqkit.columnar.nested import DictionaryColumn
+from pqkit.columnar.table import Table
+from pqkit.errors import CorruptFileError, SchemaError
+from pqkit.memory import pooled_buffers, uses_pool
+from pqkit.read.filtered import FilteredReader
+from pqkit.read.footer import read_metadata_from
+from pqkit.read.row_group import RowGroupReader
+from pqkit.read.source import Source
+
+__all__ = ["ParquetFile", "read_table"]
+
+MAX_BLOOM_READ = _MAX_BLOOM_BYTES + 1024     # bitset plus a generous header
+
+
+class ParquetFile:
+    """A Parquet file opened for reading.
+
+    Parameters
+    ----------
+    source : path, bytes-like or seekable binary file object
+    verify_checksums : bool, default True
+        Check every page CRC32 that a writer stored; a mismatch raises
+        :class:`pqkit.ChecksumError` naming the column, row group and page offset.
+
+    Examples
+    --------
+    >>> with ParquetFile("data.parquet") as f:            # doctest: +SKIP
+    ...     for batch in f.iter_batches(batch_size=10_000, columns=["id"]):
+    ...         process(batch.to_pandas())
+    """
+
+    def __init__(self, source, *, verify_checksums=True):
+        self._source = Source(source)
+        try:
+            self.metadata = read_metadata_from(self._source)
+        except BaseException:
+            self._source.close()
+            raise
+        self.schema = self.metadata.schema
+        self.verify_checksums = verify_checksums
+        self.row_group_reader = RowGroupReader(self._source, self.metadata, verify_checksums)
+
+    # --- file-level facts ---------------------------------------------------------------
+    @property
+    def num_row_groups(self):
+        return self.metadata.num_row_groups
+
+    @property
+    def num_rows(self):
+        return self.metadata.num_rows
+
+    def close(self):
+        self._source.close()
+
+    def read_bytes(self, offset, length):
+        """``length`` raw bytes of the file from ``offset`` (for inspectors)."""
+        return self._source.read(offset, length)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return (f"<pqkit.ParquetFile {self._source.name or '<buffer>'}: {self.num_rows} rows, "
+                f"{self.num_row_groups} row groups>")
+
+    def bloom_filter(self, column, row_group):
+        """The bloom filter of a column chunk (a SplitBlockBloomFilter), or None.
+
+        ``column`` is a dotted path or leaf index. Use its
+        ``might_contain(value, physical_type)``, or :meth:`might_contain`.
+        """
+        node = self.schema.column(column)
+        chunk = self.metadata.row_group(row_group).columns[node.column_index]
+        md = chunk.meta_data
+        if md is None or md.bloom_filter_offset is None:
+            return None
+        where = f"bloom filter of column {node.dotted_path}, row group {row_group}"
+        offset = md.bloom_filter_offset
+        length = md.bloom_filter_length
+        if length is None:     # older writers: header then bitset, size from the header
+            length = min(self.metadata.footer_offset - offset, MAX_BLOOM_READ)
+        if offset < 4 or length <= 0 or offset + length > self.metadata.footer_offset:
+            raise CorruptFileError(f"{where}: offset {offset} length {length} lies outside "
+                                   f"the data of the file")
+        data = self._source.read(offset, length)
+        _, bloom, _ = parse_bloom_filter(data, 0, origin=offset)
+        return bloom
+
+    def might_contain(self, column, row_group, value):
+        """False when the chunk's bloom filter proves ``value`` absent; True otherwise
+        (also when the chunk has no bloom filter)."""
+        bloom = self.bloom_filter(column, row_group)
+        if bloom is None:
+            return True
+        node = self.schema.column(column)
+        return bloom.might_contain(value, node.physical_type, node.element.type_length)
+
+    # --- selection ----------------------------------------------------------------------
+    def _select(self, columns):
+        """(top-level nodes in schema order, set of selected leaf paths)."""
+        tops = self.schema.root.children
+        if columns is None:
+            return list(tops), {c.path for c in self.schema.columns}
+        if isinstance(columns, str):
+            raise TypeError("columns must be a list of names, not a string")
+        wanted = set()
+        for name in columns:
+            node = self._find(name)
+            stack = [node]
+            while stack:
+                n = stack.pop()
+                if n.is_leaf:
+                    wanted.add(n.path)
+                else:
+                    stack.extend(n.children)
+        return [t for t in tops if any(p[0] == t.name for p in wanted)], wanted
+
+    def _find(self, name):
+        path = tuple(name) if isinstance(name, (tuple, list)) else tuple(str(name).split("."))
+        node = self.schema.root
+        for part in path:
+            match = [c for c in node.children if c.name == part]
+            if not match:
+                raise SchemaError(f"no column {'.'.join(path)!r} in the file; top-level "
+                                  f"columns are {self.schema.names}")
+            node = match[0]
+        return node
+
+    # --- reading ------------------------------------------------------------------------
+    @uses_pool
+    def read_row_group(self, i, columns=None):
+        """Read row group ``i`` (the selected columns only) into a Table."""
+        if not -self.num_row_groups <= i < self.num_row_groups:
+            raise IndexError(f"row group {i} out of range: the file has "
+                             f"{self.num_row_groups}")
+        i %= self.num_row_groups
+        tops, wanted = self._select(columns)
+        return self._read_group(i, tops, wanted)
+
+    @uses_pool
+    def read(self, columns=None, row_groups=None, filters=None):
+        """Read the whole file (or the given row groups) into one Table.
+
+        ``filters`` (DNF, as in pyarrow: ``[("x", "<", 5)]`` or a list of such lists)
+        keeps only matching rows, skipping row groups and pages whose statistics or
+        page index rule them out (see :mod:`pqkit.read.filtered`).
+        """
+        tops, wanted = self._select(columns)
+        groups = range(self.num_row_groups) if row_groups is None else list(row_groups)
+        for g in groups:
+            if not 0 <= g < self.num_row_groups:
+                raise IndexError(f"row group {g} out of range: the file has "
+                                 f"{self.num_row_groups}")
+        if filters:
+            fr = FilteredReader(self.row_group_reader, filters)
+            tables = [t for t in (fr.read_group(g, tops, wanted) for g in groups)
+                      if t is not None]
+        else:
+            tables = [self._read_group(g, tops, wanted) for g in groups]
+        if not tables:
+            return self._empty(tops, wanted)
+        if len(tables) == 1:
+            return tables[0]
+        return _concat(tables)
+
+    def iter_batches(self, batch_size=65536, columns=None, row_groups=None):
+        """Yield Tables of at most ``batch_size`` rows, decoding one row group at a time."""
+        if batch_size <= 0:
+            raise ValueError(f"batch_size must be positive, got {batch_size}")
+        tops, wanted = self._select(columns)
+        groups = range(self.num_row_groups) if row_groups is None else list(row_groups)
+        for g in groups:
+            with pooled_buffers():      # not across the yields: that would leak it
+                table = self._read_group(g, tops, wanted)
+            for start in range(0, table.num_rows, batch_size):
+                yield table.slice(start, start + batch_size)
+
+    def _read_group(self, g, tops, wanted):
+        return self.row_group_reader.read(g, tops, wanted)
+
+    def _empty(self, tops, wanted):
+        return self.row_group_reader.empty(tops, wanted)
+
+
+def _concat(tables):
+    """Concatenate row-group tables; a column dictionary-encoded in some row groups only
+    is decoded so that all pieces share one type."""
+    first = tables[0]
+    cols, fields = [], []
+    for j, f in enumerate(first.schema):
+        pieces = [t.columns[j] for t in tables]
+        if any(p.type != pieces[0].type or type(p) is not type(pieces[0]) for p in pieces):
+            pieces = [p.decode() if isinstance(p, DictionaryColumn) else p for p in pieces]
+            f = T.Field(f.name, pieces[0].type, f.nullable, f.metadata)
+        cols.append(concat_columns(pieces))
+        fields.append(f)
+    return Table(cols, fields, first.metadata)
+
+
+def read_table(source, columns=None, row_groups=None, *, filters=None, verify_checksums=True):
+    """Read a Parquet file into a :class:`pqkit.Table`.
+
+    Parameters
+    ----------
+    source : path, bytes-like or seekable binary file object
+    columns : list of str, optional
+        Top-level names or dotted paths (``"a.b"``); default all columns.
+    row_groups : list of int, optional
+        Only these row groups.
+    filters : list, optional
+        Keep rows matching this DNF filter (``[("x", "<", 5)]``); row groups and pages
+        that cannot match are skipped using statistics and the page index.
+    verify_checksums : bool, default True
+
+    Examples
+    --------
+    >>> pqkit.read_table("fixtures/sample.parquet", columns=["id", "point.x"])  # doctest: +SKIP
+    """
+    with ParquetFile(source, verify_checksums=verify_checksums) as f:
+        return f.read(columns=columns, row_groups=row_groups, filters=filters)
+
+
+def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings="str",
+                verify_checksums=True):
+    """Read a Parquet file straight into a pandas DataFrame.
+
+    The same frame as ``read_table(...).to_pandas(strings=strings)``, without the
+    copy: the decoded numeric buffers become the DataFrame's (the Table never
+    escapes). Parameters as :func:`read_table` and :meth:`Table.to_pandas`.
+
+    Examples
+    --------
+    >>> pqkit.read_pandas("fixtures/sample.parquet", columns=["id"])  # doctest: +SKIP
+    """
+    table = read_table(source, columns, row_groups, filters=filters,
+                       verify_checksums=verify_checksums)
+    return table.to_pandas(strings=strings, self_destruct=True)
+

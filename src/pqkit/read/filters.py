@@ -1,0 +1,241 @@
+"""Row filters: DNF predicates, pruning by statistics and page index, and exact evaluation.
+
+A filter is in disjunctive normal form as in pyarrow: a list of
+``(column, op, value)`` tuples (all must hold) or a list of such lists (any
+may hold). ``op`` is one of ``== = != < <= > >= in not in``; ``column`` is a
+top-level name or a dotted path to a non-repeated leaf. Nulls never match.
+
+Pruning is sound: a row group or page is skipped only when its bounds prove
+that no row can match. Bounds are compared in the column's logical domain
+(ints, floats, str, bytes, Decimal, date); columns of other types are never
+pruned, only filtered exactly. ``!=`` and ``not in`` prune only where
+min == max and nothing else (NaN, nulls) can hide in the page. Example::
+
+    page bounds [10, 20]  ("x", "<", 5)     -> skip
+    page bounds [10, 20]  ("x", "in", [15]) -> read, then keep the rows equal to 15
+"""
+import datetime
+import decimal
+import struct
+
+import numpy as np
+
+from pqkit.errors import SchemaError
+from pqkit.format import ConvertedType, Type
+
+_OPS = {"==", "=", "!=", "<", "<=", ">", ">=", "in", "not in"}
+_FIXED = {Type.INT32: "<i", Type.INT64: "<q", Type.FLOAT: "<f", Type.DOUBLE: "<d"}
+
+
+def normalize(filters):
+    """DNF as a list of lists of (path tuple, op, value); validates operators."""
+    if not filters:
+        return None
+    if isinstance(filters[0], tuple) or (isinstance(filters[0], list) and filters[0]
+                                         and isinstance(filters[0][0], str)):
+        filters = [filters]
+    out = []
+    for conj in filters:
+        terms = []
+        for term in conj:
+            if len(term) != 3:
+                raise SchemaError(f"filter {term!r}: expected (column, op, value)")
+            col, op, value = term
+            op = op.lower() if isinstance(op, str) else op
+            if op not in _OPS:
+                raise SchemaError(f"filter {term!r}: unknown operator {op!r}")
+            if op in ("in", "not in"):
+                value = list(value)
+            path = tuple(col) if isinstance(col, (list, tuple)) else tuple(str(col).split("."))
+            terms.append((path, "==" if op == "=" else op, value))
+        out.append(terms)
+    return out
+
+
+def filter_leaves(dnf, schema):
+    """{path: leaf SchemaNode} for every filtered column (must be a non-repeated leaf)."""
+    leaves = {}
+    for conj in dnf:
+        for path, _, _ in conj:
+            try:
+                node = schema.column(path)
+            except KeyError:
+                raise SchemaError(f"filter column {'.'.join(path)!r} is not a leaf column of "
+                                  f"the file") from None
+            if node.max_repetition_level:
+                raise SchemaError(f"filter column {node.dotted_path!r} is repeated; filters "
+                                  "apply to one value per row")
+            leaves[path] = node
+    return leaves
+
+
+# --- bounds --------------------------------------------------------------------------------
+def bound_decoder(node):
+    """A function PLAIN bound bytes -> comparable Python value, or None (no pruning)."""
+    physical = Type(node.physical_type)
+    lt, ct = node.logical_type, node.converted_type
+    unsigned = (lt is not None and lt.INTEGER is not None and not lt.INTEGER.isSigned) or \
+        ct in (ConvertedType.UINT_8, ConvertedType.UINT_16, ConvertedType.UINT_32,
+               ConvertedType.UINT_64)
+    scale = None
+    if lt is not None and lt.DECIMAL is not None:
+        scale = lt.DECIMAL.scale
+    elif ct == ConvertedType.DECIMAL:
+        scale = node.element.scale or 0
+    is_date = (lt is not None and lt.DATE is not None) or ct == ConvertedType.DATE
+    if physical in _FIXED:
+        code = _FIXED[physical].upper() if unsigned and physical in (Type.INT32, Type.INT64) \
+            else _FIXED[physical]
+        if scale is not None:
+            return lambda raw: decimal.Decimal(struct.unpack(code, raw)[0]).scaleb(-scale)
+        if is_date:
+            return lambda raw: datetime.date(1970, 1, 1) + \
+                datetime.timedelta(days=struct.unpack(code, raw)[0])
+        if lt is not None and (lt.TIMESTAMP is not None or lt.TIME is not None):
+            return None
+        if ct in (ConvertedType.TIMESTAMP_MILLIS, ConvertedType.TIMESTAMP_MICROS,
+                  ConvertedType.TIME_MILLIS, ConvertedType.TIME_MICROS):
+            return None
+        return lambda raw: struct.unpack(code, raw)[0]
+    if physical == Type.BOOLEAN:
+        return lambda raw: bool(raw[0])
+    if physical in (Type.BYTE_ARRAY, Type.FIXED_LEN_BYTE_ARRAY):
+        if scale is not None:
+            return lambda raw: decimal.Decimal(int.from_bytes(raw, "big", signed=True)) \
+                .scaleb(-scale)
+        if lt is not None and lt.STRING is not None or ct == ConvertedType.UTF8:
+            return lambda raw: raw.decode("utf-8", "surrogateescape")
+        if lt is None and ct is None:
+            return bytes
+    return None
+
+
+def _comparable(value, sample):
+    """``value`` in the bound's domain, or None when they cannot be compared."""
+    if isinstance(sample, bool) != isinstance(value, bool):
+        return None
+    if isinstance(sample, (int, float, decimal.Decimal)) and \
+            isinstance(value, (int, float, decimal.Decimal)) and not isinstance(value, bool):
+        return value
+    if type(sample) is type(value):
+        return value
+    if isinstance(sample, str) and isinstance(value, str):
+        return value
+    return None
+
+
+def may_match(op, value, lo, hi, exact_single=False):
+    """False only when no value within [lo, hi] can satisfy ``x op value``.
+
+    ``exact_single``: the page holds only values equal to lo == hi (no nulls or NaN
+    that could satisfy != / not in).
+    """
+    try:
+        if op in ("in", "not in"):
+            vals = [_comparable(v, lo) for v in value]
+            if any(v is None for v in vals):
+                return True
+            if op == "in":
+                return any(lo <= v <= hi for v in vals)
+            return not (exact_single and lo == hi and all(v == lo for v in vals))
+        v = _comparable(value, lo)
+        if v is None:
+            return True
+        if op == "==":
+            return lo <= v <= hi
+        if op == "!=":
+            return not (exact_single and lo == hi == v)
+        if op == "<":
+            return lo < v
+        if op == "<=":
+            return lo <= v
+        if op == ">":
+            return hi > v
+        if op == ">=":
+            return hi >= v
+    except TypeError:
+        return True
+    return True
+
+
+def term_may_match(term, decode, min_raw, max_raw, null_count, num_values, is_float):
+    """Pruning verdict for one predicate over one chunk or page."""
+    _, op, value = term
+    if num_values is not None and null_count is not None and null_count >= num_values:
+        return False                         # only nulls: nothing matches
+    if decode is None or min_raw is None or max_raw is None:
+        return True
+    try:
+        lo, hi = decode(bytes(min_raw)), decode(bytes(max_raw))
+    except (struct.error, ValueError, OverflowError):
+        return True
+    single = (null_count == 0) and not is_float
+    return may_match(op, value, lo, hi, single)
+
+
+# --- exact evaluation ------------------------------------------------------------------------
+def row_mask(table, dnf):
+    """Boolean mask of the rows of ``table`` that satisfy ``dnf`` (nulls never match)."""
+    result = np.zeros(table.num_rows, np.bool_)
+    for conj in dnf:
+        mask = np.ones(table.num_rows, np.bool_)
+        for path, op, value in conj:
+            mask &= _term_mask(_column_at(table, path), op, value)
+        result |= mask
+    return result
+
+
+def _column_at(table, path):
+    col = table.column(path[0])
+    for name in path[1:]:
+        col = col.field(name)
+    return col
+
+
+def _term_mask(col, op, value):
+    values = col.to_pylist()
+    valid = np.fromiter((v is not None for v in values), np.bool_, len(values))
+    out = np.zeros(len(values), np.bool_)
+    test = _PY_OPS[op]
+    for i, v in enumerate(values):
+        if valid[i]:
+            try:
+                out[i] = bool(test(v, value))
+            except TypeError:
+                raise SchemaError(f"filter value {value!r} cannot be compared with "
+                                  f"{type(v).__name__} values") from None
+    return out
+
+
+_PY_OPS = {
+    "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+    "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
+}
+
+
+def legacy_bound(raw, node):
+    """Deprecated min/max are only trustworthy for signed-order numeric types."""
+    if raw is None or Type(node.physical_type) not in (Type.INT32, Type.INT64, Type.FLOAT,
+                                                       Type.DOUBLE, Type.BOOLEAN):
+        return None
+    lt, ct = node.logical_type, node.converted_type
+    if (lt is not None and lt.INTEGER is not None and not lt.INTEGER.isSigned) or \
+            ct in (ConvertedType.UINT_8, ConvertedType.UINT_16, ConvertedType.UINT_32,
+                   ConvertedType.UINT_64):
+        return None
+    return raw
+
+
+def chunk_may_match(chunk, node, term, decode):
+    """Whether a column chunk's statistics leave room for rows matching ``term``
+    (True when it has none); ``decode`` is :func:`bound_decoder` of ``node``."""
+    md = chunk.meta_data
+    st = md.statistics if md is not None else None
+    if st is None:
+        return True
+    lo = st.min_value if st.min_value is not None else legacy_bound(st.min, node)
+    hi = st.max_value if st.max_value is not None else legacy_bound(st.max, node)
+    is_float = Type(node.physical_type) in (Type.FLOAT, Type.DOUBLE)
+    return term_may_match(term, decode, lo, hi, st.null_count, md.num_values, is_float)
+

@@ -1,0 +1,165 @@
+"""The file tail: magic, footer length and the FileMetaData footer.
+
+Layout of a plain Parquet file::
+
+    "PAR1" | column chunks ... | [indexes, bloom filters] | FileMetaData | len (u32 LE) | "PAR1"
+
+A file with an encrypted footer ends in "PARE" instead. The footer is read
+with one speculative read of the last 64 KiB; a larger footer costs one more
+read. Row groups are decoded lazily: the whole footer is validated on open,
+but the Python objects of a row group are built when it is first used.
+"""
+import gc
+import struct
+
+from pqkit import format as fmt
+from pqkit.errors import CorruptFileError, EncryptedFileError, SchemaError
+from pqkit.read.source import Source
+from pqkit.schema.tree import Schema
+
+MAGIC = b"PAR1"
+MAGIC_ENCRYPTED = b"PARE"
+TAIL_READ = 64 * 1024
+
+
+class FileMetadata:
+    """The decoded footer of a Parquet file plus where it was found.
+
+    Attributes
+    ----------
+    raw : pqkit.format.FileMetaData
+        The Thrift struct as stored.
+    schema : pqkit.Schema
+        The schema tree with column paths and levels.
+    file_size, footer_offset, footer_length : int
+        Byte positions of the footer, for layout views and verification.
+    """
+
+    def __init__(self, raw, file_size, footer_offset, footer_length):
+        self.raw = raw
+        self.file_size = file_size
+        self.footer_offset = footer_offset
+        self.footer_length = footer_length
+        try:
+            self.schema = Schema(raw.schema)
+        except SchemaError as exc:
+            # A schema element has no offset of its own: name the footer's bytes.
+            raise SchemaError(f"{exc} (in the footer of {footer_length} bytes at offset "
+                              f"{footer_offset})") from None
+
+    @property
+    def num_rows(self):
+        return self.raw.num_rows
+
+    @property
+    def num_row_groups(self):
+        return len(self.raw.row_groups)
+
+    @property
+    def num_columns(self):
+        return len(self.schema.columns)
+
+    @property
+    def created_by(self):
+        return self.raw.created_by
+
+    @property
+    def version(self):
+        return self.raw.version
+
+    @property
+    def key_value_metadata(self):
+        """Key/value metadata as a dict (a value may be None)."""
+        return {kv.key: kv.value for kv in (self.raw.key_value_metadata or [])}
+
+    def row_group(self, i):
+        """The Thrift RowGroup `i`."""
+        return self.raw.row_groups[i]
+
+    def column_chunk(self, row_group, column):
+        """The Thrift ColumnChunk of leaf `column` (index) in `row_group`."""
+        return self.raw.row_groups[row_group].columns[column]
+
+    def __repr__(self):
+        return (f"<pqkit.FileMetadata rows={self.num_rows} row_groups={self.num_row_groups} "
+                f"columns={self.num_columns} created_by={self.created_by!r}>")
+
+
+def _decode_footer(buf, origin):
+    """Decode FileMetaData from immutable bytes with the cyclic GC paused.
+
+    A footer builds many small objects at once; letting the collector run in
+    the middle of that costs several times the decode itself.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        raw, used = fmt.decode(fmt.FileMetaData, buf, 0, len(buf), origin, lazy=True)
+    finally:
+        if was_enabled:
+            gc.enable()
+    return raw, used
+
+
+def _check_required(raw, origin):
+    for name in ("version", "schema", "num_rows", "row_groups"):
+        if getattr(raw, name) is None:
+            raise CorruptFileError(
+                f"footer at offset {origin} lacks the required field FileMetaData.{name}")
+    if not raw.schema:
+        raise CorruptFileError(f"footer at offset {origin} has an empty schema")
+
+
+def read_metadata_from(src):
+    """Read the footer of an open :class:`~pqkit.read.source.Source`."""
+    size = src.size
+    if size < 12:
+        raise CorruptFileError(f"file of {size} bytes is too small to be Parquet (at least 12)")
+    tail_len = min(size, TAIL_READ)
+    tail = src.read(size - tail_len, tail_len)
+    magic = tail[-4:]
+    if magic == MAGIC_ENCRYPTED:
+        raise EncryptedFileError(
+            "the file is encrypted (footer magic 'PARE'): pqkit cannot decrypt Parquet "
+            "modular encryption")
+    if magic != MAGIC:
+        raise CorruptFileError(
+            f"bad magic {magic!r} at offset {size - 4}: not a Parquet file (expected b'PAR1')")
+    head = src.read(0, 4)
+    if head != MAGIC:
+        raise CorruptFileError(f"bad magic {head!r} at offset 0 (expected b'PAR1')")
+    footer_len = struct.unpack("<I", tail[-8:-4])[0]
+    footer_offset = size - 8 - footer_len
+    if footer_offset < 4:
+        raise CorruptFileError(
+            f"footer length {footer_len} (at offset {size - 8}) exceeds the file of {size} bytes")
+    if footer_len <= tail_len - 8:
+        buf = tail[tail_len - 8 - footer_len:tail_len - 8]
+    else:
+        buf = src.read(footer_offset, footer_len)
+    raw, _ = _decode_footer(buf, footer_offset)
+    _check_required(raw, footer_offset)
+    return FileMetadata(raw, size, footer_offset, footer_len)
+
+
+def read_metadata(source):
+    """Read and validate the footer of a Parquet file.
+
+    Parameters
+    ----------
+    source : path, bytes-like or seekable binary file object
+        Only the tail of the file is read.
+
+    Returns
+    -------
+    FileMetadata
+
+    Raises
+    ------
+    pqkit.CorruptFileError
+        Bad magic, truncated file, footer length beyond the file, malformed Thrift.
+    pqkit.EncryptedFileError
+        The footer is encrypted ("PARE").
+    """
+    with Source(source) as src:
+        return read_metadata_from(src)

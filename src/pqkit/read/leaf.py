@@ -1,0 +1,69 @@
+"""Physical values -> typed leaf columns (the types come from :mod:`pqkit.schema.logical`).
+
+INT96 holds nanoseconds of the day (little-endian int64) followed by the
+Julian day (little-endian, read as unsigned 32 bits as Arrow C++ does, which
+matters only for the absurd values some test files hold); Julian day 2440588
+is 1970-01-01. Results wrap modulo 2**64 like the other readers'.
+"""
+import numpy as np
+
+from pqkit import datatypes as T
+from pqkit.columnar.column import BinaryColumn, NullColumn, PrimitiveColumn
+from pqkit.columnar.fixed import DecimalColumn, FixedSizeBinaryColumn
+from pqkit.columnar.nested import DictionaryColumn
+from pqkit.format import Type
+from pqkit.levels import expand_offsets, expand_values
+from pqkit.read import values as V
+
+_JULIAN_EPOCH = 2440588
+_NS_PER_DAY = 86_400_000_000_000
+
+
+def int96_to_ns(raw):
+    """(n, 12) uint8 INT96 values -> int64 nanoseconds since the epoch (wrapping, as others do)."""
+    raw = np.ascontiguousarray(raw)
+    nanos = raw[:, :8].copy().view("<i8").reshape(-1)
+    days = raw[:, 8:].copy().view("<u4").reshape(-1).astype(np.int64)
+    with np.errstate(over="ignore"):
+        return (days - _JULIAN_EPOCH) * _NS_PER_DAY + nanos
+
+
+def leaf_column(type_, physical, values, value_mask, validity, num_slots):
+    """Build the typed leaf column over ``num_slots`` slots.
+
+    ``values`` are the chunk's dense non-null values (FixedValues, BinaryValues
+    or DictionaryValues); ``value_mask`` places them in the slots (None: one
+    per slot); ``validity`` is the leaf's own validity (None: no nulls).
+    """
+    if isinstance(type_, T.NullType):
+        return NullColumn(num_slots)
+    if isinstance(values, V.DictionaryValues):
+        if physical == Type.BYTE_ARRAY and isinstance(type_, T.StringType):
+            dictionary = leaf_column(type_, physical, values.dictionary, None, None,
+                                     len(values.dictionary))
+            indices = expand_values(values.indices, value_mask)
+            return DictionaryColumn(T.dictionary(T.int32(), type_), indices, dictionary,
+                                    validity)
+        values = V.take(values.dictionary, values.indices, "dictionary")
+    if isinstance(values, V.BinaryValues):
+        offsets = expand_offsets(values.offsets, value_mask)
+        if isinstance(type_, T.DecimalType):
+            return DecimalColumn.from_variable_bytes(type_, offsets, values.data, validity)
+        return BinaryColumn(type_, offsets, values.data, validity)
+    arr = expand_values(values.array, value_mask)
+    if physical == Type.INT96:
+        return PrimitiveColumn(type_, int96_to_ns(arr), validity)
+    if physical == Type.FIXED_LEN_BYTE_ARRAY:
+        if isinstance(type_, T.DecimalType):
+            return DecimalColumn(type_, arr, validity)
+        if isinstance(type_, T.FloatingType):
+            return PrimitiveColumn(type_, np.ascontiguousarray(arr).view("<f2").reshape(-1),
+                                   validity)
+        return FixedSizeBinaryColumn(type_, arr, validity)
+    if isinstance(type_, T.DecimalType):
+        return DecimalColumn(type_, arr, validity)
+    dtype = type_.numpy_dtype
+    if arr.dtype != dtype:
+        # Narrow ints wrap as other readers do; unsigned types reinterpret the bits.
+        arr = arr.view(dtype) if arr.dtype.itemsize == dtype.itemsize else arr.astype(dtype)
+    return PrimitiveColumn(type_, arr, validity)

@@ -1,0 +1,150 @@
+"""One row group's column chunks -> a Table: the unit every reader of a file builds on.
+
+:class:`RowGroupReader` knows a file's source, footer and Arrow schema. For a
+row group and a selection of leaves it reads each chunk's byte range
+(:func:`pqkit.read.chunk_range.chunk_range`), decodes its pages
+(:class:`pqkit.read.chunk.ColumnChunkReader`), assembles levels into validity
+and offsets (:func:`pqkit.levels.assemble`), types the values
+(:func:`pqkit.read.leaf.leaf_column`), nests the leaves into top-level columns
+(:class:`pqkit.read.assemble.Nester`) and restores the recorded Arrow types.
+:class:`pqkit.ParquetFile` reads whole row groups through it; the filtered
+reader (:mod:`pqkit.read.filtered`) decodes chosen pages of a chunk with
+:meth:`RowGroupReader.read_pages` and then uses the same leaf and nesting steps.
+"""
+import numpy as np
+
+from pqkit.columnar.table import Table
+from pqkit.errors import CorruptFileError, EncryptedFileError
+from pqkit.levels import OPTIONAL, assemble
+from pqkit.read.arrow_restore import ArrowTypes
+from pqkit.read.assemble import Nester
+from pqkit.read.chunk import ChunkData, ColumnChunkReader, empty_values
+from pqkit.read.chunk_range import chunk_range, dictionary_header_padding
+from pqkit.read.leaf import leaf_column
+from pqkit.schema.logical import leaf_type
+
+__all__ = ["RowGroupReader"]
+
+
+def _path_repetitions(node):
+    reps = []
+    while node.parent is not None:
+        reps.append(int(node.repetition))
+        node = node.parent
+    return reps[::-1]
+
+
+def where_of(node, g):
+    """The place named in error messages: ``column a.b, row group 3``."""
+    return f"column {node.dotted_path}, row group {g}"
+
+
+class RowGroupReader:
+    """Decode row groups of one file.
+
+    Parameters
+    ----------
+    source : pqkit.read.source.Source
+        The file's bytes.
+    metadata : pqkit.FileMetadata
+        Its footer.
+    verify_checksums : bool
+        Check page CRCs where present.
+    """
+
+    def __init__(self, source, metadata, verify_checksums=True):
+        self.source = source
+        self.metadata = metadata
+        self.schema = metadata.schema
+        self.verify_checksums = verify_checksums
+        self.arrow = ArrowTypes.from_metadata(metadata.key_value_metadata)
+        # parquet-mr before 1.2.9 left the dictionary page header out of chunk sizes.
+        self.pad = dictionary_header_padding(metadata.created_by)
+
+    # --- one column chunk ---------------------------------------------------------------
+    def column_chunk(self, g, node):
+        """The ColumnChunk of leaf ``node`` in row group ``g``, refused when encrypted."""
+        rg = self.metadata.row_group(g)
+        where = where_of(node, g)
+        if node.column_index >= len(rg.columns):
+            raise CorruptFileError(f"{where}: the row group has only {len(rg.columns)} "
+                                   "column chunks")
+        chunk = rg.columns[node.column_index]
+        if chunk.crypto_metadata is not None:
+            raise EncryptedFileError(f"{where}: the column chunk is encrypted; pqkit cannot "
+                                     "decrypt Parquet modular encryption")
+        return chunk
+
+    def chunk_reader(self, g, node):
+        md = self.column_chunk(g, node).meta_data
+        return ColumnChunkReader(node, md.codec, md.num_values, where_of(node, g),
+                                 self.verify_checksums)
+
+    def read_chunk(self, g, node):
+        """The levels and values of a whole column chunk (:class:`ChunkData`)."""
+        chunk = self.column_chunk(g, node)
+        md = chunk.meta_data
+        if md is not None and md.num_values == 0:
+            return self.empty_chunk(node)          # some writers give no pages at all
+        where = where_of(node, g)
+        start, length = chunk_range(chunk, self.metadata.footer_offset, where, self.pad)
+        return self.chunk_reader(g, node).read(self.source.read_view(start, length), start)
+
+    def read_pages(self, g, node, segments):
+        """Decode only some pages of a chunk: ``segments`` are (file offset, length) pairs
+        of whole pages, the dictionary page first if the chunk has one."""
+        data = [(self.source.read(offset, length), offset) for offset, length in segments]
+        return self.chunk_reader(g, node).read_pages(data)
+
+    @staticmethod
+    def empty_chunk(node):
+        return ChunkData(np.zeros(0, np.int16), np.zeros(0, np.int16), 0,
+                         empty_values(node.physical_type, node.element.type_length))
+
+    # --- leaves and nesting ----------------------------------------------------------------
+    def leaf(self, node, chunk, where):
+        """(assembled levels, typed leaf column) of one decoded chunk."""
+        asm = assemble(chunk.def_levels, chunk.rep_levels, _path_repetitions(node),
+                       chunk.num_entries, where=where)
+        if asm.num_values != len(chunk.values):
+            raise CorruptFileError(f"{where}: definition levels call for {asm.num_values} "
+                                   f"values but the pages hold {len(chunk.values)}")
+        validity = asm.leaf.validity if node.repetition == OPTIONAL else None
+        col = leaf_column(leaf_type(node), node.physical_type, chunk.values, asm.value_mask,
+                          validity, asm.leaf.length)
+        return asm, col
+
+    def nest_one(self, top, leaves):
+        """(field, column) of top-level node ``top`` from its leaves, Arrow types restored."""
+        f, col = Nester(leaves).field(top, 0)
+        return self.arrow.restore(f, col)
+
+    def nest(self, tops, leaves):
+        fields, cols = [], []
+        for top in tops:
+            f, col = self.nest_one(top, leaves)
+            fields.append(f)
+            cols.append(col)
+        return Table(cols, fields, self.metadata.key_value_metadata)
+
+    # --- whole row groups --------------------------------------------------------------------
+    def read(self, g, tops, wanted):
+        """Row group ``g`` as a Table of the top-level nodes ``tops``, decoding the leaves
+        whose paths are in ``wanted``."""
+        leaves = {}
+        for node in self.schema.columns:
+            if node.path in wanted:
+                leaves[node.path] = self.leaf(node, self.read_chunk(g, node), where_of(node, g))
+        table = self.nest(tops, leaves)
+        rows = self.metadata.row_group(g).num_rows
+        if table.num_rows != rows:
+            raise CorruptFileError(f"row group {g} declares {rows} rows but its columns "
+                                   f"hold {table.num_rows}")
+        return table
+
+    def empty(self, tops, wanted):
+        """A Table of no rows with the schema a read of ``tops``/``wanted`` gives."""
+        leaves = {node.path: self.leaf(node, self.empty_chunk(node),
+                                       f"column {node.dotted_path}")
+                  for node in self.schema.columns if node.path in wanted}
+        return self.nest(tops, leaves)

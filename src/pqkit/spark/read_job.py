@@ -1,0 +1,264 @@
+"""Reading with Spark: splits planned on the driver, decoded by pqkit on the executors.
+
+The driver plans splits from the footers (:mod:`pqkit.spark.plan`: Hive
+partitions, filters pruning partitions and row groups), packs them into tasks
+and builds a small DataFrame with one row per task. ``mapInPandas`` (or
+``mapInArrow`` with ``engine="arrow"``) then runs on the executors: each task
+opens its files with :class:`pqkit.ParquetFile`, decodes one row group at a
+time (page-index skipping for filtered reads), casts the columns to their Spark
+types (:mod:`pqkit.spark.convert`) and yields batches of at most
+``batch_size`` rows.
+"""
+import functools
+import os
+import pickle
+from dataclasses import dataclass
+
+from pqkit.columnar.nested import nulls
+from pqkit.errors import DatasetIncomplete, SchemaError
+from pqkit.read.file import ParquetFile
+from pqkit.spark.convert import (
+    arrow_series_supported,
+    constant_column,
+    to_arrow,
+    to_pandas,
+    to_ready,
+)
+from pqkit.spark.plan import find_files, make_plan, pack_tasks
+from pqkit.spark.schema import spark_schema
+
+__all__ = ["read", "plan", "split_batches", "DEFAULT_BATCH_SIZE"]
+
+DEFAULT_BATCH_SIZE = 65536
+_ENGINES = ("pandas", "arrow")
+
+
+def _is_dataset(source):
+    return isinstance(source, (str, os.PathLike)) and \
+        os.path.isdir(os.path.join(os.fspath(source), "_pqkit"))
+
+
+def plan(source, columns=None, filters=None, split_by="row_group", partition_types=None,
+         timezone="UTC", version=None):
+    """Plan a read without running it (no SparkSession needed).
+
+    Parameters are those of :func:`read`; ``timezone`` is the zone in which partition
+    timestamps without an offset are read (``read`` passes the session time zone).
+
+    Returns
+    -------
+    ReadPlan
+        ``.splits`` lists the work left after partition and row-group pruning;
+        ``.fields`` and ``.partition_fields`` give the output schema.
+    """
+    if _is_dataset(source):
+        from pqkit.spark.dataset import dataset_files
+        if partition_types:
+            raise SchemaError("partition_types does not apply to a dataset: its manifest "
+                              "types the partition columns")
+        files, names, part_fields, base = dataset_files(source, filters, version)
+        return make_plan(files, names, columns, None, split_by, timezone=timezone,
+                         partition_fields=part_fields, base_fields=base)
+    if version is not None:
+        raise SchemaError(f"version={version!r} applies to a PQDS/1 dataset; {source!r} is not "
+                          "one")
+    files, names = find_files(source)
+    return make_plan(files, names, columns, filters, split_by, partition_types, timezone)
+
+
+@dataclass(frozen=True)
+class _ReadConfig:
+    """What the executor function needs besides the splits (pickled into each task)."""
+    fields: tuple
+    specs: tuple              # column selection for pqkit (dotted paths), or None: all
+    partition_fields: tuple
+    partition_index: tuple    # positions of the selected partition columns in Split.partition
+    batch_size: int
+    timezone: str
+    large_types: bool
+
+
+def read(spark, source, columns=None, filters=None, split_by="row_group",
+         batch_size=DEFAULT_BATCH_SIZE, engine="pandas", partition_types=None, version=None):
+    """Read Parquet data into a Spark DataFrame, decoding with pqkit on the executors.
+
+    Parameters
+    ----------
+    spark : pyspark.sql.SparkSession
+    source : path or list of paths
+        A file, a list of files, a directory (Hive partition directories
+        ``name=value`` become typed columns, placed after the data columns) or a
+        PQDS/1 dataset root (read at its latest version).
+    columns : list of str, optional
+        Data columns (top-level names or dotted paths into structs) and partition
+        columns to keep, in this order; default all (partition columns last).
+    filters : list, optional
+        pyarrow-style DNF, as :func:`pqkit.read_table` takes: ``[("x", ">", 5)]`` or a
+        list of such lists. Partition terms prune files, statistics prune row groups,
+        and the executors keep exactly the matching rows. Nulls never match.
+    split_by : {"row_group", "file"}
+        One split per row group or per file; splits are packed into tasks much as
+        Spark packs file splits.
+    batch_size : int
+        Most rows per batch handed to Spark. Memory per task is one decoded row
+        group plus one batch.
+    engine : {"pandas", "arrow"}
+        ``mapInPandas`` (default) or ``mapInArrow`` (faster: no pandas objects;
+        needs pyarrow on the executors).
+    partition_types : dict of str -> str, optional
+        Spark type names for partition columns (``{"day": "string"}``) instead of
+        the inferred types (directories only).
+    version : int, optional
+        For a dataset: read this version instead of the latest.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        Lazily evaluated; every field nullable.
+
+    Raises
+    ------
+    pqkit.SchemaError
+        Unknown columns, a type Spark cannot hold, files whose schemas disagree,
+        bad filters or partition layout. Errors in the data itself surface when the
+        DataFrame is evaluated, as the executor's pqkit error.
+    """
+    if engine not in _ENGINES:
+        raise SchemaError(f"engine must be one of {_ENGINES}, not {engine!r}")
+    if not isinstance(batch_size, int) or batch_size <= 0:
+        raise SchemaError(f"batch_size must be a positive int, not {batch_size!r}")
+    timezone = spark.conf.get("spark.sql.session.timeZone")
+    p = plan(source, columns, filters, split_by, partition_types, timezone, version)
+    schema = spark_schema(p.fields + p.partition_fields)
+    if not p.splits:
+        empty = spark.createDataFrame([], schema)
+        return empty if columns is None else empty.select(*_output_order(columns, p.names))
+    sc = spark.sparkContext
+    tasks = pack_tasks(p.splits, sc.defaultParallelism)
+    rows = [(i, pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL))
+            for i, task in enumerate(tasks)]
+    task_frame = spark.createDataFrame(sc.parallelize(rows, len(rows)),
+                                       "task int, splits binary")
+    specs = None if columns is None else tuple(c for c in columns if c not in p.partition_names)
+    config = _ReadConfig(
+        fields=tuple(p.fields), specs=specs, partition_fields=tuple(p.partition_fields),
+        partition_index=tuple(p.partition_names.index(f.name) for f in p.partition_fields),
+        batch_size=batch_size, timezone=timezone,
+        large_types=spark.conf.get("spark.sql.execution.arrow.useLargeVarTypes",
+                                   "false").lower() == "true")
+    if engine == "arrow":
+        out = task_frame.mapInArrow(functools.partial(_arrow_batches, config=config), schema)
+    else:
+        out = task_frame.mapInPandas(functools.partial(_pandas_batches, config=config), schema)
+    return out if columns is None else out.select(*_output_order(columns, p.names))
+
+
+def _output_order(columns, names):
+    """Output columns in the order ``columns`` names them (dotted paths by their top)."""
+    order = []
+    for c in columns:
+        top = c if c in names else c.split(".")[0]
+        if top not in order:
+            order.append(top)
+    return ["`" + name.replace("`", "``") + "`" for name in order]
+
+
+# --- executor side ------------------------------------------------------------------------
+def _arrow_schema(config):
+    """The Arrow schema pyspark gives the output (the types it asks pyarrow for)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+    return to_arrow_schema(spark_schema(config.fields + config.partition_fields),
+                           timezone=config.timezone, prefers_large_types=config.large_types)
+
+
+def _pandas_batches(frames, config):
+    """mapInPandas function: task rows in, pandas DataFrames of Spark-ready data out.
+
+    Where pyspark takes Arrow-backed Series (:func:`arrow_series_supported`), strings,
+    binary, decimals and dates are handed over as Arrow arrays instead of objects."""
+    import pandas as pd
+    names = [f.name for f in config.fields + config.partition_fields]
+    pa, types = None, [None] * len(names)
+    if arrow_series_supported():
+        import pyarrow as pa
+        types = _arrow_schema(config).types
+    for frame in frames:
+        for payload in frame["splits"]:
+            for split in pickle.loads(payload):
+                for columns, n in split_batches(split, config):
+                    series = {name: to_pandas(col, pd, t, pa)
+                              for name, col, t in zip(names, columns, types)}
+                    yield pd.DataFrame(series, index=pd.RangeIndex(n))
+
+
+def _arrow_batches(batches, config):
+    """mapInArrow function: task rows in, Arrow record batches out."""
+    import pyarrow as pa
+    schema = _arrow_schema(config)
+    for batch in batches:
+        for payload in batch.column("splits").to_pylist():
+            for split in pickle.loads(payload):
+                for columns, n in split_batches(split, config):
+                    arrays = [to_arrow(col, schema.field(i).type, pa)
+                              for i, col in enumerate(columns)]
+                    yield pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def split_batches(split, config):
+    """Decode one split: yield (Spark-ready columns in output order, row count) per batch."""
+    with _open_split(split) as pf:
+        tops = set(pf.schema.names)
+        if config.specs is None:
+            wanted = [f.name for f in config.fields if f.name in tops]
+        else:
+            wanted = [s for s in config.specs if s.split(".")[0] in tops]
+        counted = wanted or _filter_tops(split.filters)
+        for g in split.row_groups:
+            if split.filters:
+                table = pf.read(columns=counted, row_groups=[g], filters=split.filters)
+            elif wanted:
+                table = pf.read_row_group(g, columns=wanted)
+            else:
+                table = None
+            n = table.num_rows if table is not None else pf.metadata.row_group(g).num_rows
+            present = set(table.column_names) if wanted else set()
+            for start in range(0, n, config.batch_size):
+                stop = min(n, start + config.batch_size)
+                yield _batch_columns(table, present, split, config, start, stop), stop - start
+
+
+def _open_split(split):
+    for path in (split.path,) + tuple(split.alternates):
+        try:
+            return ParquetFile(path)
+        except FileNotFoundError:
+            continue
+    if split.alternates:                  # a dataset file: it may have moved back meanwhile
+        try:
+            return ParquetFile(split.path)
+        except FileNotFoundError:
+            pass
+        raise DatasetIncomplete(f"data file {split.path} is gone (also not at "
+                                f"{', '.join(split.alternates)}): vacuumed or deleted outside "
+                                "pqkit while the job ran")
+    raise SchemaError(f"data file {split.path} disappeared after planning")
+
+
+def _filter_tops(dnf):
+    if not dnf:
+        return []
+    return sorted({term[0][0] if isinstance(term[0], tuple) else str(term[0]).split(".")[0]
+                   for conj in dnf for term in conj})
+
+
+def _batch_columns(table, present, split, config, start, stop):
+    n = stop - start
+    out = []
+    for f in config.fields:
+        if f.name in present:
+            out.append(to_ready(table.column(f.name).slice(start, stop), f.type, f.name))
+        else:
+            out.append(nulls(f.type, n))
+    for f, i in zip(config.partition_fields, config.partition_index):
+        out.append(constant_column(split.partition[i], f.type, n))
+    return out

@@ -1,0 +1,3 @@
+"""The write road: Table -> shredding (levels) -> encoding -> pages -> column
+chunk (with page index and bloom filter) -> row group -> footer.
+"""

@@ -1,0 +1,364 @@
+"""Writing Parquet files: ``write_table`` and the streaming ``ParquetWriter``.
+
+A file is written front to back::
+
+    PAR1 | row group 0: chunk, chunk, ... | row group 1 ... |
+    column indexes | offset indexes | footer (FileMetaData) | footer length | PAR1
+
+Each ``write`` call may complete row groups; rows beyond a full row group wait
+for the next call or ``close``, so memory stays bounded by one row group.
+"""
+import os
+import platform
+import struct
+
+from pqkit import datatypes as T
+from pqkit import format as fmt
+from pqkit._version import __version__
+from pqkit.columnar.table import Table, concat_tables
+from pqkit.compression import codec_from_name
+from pqkit.errors import SchemaError
+from pqkit.format import CompressionCodec
+from pqkit.memory import uses_pool
+from pqkit.schema.arrow_write import encode_arrow_schema
+from pqkit.schema.from_table import parquet_schema
+from pqkit.schema.tree import Schema
+from pqkit.write.chunk import ChunkOptions, ColumnChunkWriter, check_encoding
+from pqkit.write.shred import leaf_columns, shred_leaf
+from pqkit.write.stats import StatisticsAccumulator, column_order
+
+MAGIC = b"PAR1"
+DEFAULT_ROW_GROUP_SIZE = 1 << 20
+
+
+def created_by():
+    """The writer's ``created_by`` string, in the form other readers parse."""
+    return (f"pqkit version {__version__} "
+            f"(build {platform.python_implementation().lower()}-{platform.python_version()})")
+
+
+def _codec(value, where):
+    if value is None:
+        return CompressionCodec.UNCOMPRESSED
+    if isinstance(value, str) and value.lower() == "none":
+        return CompressionCodec.UNCOMPRESSED
+    try:
+        return codec_from_name(value) if isinstance(value, str) else CompressionCodec(value)
+    except (ValueError, KeyError):
+        raise SchemaError(f"{where}: unknown compression {value!r}") from None
+
+
+class ParquetWriter:
+    """Write a Parquet file incrementally.
+
+    Parameters
+    ----------
+    where : path or binary file object
+    schema : list of pqkit.Field, or a pqkit.Table whose fields are used
+    **options
+        As :func:`write_table`.
+
+    Examples
+    --------
+    >>> with ParquetWriter("out.parquet", table.schema) as w:   # doctest: +SKIP
+    ...     for batch in batches:
+    ...         w.write(batch)
+    """
+
+    def __init__(self, where, schema, *, compression="zstd", compression_level=None,
+                 row_group_size=DEFAULT_ROW_GROUP_SIZE, data_page_size=1 << 20,
+                 dictionary_page_size_limit=1 << 20, use_dictionary=True, column_encoding=None,
+                 data_page_version="1.0", write_statistics=True, write_page_index=True,
+                 write_checksums=True, bloom_filter_columns=None, key_value_metadata=None,
+                 sorting_columns=None, store_schema=True, statistics_truncate_length=64):
+        if isinstance(schema, Table):
+            schema = schema.schema
+        self.fields = [f if isinstance(f, T.Field) else T.Field(*f) for f in schema]
+        if data_page_version not in ("1.0", "2.0"):
+            raise SchemaError(f"data_page_version must be '1.0' or '2.0', not "
+                              f"{data_page_version!r}")
+        if row_group_size is None or row_group_size <= 0:
+            raise SchemaError(f"row_group_size must be positive, got {row_group_size}")
+        self.elements, self.specs = parquet_schema(self.fields)
+        self.schema = Schema(self.elements)
+        self.row_group_size = int(row_group_size)
+        self.write_page_index = write_page_index
+        self.key_value_metadata = dict(key_value_metadata or {})
+        if store_schema:
+            # Arrow-based readers restore from it what Parquet cannot say (time zone
+            # names, durations, large and fixed-size lists, dictionaries).
+            self.key_value_metadata.setdefault("ARROW:schema", encode_arrow_schema(self.fields))
+        self.sorting_columns = sorting_columns
+        self.options = [self._chunk_options(node, compression, compression_level, data_page_size,
+                                            dictionary_page_size_limit, use_dictionary,
+                                            column_encoding, data_page_version,
+                                            write_statistics, write_checksums,
+                                            _bloom_settings(bloom_filter_columns, node))
+                        for node in self.schema.columns]
+        unknown = _unknown_paths(bloom_filter_columns, self.schema)
+        if unknown:
+            raise SchemaError(f"bloom_filter_columns names no column: {unknown}")
+        self._stats_factory = _stats_factory(statistics_truncate_length)
+        self._owned = isinstance(where, (str, os.PathLike))
+        self.sink = open(where, "wb") if self._owned else where
+        self.pos = 0
+        self.row_groups = []
+        self.page_records = []          # per row group: per column: WrittenChunk
+        self.pending = []
+        self.pending_rows = 0
+        self.num_rows = 0
+        self.closed = False
+        self._write(MAGIC)
+
+    def _chunk_options(self, node, compression, level, page_size, dict_limit, use_dictionary,
+                       column_encoding, version, stats, checksums, bloom):
+        path = node.dotted_path
+        top = node.path[0]
+        codec = compression
+        if isinstance(compression, dict):
+            codec = compression.get(path, compression.get(top, "none"))
+        lvl = level.get(path, level.get(top)) if isinstance(level, dict) else level
+        encoding = None
+        if column_encoding:
+            enc = column_encoding if not isinstance(column_encoding, dict) else \
+                column_encoding.get(path, column_encoding.get(top))
+            if enc is not None:
+                encoding = check_encoding(enc, node.physical_type, path)
+        if isinstance(use_dictionary, (list, tuple, set)):
+            use_dict = path in use_dictionary or top in use_dictionary
+        else:
+            use_dict = bool(use_dictionary)
+        return ChunkOptions(codec=_codec(codec, f"column {path}"), level=lvl, encoding=encoding,
+                            use_dictionary=use_dict and encoding is None,
+                            data_page_size=int(page_size),
+                            dictionary_page_size_limit=int(dict_limit),
+                            data_page_version=version, write_statistics=stats,
+                            write_checksums=checksums, bloom_fpp=bloom[0], bloom_ndv=bloom[1])
+
+    # --- writing rows -------------------------------------------------------------------
+    @uses_pool
+    def write(self, data):
+        """Append rows: a pqkit Table, a dict of columns or a pandas DataFrame."""
+        if self.closed:
+            raise ValueError("write() on a closed ParquetWriter")
+        table = _as_table(data, self.fields)
+        if table.num_rows == 0:
+            return
+        self.pending.append(table)
+        self.pending_rows += table.num_rows
+        while self.pending_rows >= self.row_group_size:
+            whole = concat_tables(self.pending) if len(self.pending) > 1 else self.pending[0]
+            self._write_row_group(whole.slice(0, self.row_group_size))
+            rest = whole.slice(self.row_group_size)
+            self.pending = [rest] if rest.num_rows else []
+            self.pending_rows = rest.num_rows
+
+    def _write_row_group(self, table):
+        ordinal = len(self.row_groups)
+        chunks, written = [], []
+        leaf_index = 0
+        start = self.pos
+        for f, col in zip(self.fields, table.columns):
+            for layouts, leaf_col in leaf_columns(col, f):
+                node = self.schema.columns[leaf_index]
+                where = f"column {node.dotted_path}, row group {ordinal}"
+                leaf = shred_leaf(layouts, leaf_col, self.specs[leaf_index], where)
+                writer = ColumnChunkWriter(node, self.options[leaf_index], self._stats_factory)
+                chunk_start = self.pos
+                out = writer.write(leaf, _Counting(self), chunk_start)
+                chunks.append(fmt.ColumnChunk(file_offset=chunk_start, meta_data=out.meta))
+                written.append(out)
+                leaf_index += 1
+        uncompressed = sum(c.meta_data.total_uncompressed_size for c in chunks)
+        self.row_groups.append(fmt.RowGroup(
+            columns=chunks, total_byte_size=uncompressed, num_rows=table.num_rows,
+            file_offset=start, total_compressed_size=self.pos - start, ordinal=ordinal,
+            sorting_columns=self._sorting()))
+        self.page_records.append(written)
+        self.num_rows += table.num_rows
+
+    def _sorting(self):
+        if not self.sorting_columns:
+            return None
+        out = []
+        for sc in self.sorting_columns:
+            if isinstance(sc, fmt.SortingColumn):
+                out.append(sc)
+                continue
+            name, order = (sc, "ascending") if isinstance(sc, str) else (sc[0], sc[1])
+            nulls_first = sc[2] if not isinstance(sc, str) and len(sc) > 2 else False
+            try:
+                idx = next(c.column_index for c in self.schema.columns if c.dotted_path == name)
+            except StopIteration:
+                raise SchemaError(f"sorting column {name!r} is not a leaf column") from None
+            out.append(fmt.SortingColumn(column_idx=idx, descending=order == "descending",
+                                         nulls_first=bool(nulls_first)))
+        return out
+
+    # --- closing ------------------------------------------------------------------------
+    @uses_pool
+    def close(self):
+        """Flush the last row group, write the page index and the footer."""
+        if self.closed:
+            return
+        try:
+            if self.pending_rows or not self.row_groups:
+                rest = concat_tables(self.pending) if self.pending else None
+                if rest is not None:
+                    self._write_row_group(rest)
+            self._write_bloom_filters()
+            if self.write_page_index:
+                self._write_page_indexes()
+            self._write_footer()
+        finally:
+            self.closed = True
+            if self._owned:
+                self.sink.close()
+
+    def _write_bloom_filters(self):
+        for rg, written in zip(self.row_groups, self.page_records):
+            for chunk, out in zip(rg.columns, written):
+                if out.bloom is not None:
+                    data = out.bloom.serialize()
+                    chunk.meta_data.bloom_filter_offset = self.pos
+                    chunk.meta_data.bloom_filter_length = len(data)
+                    self._write(data)
+
+    def _write_page_indexes(self):
+        from pqkit.write.page_index import column_index, offset_index
+        for rg, written in zip(self.row_groups, self.page_records):
+            for chunk, out, node in zip(rg.columns, written, self.schema.columns):
+                ci = column_index(node, out.pages)
+                if ci is not None:
+                    chunk.column_index_offset = self.pos
+                    data = fmt.encode(ci)
+                    self._write(data)
+                    chunk.column_index_length = len(data)
+        for rg, written in zip(self.row_groups, self.page_records):
+            for chunk, out in zip(rg.columns, written):
+                chunk.offset_index_offset = self.pos
+                data = fmt.encode(offset_index(out.pages))
+                self._write(data)
+                chunk.offset_index_length = len(data)
+
+    def _write_footer(self):
+        kv = [fmt.KeyValue(key=str(k), value=None if v is None else str(v))
+              for k, v in self.key_value_metadata.items()]
+        meta = fmt.FileMetaData(
+            version=2, schema=self.elements, num_rows=self.num_rows, row_groups=self.row_groups,
+            key_value_metadata=kv or None, created_by=created_by(),
+            column_orders=[column_order(node) for node in self.schema.columns])
+        footer = fmt.encode(meta)
+        self._write(footer)
+        self._write(struct.pack("<I", len(footer)) + MAGIC)
+
+    def _write(self, data):
+        self.sink.write(data)
+        self.pos += len(data)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, *exc):
+        if exc_type is None:
+            self.close()
+        elif self._owned:
+            self.closed = True
+            self.sink.close()
+
+
+class _Counting:
+    """The sink as the column writer sees it: writes advance the file writer's position."""
+
+    def __init__(self, writer):
+        self.writer = writer
+
+    def write(self, data):
+        self.writer._write(data)
+
+
+DEFAULT_BLOOM_FPP = 0.01
+
+
+def _bloom_settings(spec, node):
+    """(fpp, ndv) for a leaf from ``bloom_filter_columns``, or (None, None)."""
+    if not spec:
+        return None, None
+    path, top = node.dotted_path, node.path[0]
+    if isinstance(spec, dict):
+        conf = spec.get(path, spec.get(top))
+        if conf is None:
+            return None, None
+        if conf is True:
+            conf = {}
+        return float(conf.get("fpp", DEFAULT_BLOOM_FPP)), conf.get("ndv")
+    return (DEFAULT_BLOOM_FPP, None) if path in spec or top in spec else (None, None)
+
+
+def _unknown_paths(spec, schema):
+    if not spec:
+        return []
+    known = {c.dotted_path for c in schema.columns} | {c.path[0] for c in schema.columns}
+    return sorted(p for p in spec if p not in known)
+
+
+def _stats_factory(truncate_length):
+    return lambda node: StatisticsAccumulator(node, truncate_length=truncate_length)
+
+
+def _as_table(data, fields):
+    if isinstance(data, Table):
+        table = data
+    else:
+        from pqkit.convert import table_from_data
+        table = table_from_data(data, fields)
+    names = [f.name for f in fields]
+    if table.column_names != names:
+        raise SchemaError(f"table columns {table.column_names} do not match the writer's "
+                          f"schema {names}")
+    for f, col in zip(fields, table.columns):
+        if col.type != f.type and not (isinstance(col.type, T.DictionaryType)
+                                       and col.type.value_type == f.type):
+            raise SchemaError(f"column {f.name!r} has type {col.type}, the writer's schema "
+                              f"says {f.type}")
+    return table
+
+
+def write_table(data, where, *, schema=None, **options):
+    """Write ``data`` to a Parquet file.
+
+    Parameters
+    ----------
+    data : pqkit.Table, dict of name -> list/numpy array, or pandas.DataFrame
+    where : path or binary file object
+    schema : list of pqkit.Field, optional
+        Types and nullability; inferred from ``data`` when omitted.
+    compression : str, dict or None, default "zstd"
+        "none", "snappy", "gzip", "zstd", "lz4_raw", "brotli" (any case), None for
+        none, or a dict of column path -> codec.
+    compression_level, row_group_size, data_page_size, dictionary_page_size_limit,
+    use_dictionary, column_encoding, data_page_version, write_statistics,
+    write_page_index, write_checksums, bloom_filter_columns, key_value_metadata,
+    sorting_columns
+        See the module documentation; defaults follow pyarrow's.
+    statistics_truncate_length : int, default 64
+        Byte-array bounds longer than this are truncated (and flagged inexact).
+    store_schema : bool, default True
+        Store the Arrow schema (``ARROW:schema``) so that Arrow-based readers, and
+        pqkit, restore types Parquet has no annotation for.
+
+    Examples
+    --------
+    >>> pqkit.write_table({"id": [1, 2, 3], "name": ["a", None, "c"]}, "out.parquet")
+    ... # doctest: +SKIP
+    """
+    if isinstance(data, Table) and schema is None:
+        table = data
+    else:
+        from pqkit.convert import table_from_data
+        table = table_from_data(data, schema)
+    with ParquetWriter(where, table.schema, **options) as w:
+        w.write(table)
+
+
+__all__ = ["ParquetWriter", "write_table", "created_by"]
