@@ -2,6 +2,7 @@
 
 Read, write, inspect and verify Parquet files without pyarrow.
 """
+from pqkit import variant
 from pqkit._version import __version__
 from pqkit.columnar.table import Table
 from pqkit.errors import *
@@ -13,4 +14,4 @@ from pqkit.write.file import ParquetWriter, write_table
 
 __all__ = list(_error_names) + ["FileMetadata", "read_metadata", "Schema", "SchemaNode",
                                "ParquetFile", "read_table", "read_pandas", "Table", "ParquetWriter",
-                               "write_table", "__version__"]
+                               "write_table", "variant", "__version__"]

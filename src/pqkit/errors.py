@@ -46,6 +46,10 @@ class SchemaError(ParquetError, ValueError):
     """The schema is malformed, or data does not fit the schema."""
 
 
+class VariantError(CorruptFileError):
+    """A VARIANT value's bytes, or its shredding into typed columns, break the Variant spec."""
+
+
 class DatasetError(ParquetError):
     """Root of the errors of the dataset layer (:mod:`pqkit.dataset`)."""
 
@@ -95,6 +99,7 @@ __all__ = [
     "CorruptFileError",
     "ThriftDecodeError",
     "EncodingError",
+    "VariantError",
     "ChecksumError",
     "EncryptedFileError",
     "UnsupportedFeatureError",

@@ -17,6 +17,7 @@ LAYERS = [
                             "pqkit.encodings"), True),
     Layer("schema", ("pqkit.schema",)),
     Layer("columnar", ("pqkit.columnar",)),
+    Layer("variant", ("pqkit.variant",)),
     Layer("convert", ("pqkit.convert",)),
     Layer("roads", ("pqkit.read", "pqkit.write")),
     Layer("tools over files", ("pqkit.inspect", "pqkit.textio")),

@@ -18,6 +18,7 @@ from pqkit.read.filtered import FilteredReader
 from pqkit.read.footer import read_metadata_from
 from pqkit.read.row_group import RowGroupReader
 from pqkit.read.source import Source
+from pqkit.variant import decode_table
 
 __all__ = ["ParquetFile", "read_table"]
 
@@ -212,7 +213,8 @@ def _concat(tables):
     return Table(cols, fields, first.metadata)
 
 
-def read_table(source, columns=None, row_groups=None, *, filters=None, verify_checksums=True):
+def read_table(source, columns=None, row_groups=None, *, filters=None, verify_checksums=True,
+               variant="struct"):
     """Read a Parquet file into a :class:`pqkit.Table`.
 
     Parameters
@@ -226,13 +228,21 @@ def read_table(source, columns=None, row_groups=None, *, filters=None, verify_ch
         Keep rows matching this DNF filter (``[("x", "<", 5)]``); row groups and pages
         that cannot match are skipped using statistics and the page index.
     verify_checksums : bool, default True
+    variant : {"struct", "decode"}, default "struct"
+        A top-level VARIANT column is read as its physical struct (``metadata``,
+        ``value``, ``typed_value``), as pyarrow does; ``"decode"`` reassembles shredded
+        values and decodes every row to Python values (a
+        :class:`pqkit.variant.VariantColumn`; see :func:`pqkit.variant.decode`).
 
     Examples
     --------
     >>> pqkit.read_table("fixtures/sample.parquet", columns=["id", "point.x"])  # doctest: +SKIP
     """
+    if variant not in ("struct", "decode"):
+        raise ValueError(f"variant must be 'struct' or 'decode', got {variant!r}")
     with ParquetFile(source, verify_checksums=verify_checksums) as f:
-        return f.read(columns=columns, row_groups=row_groups, filters=filters)
+        table = f.read(columns=columns, row_groups=row_groups, filters=filters)
+        return decode_table(table, f.schema) if variant == "decode" else table
 
 
 def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings="str",

@@ -1,0 +1,15 @@
+"""The Parquet VARIANT type: its binary encoding and its shredding.
+
+``decode(metadata, value)`` turns one variant into Python values;
+``unshred(column)`` rebuilds unshredded bytes from a shredded column as read;
+``decode_column`` / ``VariantColumn`` back ``read_table(..., variant="decode")``.
+The package sits between ``columnar`` (whose column kinds it reads) and the
+roads (whose reader applies it).
+"""
+from pqkit.variant.binary import decode
+from pqkit.variant.column import VariantColumn, decode_column, decode_table
+from pqkit.variant.metadata import VariantMetadata
+from pqkit.variant.shredded import unshred
+
+__all__ = ["decode", "unshred", "decode_column", "decode_table", "VariantColumn",
+           "VariantMetadata"]
