@@ -41,7 +41,6 @@ __all__ = ["unshred"]
 
 _INT_IDS = {8: 3, 16: 4, 32: 5, 64: 6}
 _TIMESTAMP_IDS = {("us", True): 12, ("us", False): 13, ("ns", True): 18, ("ns", False): 19}
-_DECIMAL_WIDTHS = {np.dtype(np.int32): (8, 4), np.dtype(np.int64): (9, 8)}
 
 
 class _Rows:
@@ -217,13 +216,12 @@ def encode_leaf(column):
     if isinstance(column, PrimitiveColumn):
         type_id, payloads = _fixed_payloads(t, column.values)
     elif isinstance(column, DecimalColumn):
-        type_id, payloads = _decimal_payloads(t, column.values)
+        type_id, payloads = _decimal_payloads(t, column.values, column.valid_mask())
     elif isinstance(column, BinaryColumn) and isinstance(t, T.BinaryType):
-        return _with_nulls([None if b is None else encode.binary(b)
-                            for b in column.to_pylist()], None)
+        return [None if b is None else encode.binary(b) for b in column.to_pylist()]
     elif isinstance(column, BinaryColumn) and isinstance(t, T.StringType):
-        return _with_nulls([None if s is None else encode.string(s.encode("utf-8"))
-                            for s in column.to_pylist()], None)
+        return [None if s is None else encode.string(s.encode("utf-8"))
+                for s in column.to_pylist()]
     elif isinstance(column, FixedSizeBinaryColumn) and isinstance(t, T.UuidType):
         type_id, payloads = 20, [bytes(r) for r in column.data]
     else:
@@ -259,20 +257,26 @@ def _fixed_payloads(t, values):
     return type_id, [raw[i:i + width] for i in range(0, len(raw), width)]
 
 
-def _decimal_payloads(t, values):
-    scale = bytes((t.scale,)) if 0 <= t.scale <= 38 else None
-    if scale is None:
-        raise VariantError(f"typed_value of type {t}: a variant decimal's scale is 0..38")
+def _decimal_payloads(t, values, valid):
+    """The spec's decimal table picks the variant width from the precision (the storage
+    of an in-memory decimal column need not be the Parquet one)."""
+    if not 0 <= t.scale <= 38 or t.precision > 38:
+        raise VariantError(f"typed_value of type {t}: a variant decimal has precision at "
+                           f"most 38 and scale 0..38")
+    type_id, width = (8, 4) if t.precision <= 9 else (9, 8) if t.precision <= 18 else (10, 16)
     if values.ndim == 1:
-        type_id, width = _DECIMAL_WIDTHS[values.dtype]
-        raw = values.astype(f"<i{width}").tobytes()
-        return type_id, [scale + raw[i:i + width] for i in range(0, len(raw), width)]
+        unscaled = values.tolist()
+    else:
+        unscaled = [int.from_bytes(row.tobytes(), "big", signed=True) for row in values]
+    scale = bytes((t.scale,))
     out = []
-    for row in values:
-        unscaled = int.from_bytes(row.tobytes(), "big", signed=True)
+    for v, ok in zip(unscaled, valid.tolist()):
+        if not ok:          # slots under nulls may hold anything
+            out.append(b"")
+            continue
         try:
-            out.append(scale + unscaled.to_bytes(16, "little", signed=True))
+            out.append(scale + v.to_bytes(width, "little", signed=True))
         except OverflowError:
-            raise VariantError(f"typed_value of type {t}: {unscaled} does not fit the 16 "
-                               f"bytes of a variant decimal16") from None
-    return 10, out
+            raise VariantError(f"typed_value of type {t}: unscaled value {v} does not fit "
+                               f"the {width} bytes of a variant decimal") from None
+    return type_id, out
