@@ -1,5 +1,6 @@
 """pqkit.variant: the Variant binary encoding, shredded reassembly, hostile inputs."""
 import datetime as dt
+import io
 import random
 import struct
 import uuid
@@ -11,11 +12,19 @@ import pytest
 
 import pqkit
 from pqkit import datatypes as T
+from pqkit import format as F
 from pqkit.columnar.column import concat_columns
 from pqkit.columnar.fixed import DecimalColumn
 from pqkit.columnar.nested import StructColumn
 from pqkit.convert.build import build_column
-from pqkit.variant import VariantColumn, VariantMetadata, decode, decode_column, unshred
+from pqkit.variant import (
+    VariantColumn,
+    VariantMetadata,
+    decode,
+    decode_column,
+    decode_table,
+    unshred,
+)
 from pqkit.variant.binary import MAX_DEPTH, value_size
 from pqkit.variant.encode import encode_array, encode_object, string
 
@@ -235,8 +244,8 @@ def test_encode_object_example_and_round_trip():
     (bytes([2, 1, 0, 2, 2, 12, 1]), "element 0 .* has offset 2, past its 2 bytes"),
     (bytes([2 | 0x40, 0xff, 0xff, 0xff, 0xff]), "object at byte 0 with 4294967295 elements"),
     (bytes([3 | 0x10, 0xff, 0xff, 0xff, 0xff]), "array at byte 0 with 4294967295 elements"),
-    (bytes([3, 2, 0, 1]), "array at byte 0 with 2 elements needs 5 bytes of ids and offsets, "
-                          "only 4 remain"),
+    (bytes([3, 2, 0, 1]), ("array at byte 0 with 2 elements needs 5 bytes of ids and offsets, "
+                           "only 4 remain")),
 ])
 def test_container_errors(value, fragment):
     with pytest.raises(pqkit.VariantError, match=fragment):
@@ -469,6 +478,18 @@ def test_null_metadata_is_refused():
         unshred(col, "v")
 
 
+@pytest.mark.parametrize("t, fragment", [
+    (T.StructType([T.Field("metadata", T.string()), T.Field("value", T.binary())]),
+     "'v' metadata is string"),
+    (T.StructType([T.Field("metadata", T.binary()), T.Field("value", T.int32())]),
+     "'v' at value is int32"),
+])
+def test_metadata_and_value_must_be_binary(t, fragment):
+    col = build_column([None], t)
+    with pytest.raises(pqkit.VariantError, match=fragment):
+        unshred(col, "v")
+
+
 def test_bad_value_bytes_name_column_and_row():
     col = build_column([{"metadata": EMPTY, "value": prim(0)},
                         {"metadata": EMPTY, "value": prim(21)}], group())
@@ -496,3 +517,22 @@ def test_read_table_rejects_an_unknown_variant_option(tmp_path):
     with pytest.raises(ValueError, match="variant must be"):
         pqkit.read_table(str(p), variant="json")
     assert pqkit.read_table(str(p), variant="decode").to_pydict() == {"a": [1]}
+
+
+def test_decode_table_finds_variants_nested_in_structs():
+    """A VARIANT inside a plain struct is decoded; rows under a null parent are not read."""
+    vt = T.StructType([T.Field("metadata", T.binary()), T.Field("value", T.binary())])
+    outer = T.StructType([T.Field("v", vt), T.Field("n", T.int32())])
+    col = build_column([{"v": {"metadata": EMPTY, "value": int8(5)}, "n": 1}, None,
+                        {"v": None, "n": 2}], outer)
+    buf = io.BytesIO()
+    pqkit.write_table(pqkit.Table([col], ["outer"]), buf)
+    f = pqkit.ParquetFile(buf.getvalue())
+    elements = f.schema.elements        # pqkit writes no VARIANT annotation: add one
+    next(e for e in elements if e.name == "v").logicalType = F.LogicalType(
+        VARIANT=F.VariantType())
+    table = decode_table(f.read(), pqkit.Schema(elements))
+    assert isinstance(table.column("outer").field("v"), VariantColumn)
+    assert table.to_pylist() == [{"outer": {"v": 5, "n": 1}}, {"outer": None},
+                                 {"outer": {"v": None, "n": 2}}]
+    assert decode_table(f.read(), f.schema).column("outer").equals(f.read().column("outer"))

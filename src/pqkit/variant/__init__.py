@@ -11,5 +11,11 @@ from pqkit.variant.column import VariantColumn, decode_column, decode_table
 from pqkit.variant.metadata import VariantMetadata
 from pqkit.variant.shredded import unshred
 
-__all__ = ["decode", "unshred", "decode_column", "decode_table", "VariantColumn",
-           "VariantMetadata"]
+__all__ = [
+           "VariantColumn",
+           "VariantMetadata",
+           "decode",
+           "decode_column",
+           "decode_table",
+           "unshred",
+]

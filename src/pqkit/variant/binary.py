@@ -34,8 +34,15 @@ from pqkit.columnar import pyvalues
 from pqkit.errors import VariantError
 from pqkit.variant.metadata import VariantMetadata, read_uint
 
-__all__ = ["MAX_DEPTH", "PRIMITIVES", "decode_value", "value_size", "container",
-           "object_fields", "decode"]
+__all__ = [
+    "MAX_DEPTH",
+    "PRIMITIVES",
+    "container",
+    "decode",
+    "decode_value",
+    "object_fields",
+    "value_size",
+]
 
 MAX_DEPTH = 256
 
@@ -150,7 +157,7 @@ def object_fields(buf, pos, end, metadata):
 class _Decoder:
     """One decode: the metadata, the node budget and whether primitives carry their type."""
 
-    __slots__ = ("buf", "metadata", "typed", "budget")
+    __slots__ = ("budget", "buf", "metadata", "typed")
 
     def __init__(self, buf, metadata, typed):
         self.buf, self.metadata, self.typed = buf, metadata, typed

@@ -17,16 +17,16 @@ from pqkit.variant.shredded import unshred
 __all__ = ["VariantColumn", "decode_column", "decode_table"]
 
 
-def decode_column(column, name="variant", *, types=False):
+def decode_column(column, name="variant", *, types=False, present=None):
     """Python values of each row of a VARIANT column (the physical struct as read).
 
-    Shredded values are reassembled first (:func:`pqkit.variant.unshred`); a null
-    group gives None, as does a Variant null. ``types`` as in
-    :func:`pqkit.variant.decode`.
+    Shredded values are reassembled first (:func:`pqkit.variant.unshred`, which
+    also takes ``present``); a null group gives None, as does a Variant null.
+    ``types`` as in :func:`pqkit.variant.decode`.
     """
     parsed = {}
     out = []
-    for row, pair in enumerate(unshred(column, name)):
+    for row, pair in enumerate(unshred(column, name, present)):
         if pair is None:
             out.append(None)
             continue
@@ -82,15 +82,34 @@ class VariantColumn(StructColumn):
 
 
 def decode_table(table, schema):
-    """``table`` with each top-level column that ``schema`` annotates VARIANT decoded
-    (a :class:`VariantColumn`); other columns are kept as they are."""
-    variant_names = {node.name for node in schema.root.children
-                     if node.logical_type is not None and node.logical_type.VARIANT is not None}
-    if not variant_names.intersection(table.column_names):
+    """``table`` with each VARIANT column that ``schema`` annotates decoded (a
+    :class:`VariantColumn`): top-level ones and those nested in plain struct groups;
+    VARIANTs inside lists and maps are left as structs."""
+    tops = {node.name: node for node in schema.root.children}
+    columns = [_decoded(column, tops.get(field.name), field.name, None)
+               for field, column in zip(table.schema, table.columns)]
+    if all(a is b for a, b in zip(columns, table.columns)):
         return table
-    columns = []
-    for field, column in zip(table.schema, table.columns):
-        if field.name in variant_names:
-            column = VariantColumn(column, decode_column(column, field.name))
-        columns.append(column)
     return Table(columns, list(table.schema), table.metadata)
+
+
+def _is_variant(node):
+    return node.logical_type is not None and node.logical_type.VARIANT is not None
+
+
+def _decoded(column, node, name, present):
+    """``column`` with the VARIANTs at or below ``node`` decoded; ``present`` marks the
+    rows whose enclosing structs are all non-null (None: every row)."""
+    if node is None or node.is_leaf or not isinstance(column, StructColumn):
+        return column
+    if _is_variant(node):
+        return VariantColumn(column, decode_column(column, name, present=present))
+    if node.logical_type is not None or node.converted_type is not None:
+        return column           # LIST, MAP and other annotated groups
+    by_name = {child.name: child for child in node.children}
+    inner = column.valid_mask() if present is None else column.valid_mask() & present
+    children = [_decoded(child, by_name.get(field), f"{name}.{field}", inner)
+                for field, child in zip(column.type.names, column.children)]
+    if all(a is b for a, b in zip(children, column.children)):
+        return column
+    return StructColumn(column.type, children, column.validity, len(column))

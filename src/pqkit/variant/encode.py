@@ -9,7 +9,7 @@ written in that order too. ``encode_object([("b", 1, b"\\x0c\\x02"),
 """
 from pqkit.errors import VariantError
 
-__all__ = ["primitive", "string", "binary", "encode_object", "encode_array", "NULL"]
+__all__ = ["NULL", "binary", "encode_array", "encode_object", "primitive", "string"]
 
 NULL = b"\x00"
 MAX_SHORT_STRING = 63

@@ -47,7 +47,7 @@ class VariantMetadata:
         How many bytes of ``data`` the metadata occupies.
     """
 
-    __slots__ = ("names", "sorted_strings", "nbytes", "_ids")
+    __slots__ = ("_ids", "names", "nbytes", "sorted_strings")
 
     def __init__(self, data):
         buf = memoryview(data).cast("B")

@@ -24,7 +24,6 @@ a ``typed_value`` type outside the spec's table raise
 :class:`pqkit.VariantError`; an array element with neither ``value`` nor
 ``typed_value`` reads as a Variant null (a value missing where one is required).
 """
-import struct
 
 import numpy as np
 
@@ -76,7 +75,16 @@ def _field(group, name):
     return group.field(name) if name in group.type.names else None
 
 
-def unshred(column, name="variant"):
+def _binary_rows(column, where):
+    """The bytes of a ``metadata`` or ``value`` column, which the spec makes binary."""
+    if isinstance(column, DictionaryColumn):
+        column = column.decode()
+    if not isinstance(column, BinaryColumn) or not isinstance(column.type, T.BinaryType):
+        raise VariantError(f"{where} is {column.type}: the Variant spec makes it binary")
+    return column.to_pylist()
+
+
+def unshred(column, name="variant", present=None):
     """The unshredded ``(metadata, value)`` bytes of each row of a VARIANT column.
 
     Parameters
@@ -86,6 +94,9 @@ def unshred(column, name="variant"):
         ``metadata``, ``value`` and, when shredded, ``typed_value``).
     name : str
         The column's name, for error messages.
+    present : numpy.ndarray of bool, optional
+        Rows to rebuild (e.g. those whose enclosing struct is not null); the other
+        rows give None without their bytes being looked at.
 
     Returns
     -------
@@ -105,23 +116,26 @@ def unshred(column, name="variant"):
                            f"a metadata field")
     if "value" not in column.type.names and "typed_value" not in column.type.names:
         raise VariantError(f"variant column {name!r} has neither value nor typed_value")
-    metadata = column.field("metadata").to_pylist()
-    valid = column.valid_mask()
+    metadata = _binary_rows(column.field("metadata"), f"variant column {name!r} metadata")
+    valid = column.valid_mask() if present is None else column.valid_mask() & present
     for row in np.flatnonzero(valid & np.array([m is None for m in metadata], bool)).tolist():
         raise VariantError(f"variant column {name!r}, row {row}: metadata is null")
     rows = _Rows(name, metadata)
-    values = _level(column, np.arange(len(column)), rows, ())
+    values = _level(column, np.arange(len(column)), rows, (), valid)
     return [(metadata[i], encode.NULL if v is None else v) if ok else None
             for i, (v, ok) in enumerate(zip(values, valid.tolist()))]
 
 
-def _level(group, rows, ctx, path):
+def _level(group, rows, ctx, path, present=None):
     """Encoded values (None = missing) of a ``value``/``typed_value`` group's rows;
-    ``rows`` gives each one's top-level row."""
+    ``rows`` gives each one's top-level row, ``present`` the rows to look at (default:
+    the group's non-null rows)."""
     value_col, typed = _field(group, "value"), _field(group, "typed_value")
     n = len(group)
-    values = value_col.to_pylist() if value_col is not None else [None] * n
-    present = group.valid_mask()
+    values = [None] * n if value_col is None else \
+        _binary_rows(value_col, ctx.where(None, path + ("value",)))
+    if present is None:
+        present = group.valid_mask()
     if typed is None:
         return [v if ok else None for v, ok in zip(values, present.tolist())]
     typed_ok = (typed.valid_mask() & present).tolist()
