@@ -53,6 +53,8 @@ class _Rows:
 
     def metadata(self, row):
         raw = self.raw[row]
+        if raw is None:     # a shredded object below a null variant group
+            raise VariantError(f"{self.where(row, ())}: metadata is null")
         parsed = self._parsed.get(raw)
         if parsed is None:
             parsed = self._parsed[raw] = self.fail(row, (), VariantMetadata, raw)
@@ -118,8 +120,9 @@ def unshred(column, name="variant", present=None):
         raise VariantError(f"variant column {name!r} has neither value nor typed_value")
     metadata = _binary_rows(column.field("metadata"), f"variant column {name!r} metadata")
     valid = column.valid_mask() if present is None else column.valid_mask() & present
-    for row in np.flatnonzero(valid & np.array([m is None for m in metadata], bool)).tolist():
-        raise VariantError(f"variant column {name!r}, row {row}: metadata is null")
+    missing = np.flatnonzero(valid & np.array([m is None for m in metadata], bool))
+    if missing.size:
+        raise VariantError(f"variant column {name!r}, row {int(missing[0])}: metadata is null")
     rows = _Rows(name, metadata)
     values = _level(column, np.arange(len(column)), rows, (), valid)
     return [(metadata[i], encode.NULL if v is None else v) if ok else None
