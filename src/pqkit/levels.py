@@ -276,12 +276,14 @@ def shred(nodes: Sequence[NodeLayout], *, where: str = "") -> Shredded:
     if not nodes:
         raise SchemaError("a column path needs at least one node")
     kinds = _check_path([n.repetition for n in nodes])
-    lengths, validities, offsets = [], [], []
+    lengths, validities, offsets, required_nulls = [], [], [], []
     for i, (kind, node) in enumerate(zip(kinds, nodes)):
         lengths.append(int(node.length))
         validities.append(_validity_bytes(node, kind, i, where))
         offsets.append(None if kind != REPEATED or node.offsets is None
                        else np.ascontiguousarray(node.offsets, dtype=np.int64))
+        if kind != OPTIONAL and node.validity is not None and not np.all(node.validity):
+            required_nulls.append(i)
     first = nodes[0]
     if kinds[0] == REPEATED:
         if first.offsets is None:
@@ -291,6 +293,9 @@ def shred(nodes: Sequence[NodeLayout], *, where: str = "") -> Shredded:
         num_records = int(first.length)
     defs, reps, mask, values = _shred_k.shred_layout(kinds, lengths, validities, offsets,
                                                      num_records, where)
+    for i in required_nulls:        # the offsets are known to be consistent by now
+        if np.any(_visible_slots(nodes, kinds, offsets, num_records, i) & ~nodes[i].validity):
+            raise SchemaError(f"{_NAMES[kinds[i]]} path node {i} has null slots{_at(where)}")
     entries = len(defs) if defs is not None else (len(reps) if reps is not None else values)
     return Shredded(defs, reps, mask, values, entries)
 
@@ -401,7 +406,24 @@ def _validity_bytes(node: NodeLayout, kind: int, i: int, where: str):
         raise SchemaError(f"validity of path node {i} must be a 1-D bool array, not "
                           f"{validity.dtype}{_at(where)}")
     if kind != OPTIONAL:
-        if not validity.all():
-            raise SchemaError(f"{_NAMES[kind]} path node {i} has null slots{_at(where)}")
-        return None
+        return None         # null slots are allowed only under a null ancestor (see shred)
     return validity.view(np.uint8)
+
+
+def _visible_slots(nodes, kinds, offsets, num_records, i):
+    """Slots of path node ``i`` that a record reaches: not under a null optional ancestor,
+    and inside some list's range. Arrow allows anything in the other slots (pyarrow
+    leaves a required struct field null under a null struct), so only these must be
+    valid in a REQUIRED node."""
+    visible = np.ones(num_records, np.bool_)
+    for j in range(i + 1):
+        if kinds[j] == REPEATED:
+            offs = offsets[j]
+            starts, ends = offs[:-1][visible], offs[1:][visible]
+            marks = np.zeros(int(nodes[j].length) + 1, np.int64)
+            np.add.at(marks, starts, 1)
+            np.add.at(marks, ends, -1)
+            visible = np.cumsum(marks[:-1]) > 0
+        if j < i and kinds[j] == OPTIONAL and nodes[j].validity is not None:
+            visible = visible & np.asarray(nodes[j].validity, np.bool_)
+    return visible

@@ -520,3 +520,21 @@ def test_non_contiguous_levels():
     asm = assemble(defs, reps, [OPTIONAL, REPEATED, OPTIONAL])
     assert layout_tuples(asm.nodes) == [(3, [T, T, T], None), (3, None, [0, 2, 2, 3]),
                                         (3, [T, F, T], None)]
+
+
+def test_required_nulls_under_a_null_ancestor_are_not_visible():
+    # list<required int>: the second list is null, and the element its offsets still
+    # cover is null too, as Arrow allows; the third list is empty.
+    nodes = [NodeLayout(OPTIONAL, 3, np.array([True, False, True])),
+             NodeLayout(REPEATED, 2, None, np.array([0, 1, 2, 2])),
+             NodeLayout(REQUIRED, 2, np.array([True, False]))]
+    out = shred(nodes)
+    assert out.def_levels.tolist() == [2, 0, 1]
+    assert out.rep_levels.tolist() == [0, 0, 0]
+
+
+def test_a_visible_null_in_a_required_node_is_refused():
+    nodes = [NodeLayout(OPTIONAL, 2, np.array([True, True])),
+             NodeLayout(REQUIRED, 2, np.array([True, False]))]
+    with pytest.raises(SchemaError, match="required path node 1 has null slots"):
+        shred(nodes, where="column s.a")
