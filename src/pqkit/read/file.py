@@ -235,13 +235,15 @@ def read_table(source, columns=None, row_groups=None, *, filters=None, verify_ch
         return f.read(columns=columns, row_groups=row_groups, filters=filters)
 
 
-def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings="str",
+def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings=None,
                 verify_checksums=True):
     """Read a Parquet file straight into a pandas DataFrame.
 
     The same frame as ``read_table(...).to_pandas(strings=strings)``, without the
     copy: the decoded numeric buffers become the DataFrame's (the Table never
-    escapes). Parameters as :func:`read_table` and :meth:`Table.to_pandas`.
+    escapes). Parameters as :func:`read_table` and :meth:`Table.to_pandas`; the
+    index and dtypes recorded in the file's ``pandas`` metadata entry (written by
+    pqkit, pyarrow and ``DataFrame.to_parquet``) are restored.
 
     Examples
     --------
