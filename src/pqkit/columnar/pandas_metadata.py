@@ -9,7 +9,7 @@ named int64 index ``k`` and one column ``a``::
 
     {"index_columns": ["k"],
      "column_indexes": [{"name": null, "field_name": null, "pandas_type": "unicode",
-                         "numpy_type": "object", "metadata": {"encoding": "UTF-8"}}],
+                         "numpy_type": "str", "metadata": {"encoding": "UTF-8"}}],
      "columns": [{"name": "a", "field_name": "a", "pandas_type": "int64",
                   "numpy_type": "int64", "metadata": null},
                  {"name": "k", "field_name": "k", "pandas_type": "int64",
@@ -139,9 +139,9 @@ def parse_pandas_metadata(text):
         raise _bad(f"not JSON ({exc})") from None
     if not isinstance(doc, dict):
         raise _bad(f"a JSON {type(doc).__name__}, not an object")
-    index = doc.get("index_columns") or []
-    columns = doc.get("columns") or []
-    column_indexes = doc.get("column_indexes") or []
+    index, columns, column_indexes = (
+        [] if doc.get(key) is None else doc[key]
+        for key in ("index_columns", "columns", "column_indexes"))
     for key, value in (("index_columns", index), ("columns", columns),
                        ("column_indexes", column_indexes)):
         if not isinstance(value, list):
