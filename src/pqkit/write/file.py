@@ -255,11 +255,11 @@ class ParquetWriter:
         if self.store_schema and "ARROW:schema" not in self.key_value_metadata:
             # Arrow-based readers restore from it what Parquet cannot say (time zone
             # names, durations, large and fixed-size lists, dictionaries). pyarrow takes
-            # the table's metadata (the pandas entry too) from inside it and ignores the
-            # file's entries, so they are repeated there. Made last: a write() may add one.
+            # the table's metadata from inside it and ignores the file's entries, so the
+            # pandas entry is repeated there. Made last: a write() may add that entry.
+            pandas = self.key_value_metadata.get(PANDAS_KEY)
             self.key_value_metadata["ARROW:schema"] = encode_arrow_schema(
-                self.fields, {str(k): str(v) for k, v in self.key_value_metadata.items()
-                              if v is not None})
+                self.fields, None if pandas is None else {PANDAS_KEY: str(pandas)})
         kv = [fmt.KeyValue(key=str(k), value=None if v is None else str(v))
               for k, v in self.key_value_metadata.items()]
         meta = fmt.FileMetaData(
