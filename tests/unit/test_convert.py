@@ -408,9 +408,11 @@ def test_tables_pass_through_or_are_cast():
     assert cast.to_pydict() == table.to_pydict() and dict(cast.metadata) == {"k": "v"}
 
 
-def test_dataframe_index_is_not_written():
+def test_dataframe_index_is_stored_as_pyarrow_does():
     df = pd.DataFrame({"a": [1, 2]}, index=pd.Index(["x", "y"], name="key"))
-    assert table_from_data(df).column_names == ["a"]
+    assert table_from_data(df).column_names == ["a", "key"]
+    assert table_from_data(df, preserve_index=False).column_names == ["a"]
+    assert table_from_data(df.reset_index(drop=True)).column_names == ["a"]
     with pytest.raises(pqkit.SchemaError, match="repeated column names"):
         table_from_data(pd.DataFrame([[1, 2]], columns=["a", "a"]))
 

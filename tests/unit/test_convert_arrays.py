@@ -175,7 +175,7 @@ _PANDAS_TYPE_DIFFERENCES = {"s": T.string(), "s_arrow": T.string(), "s_default":
 
 def test_pandas_frames_match_pyarrow():
     df = _frame()
-    table = table_from_data(df)
+    table = table_from_data(df, preserve_index=False)
     assert table.column_names == list(df.columns) and table.num_rows == 3
     theirs = pa.Table.from_pandas(df, preserve_index=False)
     for name in df.columns:

@@ -206,22 +206,36 @@ class Table:
         return [dict(zip(names, row)) for row in zip(*lists)]
 
     @uses_pool
-    def to_pandas(self, strings="str", self_destruct=False):
+    def to_pandas(self, strings=None, self_destruct=False, ignore_metadata=False):
         """A pandas DataFrame; dtypes as documented in :mod:`pqkit.columnar.to_pandas`.
+
+        When the table's metadata holds a ``pandas`` entry (tables made from a
+        DataFrame, files written by pqkit or pyarrow from one), the frame gets the
+        index, column labels and dtypes it records (see
+        :mod:`pqkit.columnar.pandas_restore`).
 
         Parameters
         ----------
-        strings : {"str", "object"}, default "str"
+        strings : {None, "str", "object"}, default None
             String columns as pandas' default string dtype (``str`` from pandas
             3 on, backed by the column's bytes when pandas stores strings in
             pyarrow), or as numpy object arrays of ``str`` with None for nulls
-            (the dtype of pandas before 3 and of fastparquet).
+            (the dtype of pandas before 3 and of fastparquet). None: as the
+            ``pandas`` entry records (object strings stay object), else ``"str"``.
         self_destruct : bool, default False
             Hand the numeric value buffers to the DataFrame instead of copying
             them (as pyarrow's option of that name). The Table cannot be used
             afterwards, and nothing else may share its buffers: use it on a
             Table straight from a reader (what :func:`pqkit.read_pandas` does),
             not on one whose columns or slices you keep.
+        ignore_metadata : bool, default False
+            Disregard the ``pandas`` entry: a RangeIndex, the column names as
+            labels and the default dtypes.
+
+        Raises
+        ------
+        SchemaError
+            The ``pandas`` entry is not of the documented shape.
 
         Examples
         --------
@@ -230,17 +244,20 @@ class Table:
         >>> t.to_pandas(strings="object")["s"].tolist()            # doctest: +SKIP
         ['a', None]
         """
-        from pqkit.columnar.to_pandas import check_strings_option, column_to_pandas, pandas_module
+        from pqkit.columnar.pandas_metadata import pandas_metadata_of
+        from pqkit.columnar.pandas_restore import build_frame, recorded_series
+        from pqkit.columnar.to_pandas import check_strings_option, pandas_module
         pd = pandas_module()
-        check_strings_option(strings)
-        series = {i: column_to_pandas(c, strings=strings, take_buffers=self_destruct)
-                  for i, c in enumerate(self._columns)}
+        if strings is not None:
+            check_strings_option(strings)
+        meta = None if ignore_metadata else pandas_metadata_of(self._metadata)
+        names = self.column_names
+        series = [recorded_series(pd, c, None if meta is None else meta.columns.get(name),
+                                  strings, self_destruct)
+                  for name, c in zip(names, self._columns)]
         if self_destruct:
             self._columns = _Consumed()
-        # The columns are fresh copies already: no second copy into consolidated blocks.
-        df = pd.DataFrame(series, index=pd.RangeIndex(self._num_rows), copy=False)
-        df.columns = self.column_names
-        return df
+        return build_frame(pd, names, series, meta, self._num_rows)
 
     def flatten(self):
         """A table with every struct column replaced by one column per field.

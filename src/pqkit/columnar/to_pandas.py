@@ -117,6 +117,18 @@ def masked_array(pd, col, take):
     return cls(_writable(col.values, take), ~col.validity)
 
 
+def masked_as(pd, col, dtype, take):
+    """Integers, floats or booleans as a masked array of the pandas ``dtype`` (``Int64``,
+    ``Float32``, ``boolean``...), nulls or not; None when the value buffer is of another
+    kind than ``dtype``."""
+    values = col.values
+    if values.dtype.kind != np.dtype(dtype.numpy_dtype).kind or \
+            values.dtype.itemsize != np.dtype(dtype.numpy_dtype).itemsize:
+        return None
+    mask = np.zeros(len(values), np.bool_) if col.validity is None else ~col.validity
+    return dtype.construct_array_type()(_writable(values, take), mask)
+
+
 def float_array(col, take):
     """Floats, with NaN written where the column is null."""
     values = _writable(col.values, take)

@@ -65,8 +65,9 @@ This module holds the public entry points; the work is done by :mod:`.infer` (th
 type of Python values), :mod:`.flat_builders` and :mod:`.build` (Python values ->
 columns; ``build`` also holds ``cast``, which recurses with it), :mod:`.casts`
 (vectorized column -> column), :mod:`.numpy_columns` and :mod:`.from_arrays` (numpy
-and pandas data), :mod:`.required` (non-nullable fields) and :mod:`.common` (the
-row-addressed error and helpers all of them share).
+and pandas data), :mod:`.pandas_metadata` (a DataFrame's stored columns and index
+levels, and its ``pandas`` entry), :mod:`.required` (non-nullable fields) and
+:mod:`.common` (the row-addressed error and helpers all of them share).
 """
 import sys
 from collections.abc import Mapping
@@ -80,6 +81,7 @@ from pqkit.convert.build import build_column, cast
 from pqkit.convert.common import BadValue
 from pqkit.convert.from_arrays import from_numpy, from_pandas
 from pqkit.convert.infer import infer, infer_type
+from pqkit.convert.pandas_metadata import FrameLayout
 from pqkit.convert.required import check_required, has_required
 from pqkit.errors import SchemaError
 
@@ -166,18 +168,24 @@ def _schema_fields(schema):
     return fields
 
 
-def table_from_data(data, schema=None):
+def table_from_data(data, schema=None, preserve_index=None):
     """A pqkit Table from a Table, a dict of name -> values, or a pandas DataFrame.
 
     Parameters
     ----------
     data : pqkit.Table, mapping of str -> values, or pandas.DataFrame
-        Values are anything :func:`column_from_values` takes. A DataFrame's index is
-        not written (reset it first to keep it); column labels become ``str``.
+        Values are anything :func:`column_from_values` takes. A DataFrame's column
+        labels become ``str``; its index is stored as ``preserve_index`` says, and the
+        table's metadata gets the ``pandas`` entry that pandas-aware readers
+        (``pandas.read_parquet``, :func:`pqkit.read_pandas`) rebuild the frame from, as
+        ``pyarrow.Table.from_pandas`` does (see :mod:`pqkit.convert.pandas_metadata`).
     schema : list of Field or (name, type), StructType, or mapping of name -> DataType
         Types, nullability and field metadata, in column order. Every schema column must
-        be in ``data`` and every data column in the schema. A Table without a schema is
-        returned as it is.
+        be in ``data`` (for a DataFrame: a column or an index level) and every data
+        column in the schema. A Table without a schema is returned as it is.
+    preserve_index : None, True or False, default None
+        DataFrames only: store the index levels as columns, a RangeIndex as metadata
+        only (None); every level as columns (True); nothing of the index (False).
 
     Returns
     -------
@@ -192,7 +200,13 @@ def table_from_data(data, schema=None):
     fields = _schema_fields(schema)
     if isinstance(data, Table) and fields is None:
         return data
-    columns = _data_columns(data)
+    layout = None
+    if is_dataframe(data):
+        layout = FrameLayout(_pandas(), data, None if fields is None else [f.name for f in fields],
+                             preserve_index)
+        columns = layout.columns
+    else:
+        columns = _data_columns(data)
     if fields is not None:
         missing = [f.name for f in fields if f.name not in columns]
         extra = [name for name in columns if name not in {f.name for f in fields}]
@@ -213,23 +227,27 @@ def table_from_data(data, schema=None):
                               f"{int(np.argmin(col.valid_mask()))} is null")
         cols.append(col)
         out.append(f)
-    return Table(cols, out, data.metadata if isinstance(data, Table) else None)
+    if layout is not None:
+        metadata = layout.metadata_entry(out, cols)
+    else:
+        metadata = data.metadata if isinstance(data, Table) else None
+    return Table(cols, out, metadata)
 
 
 def _data_columns(data):
-    """The name -> values of a Table, a pandas DataFrame or a mapping."""
+    """The name -> values of a Table or a mapping."""
     if isinstance(data, Table):
         return dict(zip(data.column_names, data.columns))
-    pd = _pandas()
-    if pd is not None and isinstance(data, pd.DataFrame):
-        names = [str(c) for c in data.columns]
-        if len(set(names)) != len(names):
-            raise SchemaError(f"the DataFrame has repeated column names: {names}")
-        return {name: data.iloc[:, i] for i, name in enumerate(names)}
     if isinstance(data, Mapping):
         return dict(data)
     raise SchemaError(f"cannot make a table of {data.__class__.__name__}: give a "
                       "pqkit.Table, a dict of columns or a pandas DataFrame")
 
 
-__all__ = ["column_from_values", "table_from_data", "infer_type"]
+def is_dataframe(obj):
+    """True for a pandas DataFrame (without importing pandas)."""
+    pd = _pandas()
+    return pd is not None and isinstance(obj, pd.DataFrame)
+
+
+__all__ = ["column_from_values", "table_from_data", "infer_type", "is_dataframe"]

@@ -11,6 +11,7 @@ from pqkit.bloom import MAX_BYTES as _MAX_BLOOM_BYTES
 from pqkit.bloom import parse_bloom_filter
 from pqkit.columnar.column import concat_columns
 from pqkit.columnar.nested import DictionaryColumn
+from pqkit.columnar.pandas_metadata import pandas_metadata_of
 from pqkit.columnar.table import Table
 from pqkit.errors import CorruptFileError, SchemaError
 from pqkit.memory import pooled_buffers, uses_pool
@@ -245,19 +246,35 @@ def read_table(source, columns=None, row_groups=None, *, filters=None, verify_ch
         return decode_table(table, f.schema) if variant == "decode" else table
 
 
-def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings="str",
+def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings=None,
                 verify_checksums=True):
     """Read a Parquet file straight into a pandas DataFrame.
 
     The same frame as ``read_table(...).to_pandas(strings=strings)``, without the
     copy: the decoded numeric buffers become the DataFrame's (the Table never
-    escapes). Parameters as :func:`read_table` and :meth:`Table.to_pandas`.
+    escapes). Parameters as :func:`read_table` and :meth:`Table.to_pandas`; the
+    index and dtypes recorded in the file's ``pandas`` metadata entry (written by
+    pqkit, pyarrow and ``DataFrame.to_parquet``) are restored, and a ``columns``
+    selection also reads the stored index columns.
 
     Examples
     --------
     >>> pqkit.read_pandas("fixtures/sample.parquet", columns=["id"])  # doctest: +SKIP
     """
-    table = read_table(source, columns, row_groups, filters=filters,
-                       verify_checksums=verify_checksums)
+    with ParquetFile(source, verify_checksums=verify_checksums) as f:
+        if columns is not None:
+            columns = _with_index_columns(list(columns), f.metadata.key_value_metadata,
+                                          f.schema.names)
+        table = f.read(columns=columns, row_groups=row_groups, filters=filters)
     return table.to_pandas(strings=strings, self_destruct=True)
+
+
+def _with_index_columns(columns, key_value_metadata, names):
+    """``columns`` and, after them, the stored index levels (of the top-level ``names``)
+    the ``pandas`` entry names, as pandas.read_parquet does: a selection keeps the index."""
+    meta = pandas_metadata_of(key_value_metadata)
+    if meta is None:
+        return columns
+    return columns + [d for d in meta.index
+                      if isinstance(d, str) and d in names and d not in columns]
 

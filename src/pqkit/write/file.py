@@ -15,6 +15,7 @@ import struct
 from pqkit import datatypes as T
 from pqkit import format as fmt
 from pqkit._version import __version__
+from pqkit.columnar.pandas_metadata import PANDAS_KEY
 from pqkit.columnar.table import Table, concat_tables
 from pqkit.compression import codec_from_name
 from pqkit.errors import SchemaError
@@ -54,9 +55,13 @@ class ParquetWriter:
     Parameters
     ----------
     where : path or binary file object
-    schema : list of pqkit.Field, or a pqkit.Table whose fields are used
+    schema : list of pqkit.Field, or a pqkit.Table or pandas DataFrame whose fields are used
+        A Table's (or DataFrame's) ``pandas`` metadata entry is stored too.
+    preserve_index : None, True or False, default None
+        Which index levels a DataFrame ``schema`` stores, as in :func:`write_table`.
     **options
-        As :func:`write_table`.
+        As :func:`write_table`. Without a ``pandas`` entry in ``key_value_metadata`` or
+        from ``schema``, the first written table's (or DataFrame's) entry is stored.
 
     Examples
     --------
@@ -70,8 +75,14 @@ class ParquetWriter:
                  dictionary_page_size_limit=1 << 20, use_dictionary=True, column_encoding=None,
                  data_page_version="1.0", write_statistics=True, write_page_index=True,
                  write_checksums=True, bloom_filter_columns=None, key_value_metadata=None,
-                 sorting_columns=None, store_schema=True, statistics_truncate_length=64):
+                 sorting_columns=None, store_schema=True, statistics_truncate_length=64,
+                 preserve_index=None):
+        from pqkit.convert import is_dataframe, table_from_data
+        if is_dataframe(schema):
+            schema = table_from_data(schema, preserve_index=preserve_index)
+        schema_metadata = None
         if isinstance(schema, Table):
+            schema_metadata = schema.metadata
             schema = schema.schema
         self.fields = [f if isinstance(f, T.Field) else T.Field(*f) for f in schema]
         if data_page_version not in ("1.0", "2.0"):
@@ -84,10 +95,8 @@ class ParquetWriter:
         self.row_group_size = int(row_group_size)
         self.write_page_index = write_page_index
         self.key_value_metadata = dict(key_value_metadata or {})
-        if store_schema:
-            # Arrow-based readers restore from it what Parquet cannot say (time zone
-            # names, durations, large and fixed-size lists, dictionaries).
-            self.key_value_metadata.setdefault("ARROW:schema", encode_arrow_schema(self.fields))
+        _carry_pandas_entry(self.key_value_metadata, schema_metadata)
+        self.store_schema = store_schema
         self.sorting_columns = sorting_columns
         self.options = [self._chunk_options(node, compression, compression_level, data_page_size,
                                             dictionary_page_size_limit, use_dictionary,
@@ -142,6 +151,7 @@ class ParquetWriter:
         if self.closed:
             raise ValueError("write() on a closed ParquetWriter")
         table = _as_table(data, self.fields)
+        _carry_pandas_entry(self.key_value_metadata, table.metadata)
         if table.num_rows == 0:
             return
         self.pending.append(table)
@@ -242,6 +252,14 @@ class ParquetWriter:
                 chunk.offset_index_length = len(data)
 
     def _write_footer(self):
+        if self.store_schema and "ARROW:schema" not in self.key_value_metadata:
+            # Arrow-based readers restore from it what Parquet cannot say (time zone
+            # names, durations, large and fixed-size lists, dictionaries). pyarrow takes
+            # the table's metadata from inside it and ignores the file's entries, so the
+            # pandas entry is repeated there. Made last: a write() may add that entry.
+            pandas = self.key_value_metadata.get(PANDAS_KEY)
+            self.key_value_metadata["ARROW:schema"] = encode_arrow_schema(
+                self.fields, None if pandas is None else {PANDAS_KEY: str(pandas)})
         kv = [fmt.KeyValue(key=str(k), value=None if v is None else str(v))
               for k, v in self.key_value_metadata.items()]
         meta = fmt.FileMetaData(
@@ -306,6 +324,13 @@ def _stats_factory(truncate_length):
     return lambda node: StatisticsAccumulator(node, truncate_length=truncate_length)
 
 
+def _carry_pandas_entry(key_value_metadata, table_metadata):
+    """Store a table's ``pandas`` entry, unless the file already has one: pandas-aware
+    readers rebuild the frame's index and dtypes from it."""
+    if table_metadata and PANDAS_KEY in table_metadata:
+        key_value_metadata.setdefault(PANDAS_KEY, table_metadata[PANDAS_KEY])
+
+
 def _as_table(data, fields):
     if isinstance(data, Table):
         table = data
@@ -324,7 +349,7 @@ def _as_table(data, fields):
     return table
 
 
-def write_table(data, where, *, schema=None, **options):
+def write_table(data, where, *, schema=None, preserve_index=None, **options):
     """Write ``data`` to a Parquet file.
 
     Parameters
@@ -333,6 +358,11 @@ def write_table(data, where, *, schema=None, **options):
     where : path or binary file object
     schema : list of pqkit.Field, optional
         Types and nullability; inferred from ``data`` when omitted.
+    preserve_index : None, True or False, default None
+        For a DataFrame: store its index levels as columns, a RangeIndex as metadata only
+        (None); every level as columns (True); nothing of the index (False). The
+        ``pandas`` metadata entry (also a Table's) is stored, as pyarrow does, so that
+        ``pandas.read_parquet`` and :func:`pqkit.read_pandas` rebuild index and dtypes.
     compression : str, dict or None, default "zstd"
         "none", "snappy", "gzip", "zstd", "lz4_raw", "brotli" (any case), None for
         none, or a dict of column path -> codec.
@@ -356,7 +386,7 @@ def write_table(data, where, *, schema=None, **options):
         table = data
     else:
         from pqkit.convert import table_from_data
-        table = table_from_data(data, schema)
+        table = table_from_data(data, schema, preserve_index)
     with ParquetWriter(where, table.schema, **options) as w:
         w.write(table)
 
