@@ -15,6 +15,7 @@ import struct
 from pqkit import datatypes as T
 from pqkit import format as fmt
 from pqkit._version import __version__
+from pqkit.columnar.arrow_import import is_arrow_producer, schema_from_arrow
 from pqkit.columnar.table import Table, concat_tables
 from pqkit.compression import codec_from_name
 from pqkit.errors import SchemaError
@@ -54,7 +55,8 @@ class ParquetWriter:
     Parameters
     ----------
     where : path or binary file object
-    schema : list of pqkit.Field, or a pqkit.Table whose fields are used
+    schema : list of pqkit.Field, a pqkit.Table whose fields are used, or any
+        ``__arrow_c_schema__`` producer (a pyarrow Schema, a pyarrow Table...)
     **options
         As :func:`write_table`.
 
@@ -73,6 +75,8 @@ class ParquetWriter:
                  sorting_columns=None, store_schema=True, statistics_truncate_length=64):
         if isinstance(schema, Table):
             schema = schema.schema
+        elif hasattr(schema, "__arrow_c_schema__"):
+            schema = schema_from_arrow(schema)
         self.fields = [f if isinstance(f, T.Field) else T.Field(*f) for f in schema]
         if data_page_version not in ("1.0", "2.0"):
             raise SchemaError(f"data_page_version must be '1.0' or '2.0', not "
@@ -138,7 +142,8 @@ class ParquetWriter:
     # --- writing rows -------------------------------------------------------------------
     @uses_pool
     def write(self, data):
-        """Append rows: a pqkit Table, a dict of columns or a pandas DataFrame."""
+        """Append rows: a pqkit Table, a dict of columns, a pandas DataFrame, or any Arrow
+        PyCapsule producer (pyarrow Table/RecordBatch, polars DataFrame, DuckDB relation)."""
         if self.closed:
             raise ValueError("write() on a closed ParquetWriter")
         table = _as_table(data, self.fields)
@@ -152,6 +157,10 @@ class ParquetWriter:
             rest = whole.slice(self.row_group_size)
             self.pending = [rest] if rest.num_rows else []
             self.pending_rows = rest.num_rows
+
+    # pyarrow's names for the same call.
+    write_table = write
+    write_batch = write
 
     def _write_row_group(self, table):
         ordinal = len(self.row_groups)
@@ -309,6 +318,8 @@ def _stats_factory(truncate_length):
 def _as_table(data, fields):
     if isinstance(data, Table):
         table = data
+    elif is_arrow_producer(data):
+        table = Table.from_arrow(data)
     else:
         from pqkit.convert import table_from_data
         table = table_from_data(data, fields)
@@ -329,7 +340,9 @@ def write_table(data, where, *, schema=None, **options):
 
     Parameters
     ----------
-    data : pqkit.Table, dict of name -> list/numpy array, or pandas.DataFrame
+    data : pqkit.Table, dict of name -> list/numpy array, pandas.DataFrame, or any
+        Arrow PyCapsule producer (pyarrow Table, polars DataFrame, DuckDB relation...),
+        read through :meth:`pqkit.Table.from_arrow`
     where : path or binary file object
     schema : list of pqkit.Field, optional
         Types and nullability; inferred from ``data`` when omitted.
@@ -352,6 +365,8 @@ def write_table(data, where, *, schema=None, **options):
     >>> pqkit.write_table({"id": [1, 2, 3], "name": ["a", None, "c"]}, "out.parquet")
     ... # doctest: +SKIP
     """
+    if not isinstance(data, Table) and is_arrow_producer(data):
+        data = Table.from_arrow(data)
     if isinstance(data, Table) and schema is None:
         table = data
     else:
