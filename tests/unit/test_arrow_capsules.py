@@ -113,6 +113,15 @@ def test_large_offsets_are_shared_both_ways():
     assert back.to_pylist() == ["ab", "", "cde"]
 
 
+def test_record_batches_are_zero_copy_slices():
+    t = _sample_table(10)
+    batches = t.to_batches(max_chunksize=4)
+    assert [len(b) for b in batches] == [4, 4, 2]
+    arrow = [pa.record_batch(b) for b in batches]
+    assert pa.Table.from_batches(arrow).to_pydict() == t.to_pydict()
+    assert arrow[1].column(0).buffers()[1].address == t.column("i").values[4:].ctypes.data
+
+
 def test_slices_export_their_rows():
     t = _sample_table(50).slice(7, 19)
     p = pa.table(t)
@@ -188,7 +197,7 @@ def test_unconsumed_capsules_release_on_drop():
     t = _sample_table()
     values = t.column("i").values
     before = sys.getrefcount(values)
-    capsules = [t.__arrow_c_array__(), t.column("i").__arrow_c_array__(), t.__arrow_c_stream__()]
+    capsules = [t.to_batches()[0].__arrow_c_array__(), t.column("i").__arrow_c_array__(), t.__arrow_c_stream__()]
     del capsules
     assert sys.getrefcount(values) == before
 
@@ -328,8 +337,7 @@ def test_unsupported_format_names_the_field():
 
 
 def test_consumed_capsule_is_refused():
-    schema, array = pqkit.Table({"a": PrimitiveColumn(T.int8(), np.zeros(2, np.int8))}) \
-        .__arrow_c_array__()
+    schema, array = PrimitiveColumn(T.int8(), np.zeros(2, np.int8)).__arrow_c_array__()
     arrow_c.array_from_capsule(array)
     with pytest.raises(SchemaError, match="already consumed"):
         arrow_c.array_from_capsule(array)
@@ -367,7 +375,7 @@ def test_pyarrow_is_not_imported(tmp_path):
         import pqkit
         pqkit.write_table({{"a": [1, 2], "s": ["x", None]}}, {str(tmp_path / 'a.parquet')!r})
         t = pqkit.read_table({str(tmp_path / 'a.parquet')!r})
-        for capsule in (t.__arrow_c_stream__(), t.__arrow_c_schema__(), t.__arrow_c_array__(),
+        for capsule in (t.__arrow_c_stream__(), t.__arrow_c_schema__(), t.to_batches()[0].__arrow_c_array__(),
                         t.column(0).__arrow_c_array__()):
             del capsule
         back = pqkit.Table.from_arrow(t)

@@ -191,10 +191,35 @@ def table_schema_capsule(fields, metadata=None):
     return arrow_c.export_schema(table_schema_node(fields, metadata))
 
 
-def table_array_capsules(fields, columns, num_rows, metadata=None):
-    """The record-batch form of ``__arrow_c_array__``: (schema capsule, struct array capsule)."""
-    return (table_schema_capsule(fields, metadata),
-            arrow_c.export_array(table_array_node(columns, num_rows)))
+class RecordBatch:
+    """Rows of a table in Arrow's record-batch form (what ``Table.to_batches`` gives).
+
+    Attributes
+    ----------
+    schema : list of Field
+    columns : list of Column
+    num_rows : int
+    """
+
+    __slots__ = ("schema", "columns", "num_rows", "metadata")
+
+    def __init__(self, fields, columns, num_rows, metadata=None):
+        self.schema, self.columns = list(fields), list(columns)
+        self.num_rows, self.metadata = num_rows, metadata
+
+    def __len__(self):
+        return self.num_rows
+
+    def __arrow_c_schema__(self):
+        return table_schema_capsule(self.schema, self.metadata)
+
+    def __arrow_c_array__(self, requested_schema=None):
+        """(schema capsule, struct array capsule); ``requested_schema`` is ignored."""
+        return (self.__arrow_c_schema__(),
+                arrow_c.export_array(table_array_node(self.columns, self.num_rows)))
+
+    def __repr__(self):
+        return f"<pqkit RecordBatch {self.num_rows} rows x {len(self.columns)} columns>"
 
 
 def table_stream_capsule(fields, columns, num_rows, metadata=None):

@@ -297,12 +297,24 @@ class Table:
         """An ``arrow_schema`` PyCapsule: a struct of the table's fields and its metadata."""
         return arrow_export.table_schema_capsule(self._fields, self._metadata)
 
-    def __arrow_c_array__(self, requested_schema=None):
-        """The record-batch form: ``(arrow_schema, arrow_array)`` PyCapsules of a struct
-        array whose children are the columns (buffers shared; ``requested_schema`` is
-        accepted and ignored, as the protocol allows)."""
-        return arrow_export.table_array_capsules(self._fields, self._columns, self._num_rows,
-                                                 self._metadata)
+    def to_batches(self, max_chunksize=None):
+        """The rows as record batches: zero-copy slices of at most ``max_chunksize`` rows
+        (one batch for all rows by default), each an Arrow PyCapsule producer in the
+        record-batch form (``__arrow_c_array__`` of a struct array), as
+        ``pyarrow.record_batch(batch)`` takes.
+
+        The Table itself offers only the stream form: consumers such as
+        ``polars.from_arrow`` read an object with ``__arrow_c_array__`` as one array.
+        """
+        size = self._num_rows if not max_chunksize else int(max_chunksize)
+        if size <= 0:
+            return [arrow_export.RecordBatch(self._fields, self._columns, 0, self._metadata)]
+        out = []
+        for start in range(0, self._num_rows, size):
+            part = self.slice(start, start + size)
+            out.append(arrow_export.RecordBatch(part._fields, part._columns, part._num_rows,
+                                                self._metadata))
+        return out
 
     def __arrow_c_stream__(self, requested_schema=None):
         """An ``arrow_array_stream`` PyCapsule yielding the table as one record batch.
