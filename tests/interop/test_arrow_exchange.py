@@ -18,14 +18,14 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from test_read_pyarrow_files import all_types_table
 
 import pqkit
+from arrow_bridge import same_values, to_arrow
+from corpus import entries, path_of
 from pqkit import datatypes as T
 from pqkit.columnar.pyvalues import ValueRangeError
 from pqkit.convert import table_from_data
-from arrow_bridge import same_values, to_arrow
-from corpus import entries, path_of
-from test_read_pyarrow_files import all_types_table
 
 pytestmark = pytest.mark.interop
 
@@ -190,7 +190,7 @@ def test_polars_round_trip_keeps_values():
 
 def test_duckdb_scans_a_table():
     t = _without(TABLE, DUCKDB_REFUSES)
-    ref = _reference(t)
+    ref = _reference(t)     # noqa: F841 (DuckDB finds Python variables by name)
     ours = duckdb.sql("select * from t").to_arrow_table()
     theirs = duckdb.sql("select * from ref").to_arrow_table()
     _same_tables(ours, theirs)
@@ -199,7 +199,7 @@ def test_duckdb_scans_a_table():
 
 
 def test_duckdb_relation_into_pqkit():
-    ref = _reference(_without(TABLE, DUCKDB_REFUSES))
+    ref = _reference(_without(TABLE, DUCKDB_REFUSES))   # noqa: F841 (scanned by name)
     rel = duckdb.sql("select * from ref")
     t = pqkit.Table.from_arrow(rel)
     _same_pydict(t.to_pydict(), duckdb.sql("select * from ref").to_arrow_table().to_pydict())
@@ -268,7 +268,7 @@ def test_corpus_file_round_trips(corpus, entry):
     duck_part = duck_part.select([f.name for f in duck_part.schema
                                   if "ARROW:extension:name" not in (f.metadata or {})])
     if duck_part.num_columns and duck_part.num_rows:
-        ref = _reference(duck_part)
+        ref = _reference(duck_part)     # noqa: F841 (scanned by DuckDB by name)
         got = pqkit.Table.from_arrow(duckdb.sql("select * from duck_part"))
         want = duckdb.sql("select * from ref").to_arrow_table()
         try:

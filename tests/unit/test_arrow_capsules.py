@@ -16,6 +16,7 @@ import pyarrow as pa
 import pytest
 
 import pqkit
+from arrow_bridge import type_to_arrow
 from pqkit import datatypes as T
 from pqkit._native import arrow_c
 from pqkit.columnar import arrow_types as AT
@@ -23,7 +24,6 @@ from pqkit.columnar.column import BinaryColumn, PrimitiveColumn
 from pqkit.columnar.fixed import DecimalColumn, FixedSizeBinaryColumn
 from pqkit.columnar.nested import DictionaryColumn, ListColumn, MapColumn, StructColumn, nulls
 from pqkit.errors import SchemaError, UnsupportedFeatureError
-from arrow_bridge import type_to_arrow
 
 FORMATS = [
     (T.null(), "n"), (T.bool_(), "b"), (T.int8(), "c"), (T.uint8(), "C"), (T.int16(), "s"),
@@ -337,7 +337,7 @@ def test_unsupported_format_names_the_field():
 
 
 def test_consumed_capsule_is_refused():
-    schema, array = PrimitiveColumn(T.int8(), np.zeros(2, np.int8)).__arrow_c_array__()
+    _schema, array = PrimitiveColumn(T.int8(), np.zeros(2, np.int8)).__arrow_c_array__()
     arrow_c.array_from_capsule(array)
     with pytest.raises(SchemaError, match="already consumed"):
         arrow_c.array_from_capsule(array)

@@ -201,7 +201,7 @@ class RecordBatch:
     num_rows : int
     """
 
-    __slots__ = ("schema", "columns", "num_rows", "metadata")
+    __slots__ = ("columns", "metadata", "num_rows", "schema")
 
     def __init__(self, fields, columns, num_rows, metadata=None):
         self.schema, self.columns = list(fields), list(columns)
