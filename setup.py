@@ -30,6 +30,7 @@ EXTENSIONS = [
     ("pqkit._native.stats", "cython/pqkit/_native/stats.pyx"),
     ("pqkit._native.pyobjects", "cython/pqkit/_native/pyobjects.pyx"),
     ("pqkit._native.mempool", "cython/pqkit/_native/mempool.pyx"),
+    ("pqkit._native.arrow_c", "cython/pqkit/_native/arrow_c.pyx"),
 ]
 # Modules that use numpy's C API (the rest use typed memoryviews only).
 NUMPY_C_API = {"pqkit._native.mempool"}

@@ -185,7 +185,8 @@ cdef int check_layout(LevelPlan* plan, list validities, list offsets, list lengt
     """Check each node's arrays against the slot counts and point the plan at them."""
     cdef Py_ssize_t i, bad, parents = num_records, slots
     cdef LevelNode* node
-    cdef int64_t[::1] off
+    # const: offsets may be read-only (columns over an Arrow producer's memory).
+    cdef const int64_t[::1] off
     cdef uint8_t[::1] val
     for i in range(plan.depth):
         node = &plan.nodes[i]
@@ -216,7 +217,7 @@ cdef int check_layout(LevelPlan* plan, list validities, list offsets, list lengt
                 raise SchemaError(f"offset {off[bad]} at index {bad} of path node {i} is "
                                   f"out of order or outside 0..{slots}{where_suffix(where)}")
             keep.append(off)
-            node.offsets = &off[0]
+            node.offsets = <int64_t*>&off[0]      # shredding only reads them
         parents = slots
     return 0
 

@@ -31,6 +31,7 @@ import numpy as np
 from pqkit import datatypes as T
 from pqkit._native.pyobjects import take_objects
 from pqkit._native.take import narrow_positions, take_byte_array
+from pqkit.columnar import arrow_export
 from pqkit.columnar import pyvalues as pv
 from pqkit.columnar import to_pandas
 from pqkit.errors import EncodingError, SchemaError
@@ -206,6 +207,18 @@ class Column:
         Cython from their children's."""
         values = self.to_pylist()
         return to_pandas.object_array(values) if as_array else values
+
+    # --- Arrow PyCapsule interface ------------------------------------------------------
+    def __arrow_c_schema__(self):
+        """An ``arrow_schema`` PyCapsule: this column's type as an unnamed nullable field."""
+        return arrow_export.column_schema_capsule(self)
+
+    def __arrow_c_array__(self, requested_schema=None):
+        """``(arrow_schema, arrow_array)`` PyCapsules over this column's buffers, shared
+        without a copy where Arrow's layout is pqkit's (see
+        :mod:`pqkit.columnar.arrow_export`); ``pyarrow.array(column)`` uses it.
+        ``requested_schema`` is accepted and ignored, as the protocol allows."""
+        return arrow_export.column_array_capsules(self)
 
     # --- comparison ----------------------------------------------------------------
     def equals(self, other):

@@ -23,6 +23,7 @@ from types import MappingProxyType
 import numpy as np
 
 from pqkit import datatypes as T
+from pqkit.columnar import arrow_export, arrow_import
 from pqkit.columnar.column import BinaryColumn, Column, NullColumn, PrimitiveColumn, concat_columns
 from pqkit.columnar.fixed import DecimalColumn, FixedSizeBinaryColumn
 from pqkit.columnar.nested import (
@@ -282,6 +283,65 @@ class Table:
                                       child_field.metadata))
                 columns.append(child)
         return Table(columns, fields, self._metadata)
+
+    # --- Arrow PyCapsule interface -----------------------------------------------------------
+    @classmethod
+    def from_arrow(cls, data):
+        """A Table from any producer of the Arrow PyCapsule interface.
+
+        Parameters
+        ----------
+        data : object with ``__arrow_c_stream__`` or ``__arrow_c_array__``
+            A pyarrow Table, RecordBatch, RecordBatchReader, ChunkedArray or Array,
+            a polars DataFrame, a DuckDB relation, a pqkit Table...; a non-struct
+            array becomes one column named after its field.
+
+        Notes
+        -----
+        Buffers are shared, not copied, where pqkit's layout is Arrow's: fixed-width
+        values, int64 offsets, string/binary data, fixed-size binary, dictionary
+        indices. pqkit converts what it stores differently: validity bitmaps and
+        bool values become one byte per slot, int32 offsets become int64, string
+        views (polars) become offsets + data, 128/256-bit decimals become int64 or
+        big-endian values, and a stream of several batches is concatenated. See
+        :mod:`pqkit.columnar.arrow_import`. Inconsistent arrays (offsets past a
+        child, indices outside a dictionary, missing buffers) raise SchemaError.
+        """
+        columns, fields, metadata = arrow_import.table_parts(data)
+        return cls(columns, fields, metadata)
+
+    def __arrow_c_schema__(self):
+        """An ``arrow_schema`` PyCapsule: a struct of the table's fields and its metadata."""
+        return arrow_export.table_schema_capsule(self._fields, self._metadata)
+
+    def to_batches(self, max_chunksize=None):
+        """The rows as record batches: zero-copy slices of at most ``max_chunksize`` rows
+        (one batch for all rows by default), each an Arrow PyCapsule producer in the
+        record-batch form (``__arrow_c_array__`` of a struct array), as
+        ``pyarrow.record_batch(batch)`` takes.
+
+        The Table itself offers only the stream form: consumers such as
+        ``polars.from_arrow`` read an object with ``__arrow_c_array__`` as one array.
+        """
+        size = self._num_rows if not max_chunksize else int(max_chunksize)
+        if size <= 0:
+            return [arrow_export.RecordBatch(self._fields, self._columns, 0, self._metadata)]
+        out = []
+        for start in range(0, self._num_rows, size):
+            part = self.slice(start, start + size)
+            out.append(arrow_export.RecordBatch(part._fields, part._columns, part._num_rows,
+                                                self._metadata))
+        return out
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        """An ``arrow_array_stream`` PyCapsule yielding the table as one record batch.
+
+        ``pyarrow.table(t)``, ``polars.DataFrame(t)`` and DuckDB's ``select * from t``
+        read pqkit's buffers through it without a copy (see
+        :mod:`pqkit.columnar.arrow_export` for what is converted).
+        """
+        return arrow_export.table_stream_capsule(self._fields, self._columns, self._num_rows,
+                                                 self._metadata)
 
     # --- comparison and display ------------------------------------------------------------
     def equals(self, other, check_metadata=False):

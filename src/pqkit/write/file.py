@@ -15,6 +15,7 @@ import struct
 from pqkit import datatypes as T
 from pqkit import format as fmt
 from pqkit._version import __version__
+from pqkit.columnar.arrow_import import is_arrow_producer, schema_from_arrow
 from pqkit.columnar.pandas_metadata import PANDAS_KEY
 from pqkit.columnar.table import Table, concat_tables
 from pqkit.compression import codec_from_name
@@ -55,7 +56,8 @@ class ParquetWriter:
     Parameters
     ----------
     where : path or binary file object
-    schema : list of pqkit.Field, or a pqkit.Table or pandas DataFrame whose fields are used
+    schema : list of pqkit.Field, a pqkit.Table or pandas DataFrame whose fields are used,
+        or any ``__arrow_c_schema__`` producer (a pyarrow Schema, a pyarrow Table...)
         A Table's (or DataFrame's) ``pandas`` metadata entry is stored too.
     preserve_index : None, True or False, default None
         Which index levels a DataFrame ``schema`` stores, as in :func:`write_table`.
@@ -84,6 +86,8 @@ class ParquetWriter:
         if isinstance(schema, Table):
             schema_metadata = schema.metadata
             schema = schema.schema
+        elif hasattr(schema, "__arrow_c_schema__"):
+            schema = schema_from_arrow(schema)
         self.fields = [f if isinstance(f, T.Field) else T.Field(*f) for f in schema]
         if data_page_version not in ("1.0", "2.0"):
             raise SchemaError(f"data_page_version must be '1.0' or '2.0', not "
@@ -147,7 +151,8 @@ class ParquetWriter:
     # --- writing rows -------------------------------------------------------------------
     @uses_pool
     def write(self, data):
-        """Append rows: a pqkit Table, a dict of columns or a pandas DataFrame."""
+        """Append rows: a pqkit Table, a dict of columns, a pandas DataFrame, or any Arrow
+        PyCapsule producer (pyarrow Table/RecordBatch, polars DataFrame, DuckDB relation)."""
         if self.closed:
             raise ValueError("write() on a closed ParquetWriter")
         table = _as_table(data, self.fields)
@@ -162,6 +167,10 @@ class ParquetWriter:
             rest = whole.slice(self.row_group_size)
             self.pending = [rest] if rest.num_rows else []
             self.pending_rows = rest.num_rows
+
+    # pyarrow's names for the same call.
+    write_table = write
+    write_batch = write
 
     def _write_row_group(self, table):
         ordinal = len(self.row_groups)
@@ -334,6 +343,8 @@ def _carry_pandas_entry(key_value_metadata, table_metadata):
 def _as_table(data, fields):
     if isinstance(data, Table):
         table = data
+    elif is_arrow_producer(data):
+        table = Table.from_arrow(data)
     else:
         from pqkit.convert import table_from_data
         table = table_from_data(data, fields)
@@ -354,7 +365,9 @@ def write_table(data, where, *, schema=None, preserve_index=None, **options):
 
     Parameters
     ----------
-    data : pqkit.Table, dict of name -> list/numpy array, or pandas.DataFrame
+    data : pqkit.Table, dict of name -> list/numpy array, pandas.DataFrame, or any
+        Arrow PyCapsule producer (pyarrow Table, polars DataFrame, DuckDB relation...),
+        read through :meth:`pqkit.Table.from_arrow`
     where : path or binary file object
     schema : list of pqkit.Field, optional
         Types and nullability; inferred from ``data`` when omitted.
@@ -382,6 +395,8 @@ def write_table(data, where, *, schema=None, preserve_index=None, **options):
     >>> pqkit.write_table({"id": [1, 2, 3], "name": ["a", None, "c"]}, "out.parquet")
     ... # doctest: +SKIP
     """
+    if not isinstance(data, Table) and is_arrow_producer(data):
+        data = Table.from_arrow(data)
     if isinstance(data, Table) and schema is None:
         table = data
     else:

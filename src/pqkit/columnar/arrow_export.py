@@ -1,0 +1,229 @@
+"""Export columns and tables over the Arrow C Data and C Stream interfaces.
+
+A pqkit column already holds Arrow-layout buffers, so exporting one hands the
+consumer pointers to the same numpy memory: values, offsets and data buffers
+are shared, and stay alive until the consumer calls the release callback (each
+exported array node holds its own references, see :mod:`pqkit._native.arrow_c`).
+What differs from Arrow is converted, once per export:
+
+* validity: pqkit's bool masks become Arrow bitmaps (none when there is no null);
+* bool values: one byte per value becomes one bit per value;
+* 32-bit offsets (``string``, ``binary``, ``list``, ``map``): pqkit keeps int64
+  offsets whatever the type, so the small types get an int32 copy of their
+  offsets (rebased when the column is a slice far into its data); the large
+  types share theirs;
+* decimals: pqkit keeps the decoder's unscaled int32/int64 or big-endian bytes;
+  Arrow wants 16 (or 32) little-endian bytes per value;
+* dictionary indices under null slots are zeroed if they point outside the
+  dictionary, since consumers may gather through them.
+
+``[1, None, 3]`` as int64 exports as length 3, null count 1, buffers
+``[bitmap 0b101, <the column's values>]``. A table exports as a struct array
+(the record-batch form) or as a stream of one such batch.
+
+This module dispatches on the column's *type* and reads the buffers each column
+kind documents (``values``, ``offsets``/``data``, ``child``, ``children``,
+``keys``/``items``, ``indices``/``dictionary``), so it imports no column class.
+"""
+import numpy as np
+
+from pqkit import datatypes as T
+from pqkit._native import arrow_c
+from pqkit.columnar import arrow_types as AT
+from pqkit.errors import SchemaError
+
+_INT32_MAX = np.iinfo(np.int32).max
+
+
+# --- schemas -----------------------------------------------------------------------------
+
+def field_node(field):
+    """The schema node of a :class:`~pqkit.datatypes.Field`."""
+    return _schema_node(field.name, field.type, field.nullable, field.metadata)
+
+
+def _schema_node(name, type_, nullable, metadata=None):
+    pairs = dict(metadata or {})
+    pairs.update(AT.extension_metadata(type_))
+    flags = AT.FLAG_NULLABLE if nullable else 0
+    children, dictionary = (), None
+    if isinstance(type_, T.DictionaryType):
+        if type_.ordered:
+            flags |= AT.FLAG_DICTIONARY_ORDERED
+        dictionary = _schema_node("", type_.value_type, True)
+    elif isinstance(type_, T.MapType):
+        if type_.keys_sorted:
+            flags |= AT.FLAG_MAP_KEYS_SORTED
+        entries = _schema_node("entries", T.struct(type_.fields), False)
+        children = (entries,)
+    elif type_.is_nested:
+        children = tuple(field_node(f) for f in type_.fields)
+    return (AT.format_of(type_).encode(), name.encode(), AT.encode_metadata(pairs), flags,
+            children, dictionary)
+
+
+def table_schema_node(fields, metadata=None):
+    """The schema node of a table: a struct of its fields, carrying the table metadata."""
+    pairs = {k: v for k, v in (metadata or {}).items() if k != "ARROW:schema"}
+    return (b"+s", b"", AT.encode_metadata(pairs), 0, tuple(field_node(f) for f in fields),
+            None)
+
+
+# --- arrays --------------------------------------------------------------------------------
+
+def _bitmap(column):
+    """(Arrow validity bitmap or None, null count) of a column."""
+    nulls = column.null_count
+    if nulls == 0:
+        return None, 0
+    return np.packbits(column.validity, bitorder="little"), nulls
+
+
+def _narrow(offsets, what):
+    """int32 offsets equal to int64 ``offsets`` minus a base, and that base."""
+    base = int(offsets[0]) if len(offsets) else 0
+    if len(offsets) and int(offsets[-1]) <= _INT32_MAX:
+        base = 0
+    if len(offsets) and int(offsets[-1]) - base > _INT32_MAX:
+        raise SchemaError(f"{what} spans {int(offsets[-1]) - base} bytes or values, more than "
+                          f"32-bit Arrow offsets address; use the large_ type")
+    return (offsets - base).astype(np.int32), base
+
+
+def array_node(column):
+    """The array node of a pqkit column (buffers shared where layouts agree)."""
+    t = column.type
+    n = len(column)
+    if isinstance(t, T.NullType):
+        return (n, n, 0, (), (), None)
+    bitmap, nulls = _bitmap(column)
+    if isinstance(t, T.BooleanType):
+        return (n, nulls, 0, (bitmap, np.packbits(column.values, bitorder="little")), (), None)
+    if isinstance(t, T.DecimalType):
+        return (n, nulls, 0, (bitmap, _decimal_le(column)), (), None)
+    if t.numpy_dtype is not None:
+        return (n, nulls, 0, (bitmap, np.ascontiguousarray(column.values)), (), None)
+    if isinstance(t, T.StringType):
+        return _binary_node(column, bitmap, nulls)
+    if isinstance(t, (T.FixedSizeBinaryType, T.ExtensionType)):
+        return (n, nulls, 0, (bitmap, np.ascontiguousarray(column.data)), (), None)
+    if isinstance(t, T.DictionaryType):
+        return _dictionary_node(column, bitmap, nulls)
+    return _nested_node(column, bitmap, nulls)
+
+
+def _binary_node(column, bitmap, nulls):
+    offsets, data = column.offsets, column.data
+    if column.type.large:
+        return (len(column), nulls, 0, (bitmap, np.ascontiguousarray(offsets), data), (), None)
+    small, base = _narrow(offsets, f"{column.type} column")
+    return (len(column), nulls, 0, (bitmap, small, data[base:]), (), None)
+
+
+def _dictionary_node(column, bitmap, nulls):
+    indices = np.ascontiguousarray(column.indices)
+    if nulls:
+        size = len(column.dictionary)
+        outside = ~column.validity & ((indices < 0) | (indices >= max(size, 1)))
+        if outside.any():
+            indices = np.where(outside, 0, indices).astype(indices.dtype)
+    return (len(column), nulls, 0, (bitmap, indices), (), array_node(column.dictionary))
+
+
+def _nested_node(column, bitmap, nulls):
+    t, n = column.type, len(column)
+    if isinstance(t, T.ListType):
+        offsets, child = column.offsets, column.child
+        if t.large:
+            offsets = np.ascontiguousarray(offsets)
+        else:
+            offsets, base = _narrow(offsets, f"{t} column")
+            if base:
+                child = child._slice(base, int(column.offsets[-1]))
+        return (n, nulls, 0, (bitmap, offsets), (array_node(child),), None)
+    if isinstance(t, T.FixedSizeListType):
+        return (n, nulls, 0, (bitmap,), (array_node(column.child),), None)
+    if isinstance(t, T.StructType):
+        return (n, nulls, 0, (bitmap,), tuple(array_node(c) for c in column.children), None)
+    if isinstance(t, T.MapType):
+        keys, items = column.keys, column.items
+        offsets, base = _narrow(column.offsets, f"{t} column")
+        if base:
+            stop = int(column.offsets[-1])
+            keys, items = keys._slice(base, stop), items._slice(base, stop)
+        entries = (len(keys), 0, 0, (None,), (array_node(keys), array_node(items)), None)
+        return (n, nulls, 0, (bitmap, offsets), (entries,), None)
+    raise SchemaError(f"cannot export a column of type {t} to Arrow")
+
+
+def _decimal_le(column):
+    """Arrow's decimal storage: little-endian two's complement of 16 or 32 bytes per row."""
+    width = column.type.bit_width // 8
+    v = column.values
+    if v.ndim == 1:
+        v = v.astype(np.int64)
+        out = np.empty((len(v), width // 8), np.int64)
+        out[:, 0] = v
+        out[:, 1:] = (v >> 63)[:, None]         # sign extension
+        return out.view(np.uint8).reshape(len(v), width)
+    return np.ascontiguousarray(column.to_be_bytes(width)[:, ::-1])
+
+
+def table_array_node(columns, num_rows):
+    """The record-batch form of a table: a struct array (no nulls) of its columns."""
+    return (num_rows, 0, 0, (None,), tuple(array_node(c) for c in columns), None)
+
+
+# --- capsules (the PyCapsule protocol methods call these) ---------------------------------
+
+def column_schema_capsule(column):
+    """``__arrow_c_schema__`` of a column: an unnamed nullable field of its type."""
+    return arrow_c.export_schema(_schema_node("", column.type, True))
+
+
+def column_array_capsules(column):
+    """``__arrow_c_array__`` of a column: (schema capsule, array capsule)."""
+    return column_schema_capsule(column), arrow_c.export_array(array_node(column))
+
+
+def table_schema_capsule(fields, metadata=None):
+    """``__arrow_c_schema__`` of a table."""
+    return arrow_c.export_schema(table_schema_node(fields, metadata))
+
+
+class RecordBatch:
+    """Rows of a table in Arrow's record-batch form (what ``Table.to_batches`` gives).
+
+    Attributes
+    ----------
+    schema : list of Field
+    columns : list of Column
+    num_rows : int
+    """
+
+    __slots__ = ("columns", "metadata", "num_rows", "schema")
+
+    def __init__(self, fields, columns, num_rows, metadata=None):
+        self.schema, self.columns = list(fields), list(columns)
+        self.num_rows, self.metadata = num_rows, metadata
+
+    def __len__(self):
+        return self.num_rows
+
+    def __arrow_c_schema__(self):
+        return table_schema_capsule(self.schema, self.metadata)
+
+    def __arrow_c_array__(self, requested_schema=None):
+        """(schema capsule, struct array capsule); ``requested_schema`` is ignored."""
+        return (self.__arrow_c_schema__(),
+                arrow_c.export_array(table_array_node(self.columns, self.num_rows)))
+
+    def __repr__(self):
+        return f"<pqkit RecordBatch {self.num_rows} rows x {len(self.columns)} columns>"
+
+
+def table_stream_capsule(fields, columns, num_rows, metadata=None):
+    """``__arrow_c_stream__`` of a table: its schema, then the table as one batch."""
+    def batches():
+        yield table_array_node(columns, num_rows)
+    return arrow_c.export_stream(table_schema_node(fields, metadata), batches())
