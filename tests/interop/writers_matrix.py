@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 
 N = 240
 FILTER = [("i", ">=", 150)]
+FILTER_TEXT = [[("i", "<", 40), ("s", ">=", "v")], [("s", "<", "b")]]
 
 
 @dataclass(frozen=True)
@@ -85,17 +86,20 @@ def _nullable_frame():
 
 
 def _fastparquet(name, frame=_pandas_frame, batches=False, filters=None, v2=False,
-                 reference=None, refused=False, **options):
+                 reference=None, refused=False, page_size=None, appends=0, **options):
     def write(root):
         import fastparquet
         import fastparquet.writer as fw
         path = os.path.join(root, "fp.parquet")
-        saved = fw.DATAPAGE_VERSION
+        saved = fw.DATAPAGE_VERSION, fw.MAX_PAGE_SIZE
         fw.DATAPAGE_VERSION = 2 if v2 else 1
+        fw.MAX_PAGE_SIZE = page_size or fw.MAX_PAGE_SIZE
         try:
             fastparquet.write(path, frame(), **options)
+            for _ in range(appends):
+                fastparquet.write(path, frame(), append=True, **options)
         finally:
-            fw.DATAPAGE_VERSION = saved
+            fw.DATAPAGE_VERSION, fw.MAX_PAGE_SIZE = saved
         return path
     return Case("fastparquet", name, write, batches, filters, reference, refused)
 
@@ -179,7 +183,7 @@ def fastparquet_cases():
         _fastparquet("has_nulls-infer-str-with-nulls", lambda: _pandas_frame()[["i", "s"]],
                      has_nulls="infer", refused=True),
         _fastparquet("stats-off", stats=False, filters=FILTER),
-        _fastparquet("stats-some", stats=["i", "s"]),
+        _fastparquet("stats-some", stats=["i", "s"], filters=FILTER_TEXT),
         _fastparquet("row_group_offsets-int", row_group_offsets=50, batches=True,
                      filters=FILTER),
         _fastparquet("row_group_offsets-list", row_group_offsets=[0, 7, 100, 101]),
@@ -191,6 +195,11 @@ def fastparquet_cases():
             fixed_text={"code": 4}, reference=_fastparquet_values),
         _fastparquet("write_index", lambda: _pandas_frame().set_index("s"),
                      write_index=True),
+        _fastparquet("small-pages", page_size=200, batches=True, filters=FILTER),
+        _fastparquet("small-pages-v2-nullable", _nullable_frame, v2=True, page_size=100),
+        _fastparquet("append", appends=2, compression="ZSTD", batches=True),
+        _fastparquet("timedelta", lambda: pd.DataFrame({
+            "i": np.arange(N), "td": pd.to_timedelta(np.arange(N) * 10**9 + 7)})),
         _fastparquet_hive(),
     ]
     return cases
@@ -231,6 +240,15 @@ def _polars_nested():
                   dtype=pl.Array(pl.Int32, 3)),
         pl.Series("lst_st", [[{"x": k, "y": str(k)}] * (k % 3) for k in range(N)]),
     )
+
+
+def _polars_deep():
+    import polars as pl
+    rows = [None if k % 13 == 4 else {
+        "a": [[k, None], [], None][: k % 4],
+        "b": None if k % 5 == 0 else {"c": str(k), "d": [float(k)] * (k % 3)},
+    } for k in range(N)]
+    return pl.DataFrame({"i": np.arange(N, dtype=np.int64), "deep": rows})
 
 
 def _polars_categorical():
@@ -290,7 +308,7 @@ def polars_cases():
              for codec in ("uncompressed", "snappy", "gzip", "lz4", "zstd", "brotli")]
     cases += [
         _polars("statistics-off", statistics=False, filters=FILTER),
-        _polars("statistics-full", statistics="full", filters=FILTER),
+        _polars("statistics-full", statistics="full", filters=FILTER_TEXT),
         _polars("data_page_size-small", data_page_size=256, batches=True, filters=FILTER),
         _polars("row_group_size-small", row_group_size=40, batches=True, filters=FILTER),
         _polars("nested", _polars_nested, batches=True),
@@ -299,6 +317,8 @@ def polars_cases():
         _polars("types", _polars_types),
         _polars("int128", _polars_int128, reference=_polars_int128_values),
         _polars("use_pyarrow", use_pyarrow=True),
+        _polars("compression_level", compression="zstd", compression_level=22),
+        _polars("deep-nested", _polars_deep),
     ]
     return cases
 
@@ -357,6 +377,18 @@ FROM range({N}) t(i)
 """
 
 
+DUCKDB_MORE = f"""
+SELECT i::BIGINT AS i,
+       json_object('k', i, 'v', [i, 2]) AS js,
+       MAP {{'a': {{'x': i, 'y': [i]}}, 'b': NULL}} AS mp_st,
+       CASE WHEN i % 4 = 0 THEN NULL ELSE [MAP {{i: 'v'}}] END AS lst_mp,
+       NULL::INTEGER AS all_null,
+       [] :: INTEGER[] AS empty_lst,
+       {{'only': NULL::VARCHAR}} AS st_null
+FROM range({N}) t(i)
+"""
+
+
 def _duckdb(name, select=DUCKDB_SELECT, batches=False, filters=None, **options):
     def write(root):
         import duckdb
@@ -378,7 +410,7 @@ def duckdb_cases():
              for codec in ("uncompressed", "snappy", "gzip", "zstd", "brotli", "lz4",
                            "lz4_raw")]
     cases += [
-        _duckdb("row_group_size", ROW_GROUP_SIZE=50, batches=True, filters=FILTER),
+        _duckdb("row_group_size", ROW_GROUP_SIZE=50, batches=True, filters=FILTER_TEXT),
         _duckdb("parquet_version-v2", PARQUET_VERSION="v2", batches=True, filters=FILTER),
         _duckdb("parquet_version-v2-types", DUCKDB_TYPES, PARQUET_VERSION="v2"),
         _duckdb("parquet_version-v2-nested", DUCKDB_NESTED, PARQUET_VERSION="v2"),
@@ -389,6 +421,10 @@ def duckdb_cases():
         _duckdb("nested", DUCKDB_NESTED, batches=True),
         _duckdb("nested-small-row-groups", DUCKDB_NESTED, ROW_GROUP_SIZE=33),
         _duckdb("compression_level", COMPRESSION="zstd", COMPRESSION_LEVEL=19),
+        _duckdb("field_ids-kv_metadata", FIELD_IDS="auto",
+                KV_METADATA="{k: 'v', other: 'w'}"),
+        _duckdb("empty", DUCKDB_SELECT + " WHERE i < 0"),
+        _duckdb("more-types", DUCKDB_MORE),
     ]
     return cases
 
@@ -425,6 +461,23 @@ def _arrow_nested():
         "mp": pa.array([None if k % 10 == 3 else [(f"k{k % 3}", k), ("z", None)]
                         for k in range(N)], pa.map_(pa.string(), pa.int64())),
         "lst_st": pa.array([[{"x": k}] * (k % 3) for k in range(N)]),
+    })
+
+
+def _arrow_odd():
+    return pa.table({
+        "i": pa.array(np.arange(N, dtype=np.int64)),
+        "null": pa.nulls(N),
+        "all_null_int": pa.nulls(N, pa.int32()),
+        "mp_st": pa.array([[(str(k), {"x": k, "y": [k] * (k % 2)})] for k in range(N)],
+                          pa.map_(pa.string(), pa.struct([("x", pa.int64()),
+                                                          ("y", pa.list_(pa.int64()))]))),
+        "lst_dict": pa.array([[f"d{k % 3}"] * (k % 3) for k in range(N)],
+                             pa.list_(pa.dictionary(pa.int32(), pa.string()))),
+        "ll_st": pa.array([[{"a": [k % 100]}] if k % 6 else None for k in range(N)],
+                          pa.large_list(pa.struct([("a", pa.list_(pa.int8()))]))),
+        "uuid": pa.array([k.to_bytes(16, "big") for k in range(N)], pa.uuid()),
+        "empty_struct_list": pa.array([[] for _ in range(N)], pa.list_(pa.int64())),
     })
 
 
@@ -497,7 +550,7 @@ def pyarrow_cases():
         _pyarrow("use_byte_stream_split", use_dictionary=False,
                  use_byte_stream_split=["f", "f32", "i32", "u64", "dec"]),
         _pyarrow("write_statistics-off", write_statistics=False, filters=FILTER),
-        _pyarrow("write_statistics-some", write_statistics=["i"], filters=FILTER),
+        _pyarrow("write_statistics-some", write_statistics=["i"], filters=FILTER_TEXT),
         _pyarrow("page-index", write_page_index=True, data_page_size=200,
                  filters=FILTER, batches=True),
         _pyarrow("page-checksum", write_page_checksum=True, data_page_version="2.0"),
@@ -520,6 +573,10 @@ def pyarrow_cases():
                  sorting_columns=[pq.SortingColumn(0)], filters=FILTER),
         _pyarrow("content-defined-chunking", use_content_defined_chunking=True),
         _pyarrow("dictionary_pagesize_limit", dictionary_pagesize_limit=64),
+        _pyarrow("empty-table", lambda: _arrow_table().slice(0, 0)),
+        _pyarrow("nulls-and-odd-nesting", _arrow_odd),
+        _pyarrow("nulls-and-odd-nesting-v2-no-dictionary", _arrow_odd,
+                 data_page_version="2.0", use_dictionary=False, data_page_size=64),
     ]
     cases += [_pyarrow(f"column_encoding-{kind}", use_dictionary=False,
                        column_encoding=_encoded(kind), data_page_version=version)
