@@ -236,7 +236,9 @@ def emit_reader(st):
             lines.append(f"            obj.{f.name} = read_{t[1]}(c, depth + 1)")
         elif t[0] == "list":
             elem = t[1]
-            lines.append(f"        {kw} fid == {f.fid} and (t == CT_LIST or t == CT_SET):")
+            # A set where a list is declared is skipped like any other type
+            # mismatch, as Apache Thrift's generated C++ and Python readers do.
+            lines.append(f"        {kw} fid == {f.fid} and t == CT_LIST:")
             if elem[0] == "struct" and (st.name, f.name) in LAZY_LISTS:
                 lines.append(f"            obj.{f.name} = read_lazy_struct_list("
                              f"c, read_{elem[1]}, depth + 1, _lazy_owner)")
@@ -334,10 +336,10 @@ def emit_structs(idl):
            "from pqkit._native.buffer cimport Cursor, cursor_init",
            "from pqkit._native.thrift cimport (",
            "    CT_STOP, CT_BOOL_TRUE, CT_BOOL_FALSE, CT_BYTE, CT_I16, CT_I32, CT_I64, CT_DOUBLE,",
-           "    CT_BINARY, CT_LIST, CT_SET, CT_STRUCT, MAX_DEPTH, CompactWriter, check_depth,",
+           "    CT_BINARY, CT_LIST, CT_STRUCT, MAX_DEPTH, CompactWriter, check_depth,",
            "    read_field_header, read_list_header, read_i8, read_i16, read_i32, read_i64,",
            "    read_double, read_binary, read_string, read_list_of, read_struct_list,",
-           "    skip_value, skip_list_elements, read_lazy_struct_list)",
+           "    read_string_list, skip_value, skip_list_elements, read_lazy_struct_list)",
            "",
            "# The buffer that lazy lists of the decode in progress keep a reference to.",
            "cdef object _lazy_owner = None",
@@ -353,19 +355,6 @@ def emit_structs(idl):
            "    for n, v in zip(cls.FIELD_NAMES, values):",
            "        setattr(obj, n, v)",
            "    return obj",
-           "",
-           "",
-           "cdef object read_string_list(Cursor* c, int depth):",
-           "    cdef uint8_t etype",
-           "    cdef Py_ssize_t size, i",
-           "    read_list_header(c, &etype, &size)",
-           "    if etype != CT_BINARY:",
-           "        skip_list_elements(c, etype, size, depth)",
-           "        return None",
-           "    out = [None] * size",
-           "    for i in range(size):",
-           "        out[i] = read_string(c)",
-           "    return out",
            ""]
     for st in structs:
         out += ["", emit_class(st), ""]

@@ -129,7 +129,10 @@ def test_every_truncation_raises_thrift_decode_error():
 
 @pytest.mark.parametrize("data, message", [
     (b"\x15" + b"\xff" * 11, "varint"),                     # overlong varint
-    (b"\x1d\x00", "invalid compact type id 13"),            # bad type id
+    (b"\x1e\x00", "invalid compact type id 14"),            # bad type id
+    (b"\x1d" + b"\x00" * 15, "truncated uuid"),            # uuid needs 16 bytes
+    (b"\x19\x10\x00", "invalid compact element type id 0"),  # type 0 with elements
+    (b"\x19\x0e\x00", "invalid compact element type id 14"),  # empty, but type 14
     (b"\x0f\x02", "invalid compact type id 15"),
     (b"\x18\xff\xff\xff\xff\x0f", "binary length"),         # length beyond the buffer
     (b"\x19\xf5\xff\xff\xff\xff\x0f", "list claims"),       # list larger than the input
@@ -174,3 +177,64 @@ def test_structs_pickle():
     import pickle
     md = fmt.decode(fmt.FileMetaData, _footer_bytes(), lazy=True)[0]
     assert pickle.loads(pickle.dumps(md)) == md
+
+
+# Bytes that Apache Thrift's C++ TCompactProtocol (pyarrow) and the thrift
+# package both accept, though the compact grammar does not produce them.
+
+def _agree(name, data):
+    """Decode with our codec and the reference; both must agree and use every byte."""
+    ours, used = fmt.decode(STRUCT_CLASSES[name], data)
+    assert used == len(data)
+    assert plain(ours) == plain(ref_decode(name, data))
+    return ours
+
+
+def test_empty_list_with_element_type_zero():
+    # fastparquet 2026.9 writes an empty list as the single byte 0x00.
+    kv = fmt.encode(fmt.KeyValue(key="k", value="v"))
+    md = bytes([0x15, 0x02,                  # 1: version = 1
+                0x19, 0x00,                  # 2: schema = [] (element type 0)
+                0x16, 0x06,                  # 3: num_rows = 3
+                0x19, 0x00,                  # 4: row_groups = []
+                0x19, 0x1C]) + kv + b"\x00"  # 5: key_value_metadata = [kv]
+    ours = _agree("FileMetaData", md)
+    assert ours.schema == [] and ours.row_groups == []
+    assert ours.key_value_metadata == [fmt.KeyValue(key="k", value="v")]
+    lazy = fmt.decode(fmt.FileMetaData, md, lazy=True)[0]
+    assert list(lazy.row_groups) == []
+
+
+@pytest.mark.parametrize("name, data, field, want", [
+    # list<i64>, list<i32>, list<bool>, list<string>: each empty with type 0.
+    ("SizeStatistics", b"\x29\x00\x00", "repetition_level_histogram", []),
+    ("GeospatialStatistics", b"\x29\x00\x00", "geospatial_types", []),
+    ("ColumnIndex", b"\x19\x00\x19\x00\x19\x00\x15\x00\x00", "null_pages", []),
+    ("ColumnMetaData", b"\x15\x00\x19\x00\x19\x00\x00", "path_in_schema", []),
+    # An empty long-form header (0xF0, varint 0) with type 0.
+    ("SizeStatistics", b"\x29\xf0\x00\x00", "repetition_level_histogram", []),
+    # A set where a list is declared is skipped; so is an empty map (unknown field).
+    ("SizeStatistics", b"\x2a\x00\x00", "repetition_level_histogram", None),
+    ("SizeStatistics", b"\x4b\x00\x00", "repetition_level_histogram", None),
+])
+def test_empty_containers_of_any_used_type(name, data, field, want):
+    assert getattr(_agree(name, data), field) == want
+
+
+def test_stop_byte_with_a_delta_nibble_ends_the_struct():
+    # The references read any byte whose type nibble is 0 as STOP.
+    data = fmt.encode(fmt.SortingColumn(column_idx=3, descending=True, nulls_first=False))
+    for stop in (0x10, 0xF0):
+        ours = _agree("SortingColumn", data[:-1] + bytes([stop]))
+        assert ours == fmt.SortingColumn(column_idx=3, descending=True, nulls_first=False)
+
+
+def test_unknown_uuid_field_is_skipped():
+    # Type 13 is UUID (16 raw bytes); in an unknown field, in a list and a map.
+    uuid = bytes(range(16))
+    known = fmt.encode(fmt.SortingColumn(column_idx=3, descending=True, nulls_first=False))[:-1]
+    unknown = (bytes([0x1D]) + uuid                          # 4: uuid
+               + bytes([0x19, 0x2D]) + uuid + uuid           # 5: list<uuid>, 2 elements
+               + bytes([0x1B, 0x01, 0xD5]) + uuid + b"\x02")  # 6: map<uuid, i32>
+    ours = _agree("SortingColumn", known + unknown + b"\x00")
+    assert ours == fmt.SortingColumn(column_idx=3, descending=True, nulls_first=False)

@@ -20,6 +20,8 @@ cdef enum:
     CT_SET = 10
     CT_MAP = 11
     CT_STRUCT = 12
+    CT_UUID = 13
+    UUID_SIZE = 16
     MAX_DEPTH = 64
 
 ctypedef object (*struct_reader)(Cursor* c, int depth)
@@ -27,12 +29,17 @@ ctypedef object (*struct_reader)(Cursor* c, int depth)
 cdef int thrift_fail(const Cursor* c, str message) except -1
 cdef int read_list_header(Cursor* c, uint8_t* etype, Py_ssize_t* size) except -1
 cdef object read_string(Cursor* c)
+cdef object read_string_list(Cursor* c, int depth)
 
 # The hot scalar readers are inline so the generated struct codecs compile
 # them in place; errors go through thrift_fail (defined in thrift.pyx).
 
 cdef inline bint valid_type(uint8_t t) noexcept nogil:
-    return 1 <= t <= 12
+    # 13 is UUID (16 raw bytes), added to the protocol in Thrift 0.19. Parquet
+    # declares no UUID field, but Apache Thrift's C++ reader (pyarrow) and the
+    # Python thrift package skip one in an unknown field; so do we. No Parquet
+    # writer is known to emit it.
+    return 1 <= t <= 13
 
 cdef inline int t_byte(Cursor* c, uint8_t* out) except -1:
     if c.pos >= c.size:
@@ -57,10 +64,12 @@ cdef inline int read_field_header(Cursor* c, int16_t* fid, uint8_t* ctype) excep
     cdef uint8_t b
     cdef int64_t v
     t_byte(c, &b)
-    if b == 0:
-        ctype[0] = CT_STOP
-        return 0
     ctype[0] = b & 0x0F
+    if ctype[0] == CT_STOP:
+        # A type nibble of 0 ends the struct whatever the delta nibble holds:
+        # Apache Thrift's C++ and Python readers look at the low nibble only.
+        # No writer is known to set the delta on a stop byte.
+        return 0
     if not valid_type(ctype[0]):
         c.pos -= 1
         return thrift_fail(c, f"invalid compact type id {ctype[0]} in field header")

@@ -10,6 +10,7 @@ Grammar (all integers little-endian or ULEB128 varints):
     bool    := no payload; type 1 = true, 2 = false
     i8      := one byte; i16/i32/i64 := zigzag varint; double := 8 bytes LE
     binary  := varint length, bytes
+    uuid    := 16 bytes
     list    := (size << 4 | elem_type)        if size < 15
              | (0xF0 | elem_type), varint size
     map     := varint size, [key_type << 4 | value_type if size > 0]
@@ -20,6 +21,12 @@ Every container size is checked against the bytes left before anything is
 allocated (each element takes at least one byte), and nesting is capped at
 MAX_DEPTH, so hostile input can neither allocate more than its own size nor
 recurse without bound.
+
+Where Apache Thrift's C++ TCompactProtocol (the reader behind pyarrow) accepts
+bytes that the grammar above does not produce, and a writer in use emits them,
+we accept them too; each such place carries a comment naming the writer. What
+the C++ reader accepts only by truncating (a size or i32 varint wider than 32
+bits, a field id outside i16) stays an error here.
 """
 cimport cython
 from cpython.bytes cimport PyBytes_FromStringAndSize
@@ -50,7 +57,11 @@ cdef int read_list_header(Cursor* c, uint8_t* etype, Py_ssize_t* size) except -1
     n = b >> 4
     if n == 15:
         t_uvarint(c, &n)
-    if not valid_type(etype[0]):
+    # An empty list's element type is never used. fastparquet (2026.9) writes an
+    # empty list as the single byte 0x00, element type 0; the C++ and Python
+    # thrift readers take 0 (their STOP type) as an element type, so an empty
+    # list with type 0 is accepted. Types 14 and 15 stay refused, as there.
+    if not valid_type(etype[0]) and not (n == 0 and etype[0] == CT_STOP):
         thrift_fail(c, f"invalid compact element type id {etype[0]} in list header")
     # Every element needs at least one byte, which bounds the allocation.
     if n > <uint64_t>(c.size - c.pos):
@@ -66,6 +77,20 @@ cdef object read_string(Cursor* c):
     read_len(c, &n)
     c.pos += n
     return PyUnicode_DecodeUTF8(<const char*>(c.data + c.pos - n), n, "surrogateescape")
+
+
+cdef object read_string_list(Cursor* c, int depth):
+    """A list<string>; None (and skipped) when its elements are not binary."""
+    cdef uint8_t etype
+    cdef Py_ssize_t size, i
+    read_list_header(c, &etype, &size)
+    if size and etype != CT_BINARY:
+        skip_list_elements(c, etype, size, depth)
+        return None
+    out = [None] * size
+    for i in range(size):
+        out[i] = read_string(c)
+    return out
 
 
 cdef int skip_list_elements(Cursor* c, uint8_t etype, Py_ssize_t size, int depth) except -1:
@@ -99,6 +124,10 @@ cdef int skip_value(Cursor* c, uint8_t ctype, int depth) except -1:
     elif ctype == CT_BINARY:
         read_len(c, &n)
         c.pos += n
+    elif ctype == CT_UUID:
+        if c.size - c.pos < UUID_SIZE:
+            thrift_fail(c, "truncated uuid")
+        c.pos += UUID_SIZE
     elif ctype == CT_LIST or ctype == CT_SET:
         read_list_header(c, &b, &n)
         skip_list_elements(c, b, n, depth + 1)
@@ -136,6 +165,8 @@ cdef object read_list_of(Cursor* c, uint8_t want, int depth):
     cdef Py_ssize_t size, i
     cdef list out
     read_list_header(c, &etype, &size)
+    if size == 0:
+        return []
     if want == CT_BOOL_TRUE:
         if etype != CT_BOOL_TRUE and etype != CT_BOOL_FALSE:
             skip_list_elements(c, etype, size, depth + 1)
@@ -174,7 +205,7 @@ cdef object read_struct_list(Cursor* c, struct_reader reader, int depth):
     cdef Py_ssize_t size, i
     cdef list out
     read_list_header(c, &etype, &size)
-    if etype != CT_STRUCT:
+    if size and etype != CT_STRUCT:
         skip_list_elements(c, etype, size, depth + 1)
         return None
     out = [None] * size
@@ -374,7 +405,7 @@ cdef object read_lazy_struct_list(Cursor* c, struct_reader reader, int depth, ob
     if owner is None:
         return read_struct_list(c, reader, depth)
     read_list_header(c, &etype, &size)
-    if etype != CT_STRUCT:
+    if size and etype != CT_STRUCT:
         skip_list_elements(c, etype, size, depth + 1)
         return None
     out = LazyStructList.__new__(LazyStructList)

@@ -5,10 +5,10 @@ from libc.stdint cimport uint8_t, int16_t
 from pqkit._native.buffer cimport Cursor, cursor_init
 from pqkit._native.thrift cimport (
     CT_STOP, CT_BOOL_TRUE, CT_BOOL_FALSE, CT_BYTE, CT_I16, CT_I32, CT_I64, CT_DOUBLE,
-    CT_BINARY, CT_LIST, CT_SET, CT_STRUCT, MAX_DEPTH, CompactWriter, check_depth,
+    CT_BINARY, CT_LIST, CT_STRUCT, MAX_DEPTH, CompactWriter, check_depth,
     read_field_header, read_list_header, read_i8, read_i16, read_i32, read_i64,
     read_double, read_binary, read_string, read_list_of, read_struct_list,
-    skip_value, skip_list_elements, read_lazy_struct_list)
+    read_string_list, skip_value, skip_list_elements, read_lazy_struct_list)
 
 # The buffer that lazy lists of the decode in progress keep a reference to.
 cdef object _lazy_owner = None
@@ -24,19 +24,6 @@ def _rebuild(cls, values):
     for n, v in zip(cls.FIELD_NAMES, values):
         setattr(obj, n, v)
     return obj
-
-
-cdef object read_string_list(Cursor* c, int depth):
-    cdef uint8_t etype
-    cdef Py_ssize_t size, i
-    read_list_header(c, &etype, &size)
-    if etype != CT_BINARY:
-        skip_list_elements(c, etype, size, depth)
-        return None
-    out = [None] * size
-    for i in range(size):
-        out[i] = read_string(c)
-    return out
 
 
 @cython.final
@@ -1949,9 +1936,9 @@ cdef object read_SizeStatistics(Cursor* c, int depth):
             return obj
         if fid == 1 and t == CT_I64:
             obj.unencoded_byte_array_data_bytes = read_i64(c)
-        elif fid == 2 and (t == CT_LIST or t == CT_SET):
+        elif fid == 2 and t == CT_LIST:
             obj.repetition_level_histogram = read_list_of(c, CT_I64, depth + 1)
-        elif fid == 3 and (t == CT_LIST or t == CT_SET):
+        elif fid == 3 and t == CT_LIST:
             obj.definition_level_histogram = read_list_of(c, CT_I64, depth + 1)
         else:
             skip_value(c, t, depth + 1)
@@ -2046,7 +2033,7 @@ cdef object read_GeospatialStatistics(Cursor* c, int depth):
             return obj
         if fid == 1 and t == CT_STRUCT:
             obj.bbox = read_BoundingBox(c, depth + 1)
-        elif fid == 2 and (t == CT_LIST or t == CT_SET):
+        elif fid == 2 and t == CT_LIST:
             obj.geospatial_types = read_list_of(c, CT_I32, depth + 1)
         else:
             skip_value(c, t, depth + 1)
@@ -3346,9 +3333,9 @@ cdef object read_ColumnMetaData(Cursor* c, int depth):
             return obj
         if fid == 1 and t == CT_I32:
             obj.type = read_i32(c)
-        elif fid == 2 and (t == CT_LIST or t == CT_SET):
+        elif fid == 2 and t == CT_LIST:
             obj.encodings = read_list_of(c, CT_I32, depth + 1)
-        elif fid == 3 and (t == CT_LIST or t == CT_SET):
+        elif fid == 3 and t == CT_LIST:
             obj.path_in_schema = read_string_list(c, depth + 1)
         elif fid == 4 and t == CT_I32:
             obj.codec = read_i32(c)
@@ -3358,7 +3345,7 @@ cdef object read_ColumnMetaData(Cursor* c, int depth):
             obj.total_uncompressed_size = read_i64(c)
         elif fid == 7 and t == CT_I64:
             obj.total_compressed_size = read_i64(c)
-        elif fid == 8 and (t == CT_LIST or t == CT_SET):
+        elif fid == 8 and t == CT_LIST:
             obj.key_value_metadata = read_struct_list(c, read_KeyValue, depth + 1)
         elif fid == 9 and t == CT_I64:
             obj.data_page_offset = read_i64(c)
@@ -3368,7 +3355,7 @@ cdef object read_ColumnMetaData(Cursor* c, int depth):
             obj.dictionary_page_offset = read_i64(c)
         elif fid == 12 and t == CT_STRUCT:
             obj.statistics = read_Statistics(c, depth + 1)
-        elif fid == 13 and (t == CT_LIST or t == CT_SET):
+        elif fid == 13 and t == CT_LIST:
             obj.encoding_stats = read_struct_list(c, read_PageEncodingStats, depth + 1)
         elif fid == 14 and t == CT_I64:
             obj.bloom_filter_offset = read_i64(c)
@@ -3474,7 +3461,7 @@ cdef object read_EncryptionWithColumnKey(Cursor* c, int depth):
         read_field_header(c, &fid, &t)
         if t == CT_STOP:
             return obj
-        if fid == 1 and (t == CT_LIST or t == CT_SET):
+        if fid == 1 and t == CT_LIST:
             obj.path_in_schema = read_string_list(c, depth + 1)
         elif fid == 2 and t == CT_BINARY:
             obj.key_metadata = read_binary(c)
@@ -3603,13 +3590,13 @@ cdef object read_RowGroup(Cursor* c, int depth):
         read_field_header(c, &fid, &t)
         if t == CT_STOP:
             return obj
-        if fid == 1 and (t == CT_LIST or t == CT_SET):
+        if fid == 1 and t == CT_LIST:
             obj.columns = read_struct_list(c, read_ColumnChunk, depth + 1)
         elif fid == 2 and t == CT_I64:
             obj.total_byte_size = read_i64(c)
         elif fid == 3 and t == CT_I64:
             obj.num_rows = read_i64(c)
-        elif fid == 4 and (t == CT_LIST or t == CT_SET):
+        elif fid == 4 and t == CT_LIST:
             obj.sorting_columns = read_struct_list(c, read_SortingColumn, depth + 1)
         elif fid == 5 and t == CT_I64:
             obj.file_offset = read_i64(c)
@@ -3795,9 +3782,9 @@ cdef object read_OffsetIndex(Cursor* c, int depth):
         read_field_header(c, &fid, &t)
         if t == CT_STOP:
             return obj
-        if fid == 1 and (t == CT_LIST or t == CT_SET):
+        if fid == 1 and t == CT_LIST:
             obj.page_locations = read_struct_list(c, read_PageLocation, depth + 1)
-        elif fid == 2 and (t == CT_LIST or t == CT_SET):
+        elif fid == 2 and t == CT_LIST:
             obj.unencoded_byte_array_data_bytes = read_list_of(c, CT_I64, depth + 1)
         else:
             skip_value(c, t, depth + 1)
@@ -3828,21 +3815,21 @@ cdef object read_ColumnIndex(Cursor* c, int depth):
         read_field_header(c, &fid, &t)
         if t == CT_STOP:
             return obj
-        if fid == 1 and (t == CT_LIST or t == CT_SET):
+        if fid == 1 and t == CT_LIST:
             obj.null_pages = read_list_of(c, CT_BOOL_TRUE, depth + 1)
-        elif fid == 2 and (t == CT_LIST or t == CT_SET):
+        elif fid == 2 and t == CT_LIST:
             obj.min_values = read_list_of(c, CT_BINARY, depth + 1)
-        elif fid == 3 and (t == CT_LIST or t == CT_SET):
+        elif fid == 3 and t == CT_LIST:
             obj.max_values = read_list_of(c, CT_BINARY, depth + 1)
         elif fid == 4 and t == CT_I32:
             obj.boundary_order = read_i32(c)
-        elif fid == 5 and (t == CT_LIST or t == CT_SET):
+        elif fid == 5 and t == CT_LIST:
             obj.null_counts = read_list_of(c, CT_I64, depth + 1)
-        elif fid == 6 and (t == CT_LIST or t == CT_SET):
+        elif fid == 6 and t == CT_LIST:
             obj.repetition_level_histograms = read_list_of(c, CT_I64, depth + 1)
-        elif fid == 7 and (t == CT_LIST or t == CT_SET):
+        elif fid == 7 and t == CT_LIST:
             obj.definition_level_histograms = read_list_of(c, CT_I64, depth + 1)
-        elif fid == 8 and (t == CT_LIST or t == CT_SET):
+        elif fid == 8 and t == CT_LIST:
             obj.nan_counts = read_list_of(c, CT_I64, depth + 1)
         else:
             skip_value(c, t, depth + 1)
@@ -3992,17 +3979,17 @@ cdef object read_FileMetaData(Cursor* c, int depth):
             return obj
         if fid == 1 and t == CT_I32:
             obj.version = read_i32(c)
-        elif fid == 2 and (t == CT_LIST or t == CT_SET):
+        elif fid == 2 and t == CT_LIST:
             obj.schema = read_struct_list(c, read_SchemaElement, depth + 1)
         elif fid == 3 and t == CT_I64:
             obj.num_rows = read_i64(c)
-        elif fid == 4 and (t == CT_LIST or t == CT_SET):
+        elif fid == 4 and t == CT_LIST:
             obj.row_groups = read_lazy_struct_list(c, read_RowGroup, depth + 1, _lazy_owner)
-        elif fid == 5 and (t == CT_LIST or t == CT_SET):
+        elif fid == 5 and t == CT_LIST:
             obj.key_value_metadata = read_struct_list(c, read_KeyValue, depth + 1)
         elif fid == 6 and t == CT_BINARY:
             obj.created_by = read_string(c)
-        elif fid == 7 and (t == CT_LIST or t == CT_SET):
+        elif fid == 7 and t == CT_LIST:
             obj.column_orders = read_struct_list(c, read_ColumnOrder, depth + 1)
         elif fid == 8 and t == CT_STRUCT:
             obj.encryption_algorithm = read_EncryptionAlgorithm(c, depth + 1)

@@ -7,7 +7,7 @@ recorded type where the stored values allow it, as pyarrow does:
 ==============================  ==================================  =====================
 stored (Parquet read as)        recorded Arrow type                 restored by
 ==============================  ==================================  =====================
-timestamp[ms/us/ns, UTC]        timestamp[s or any unit, tz=NAME]   unit rescale, tz label
+timestamp[ms/us/ns, UTC]        timestamp[any unit, tz=NAME]        tz label only
 int64                           duration[unit]                      relabel
 date32                          date64                              days * 86,400,000
 time32[ms]                      time32[s]                           / 1000
@@ -16,6 +16,9 @@ list<T>                         large_list<T>, fixed_size_list<T>   relabel / re
 dictionary<int32, string>       dictionary<any index, string>       value type restored
 ==============================  ==================================  =====================
 
+A timestamp keeps the unit the file stores (pyarrow reads a recorded
+timestamp[s] as timestamp[ms], and a coerced or INT96 column in the unit
+Parquet gives it); only a UTC-adjusted one takes the recorded time zone.
 Nested types are restored field by field; where the two disagree in shape the
 column is kept as read. A column read plain (dictionary fallback) stays plain
 even where the recorded type is a dictionary: its values are the same.
@@ -120,8 +123,9 @@ def _restore(col, target):
 def _timestamp(col, target):
     if not isinstance(col.type, T.TimestampType) or not isinstance(col, PrimitiveColumn):
         return col
-    values = _rescale(col.values, col.type.unit, target.unit)
-    return PrimitiveColumn(target, values, col.validity)
+    if col.type.tz != "UTC" or not target.tz:
+        return col
+    return PrimitiveColumn(T.timestamp(col.type.unit, target.tz), col.values, col.validity)
 
 
 def _rescale(values, unit, to):

@@ -28,6 +28,14 @@ def int96_to_ns(raw):
         return (days - _JULIAN_EPOCH) * _NS_PER_DAY + nanos
 
 
+def _fixed_as_binary(arr):
+    """(n, width) FIXED_LEN_BYTE_ARRAY values as variable-length binary values, for
+    text annotated on FIXED_LEN_BYTE_ARRAY (see :mod:`pqkit.schema.logical`)."""
+    n, width = arr.shape
+    offsets = np.arange(n + 1, dtype=np.int64) * width
+    return V.BinaryValues(offsets, np.ascontiguousarray(arr).reshape(-1))
+
+
 def leaf_column(type_, physical, values, value_mask, validity, num_slots):
     """Build the typed leaf column over ``num_slots`` slots.
 
@@ -45,6 +53,8 @@ def leaf_column(type_, physical, values, value_mask, validity, num_slots):
             return DictionaryColumn(T.dictionary(T.int32(), type_), indices, dictionary,
                                     validity)
         values = V.take(values.dictionary, values.indices, "dictionary")
+    if physical == Type.FIXED_LEN_BYTE_ARRAY and isinstance(type_, T.StringType):
+        values = _fixed_as_binary(values.array)
     if isinstance(values, V.BinaryValues):
         offsets = expand_offsets(values.offsets, value_mask)
         if isinstance(type_, T.DecimalType):

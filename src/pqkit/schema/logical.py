@@ -7,6 +7,7 @@ what pyarrow chooses by default so that values compare equal::
     INT32  + INT(8, signed)            -> int8        INT64 + TIMESTAMP(MICROS, UTC) -> timestamp[us, tz=UTC]
     INT32  + DATE                      -> date32      INT96                           -> timestamp[ns]
     BYTE_ARRAY + STRING / JSON         -> string      FLBA(16) + UUID                 -> uuid
+    FLBA(n) + STRING (fastparquet)     -> string
     FLBA(2) + FLOAT16                  -> float16     FLBA(n) + DECIMAL(p, s)         -> decimal128(p, s)
 """
 from pqkit import datatypes as T
@@ -23,6 +24,11 @@ _CONVERTED_INT = {
     ConvertedType.UINT_32: T.uint32, ConvertedType.UINT_64: T.uint64,
 }
 
+
+# The physical types text annotations are read from: the spec allows BYTE_ARRAY
+# only, but fastparquet's fixed_text writes UTF8 on FIXED_LEN_BYTE_ARRAY, and
+# DuckDB and fastparquet read that as text (pyarrow refuses the file).
+_TEXT_PHYSICAL = (Type.BYTE_ARRAY, Type.FIXED_LEN_BYTE_ARRAY)
 
 _PHYSICAL = {
     Type.BOOLEAN: T.bool_, Type.INT32: T.int32, Type.INT64: T.int64,
@@ -57,7 +63,7 @@ def _integer(bit_width, signed, physical, where):
 def _from_logical(lt, e, physical, where):
     """The type for a LogicalType annotation, or None to fall back to the physical type."""
     if lt.STRING is not None or lt.JSON is not None or lt.ENUM is not None:
-        return T.string() if physical == Type.BYTE_ARRAY else None
+        return T.string() if physical in _TEXT_PHYSICAL else None
     if lt.DECIMAL is not None:
         return _decimal(lt.DECIMAL.precision, lt.DECIMAL.scale, where)
     if lt.DATE is not None:
@@ -89,7 +95,7 @@ def _from_logical(lt, e, physical, where):
 
 def _from_converted(ct, e, physical, where):
     if ct in (ConvertedType.UTF8, ConvertedType.JSON, ConvertedType.ENUM):
-        return T.string() if physical == Type.BYTE_ARRAY else None
+        return T.string() if physical in _TEXT_PHYSICAL else None
     if ct == ConvertedType.DECIMAL:
         return _decimal(e.precision, e.scale, where)
     if ct in _CONVERTED_INT:
