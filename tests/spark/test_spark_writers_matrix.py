@@ -11,10 +11,10 @@ import glob
 
 import pyarrow.parquet as pq
 import pytest
-from arrow_bridge import same_values
 from spark_helpers import spark_conf
 
 import pqkit
+from arrow_bridge import same_values
 
 DATA_SQL = """
 select id, cast(id % 100 as tinyint) as i8, cast(id * 3 - 50 as int) as i32,
