@@ -1,4 +1,5 @@
-"""Row comparison helpers for the Spark tests."""
+"""Row comparison and session helpers for the Spark tests."""
+import contextlib
 
 
 def _plain(value):
@@ -25,3 +26,19 @@ def same_rows(left, right):
     cols = [f"`{c}`" for c in left.columns]
     return canonical_rows(left.select(*cols).collect()) == \
         canonical_rows(right.select(*cols).collect())
+
+
+@contextlib.contextmanager
+def spark_conf(spark, conf):
+    """Session settings ``conf`` for the ``with`` body; the previous values after."""
+    before = {k: spark.conf.get(k, None) for k in conf}
+    for k, v in conf.items():
+        spark.conf.set(k, v)
+    try:
+        yield
+    finally:
+        for k, v in before.items():
+            if v is None:
+                spark.conf.unset(k)
+            else:
+                spark.conf.set(k, v)

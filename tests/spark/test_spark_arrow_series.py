@@ -7,7 +7,7 @@ import pickle
 
 import pandas as pd
 import pytest
-from spark_helpers import canonical_values, same_rows
+from spark_helpers import canonical_values, same_rows, spark_conf
 
 import pqkit.spark
 import pqkit.spark.convert as sc
@@ -57,21 +57,12 @@ def _spark_values(spark, frames, schema):
     (``createDataFrame`` with Arrow on and no silent fallback to the row path)."""
     conf = {"spark.sql.execution.arrow.pyspark.enabled": "true",
             "spark.sql.execution.arrow.pyspark.fallback.enabled": "false"}
-    before = {k: spark.conf.get(k, None) for k in conf}
-    for k, v in conf.items():
-        spark.conf.set(k, v)
-    try:
+    with spark_conf(spark, conf):
         rows = []
         for frame in frames:
             rows.extend(r.asDict(recursive=True)
                         for r in spark.createDataFrame(frame, schema).collect())
         return rows
-    finally:
-        for k, v in before.items():
-            if v is None:
-                spark.conf.unset(k)
-            else:
-                spark.conf.set(k, v)
 
 
 @pytest.mark.parametrize("forced", [None, False], ids=["as_probed", "objects"])

@@ -24,8 +24,18 @@ from pqkit.spark.convert import (
     to_pandas,
     to_ready,
 )
+from pqkit.spark.legacy_calendar import leaf_physical_types, rebase_column, rebase_spec
 from pqkit.spark.plan import find_files, make_plan, pack_tasks
-from pqkit.spark.schema import spark_schema
+from pqkit.spark.row_metadata import (
+    declared_types,
+    final_casts,
+    is_variant,
+    needs_transport,
+    to_transport,
+    transport_type,
+)
+from pqkit.spark.schema import to_spark
+from pqkit.spark.variant_bytes import variant_values
 
 __all__ = ["read", "plan", "split_batches", "DEFAULT_BATCH_SIZE"]
 
@@ -76,6 +86,15 @@ class _ReadConfig:
     batch_size: int
     timezone: str
     large_types: bool
+    declared: tuple = None    # per data field: Spark's declared type (JSON value) or None
+    spark_types: tuple = None  # per output column: the pyspark type the executors produce
+
+    def __post_init__(self):
+        if self.declared is None:
+            object.__setattr__(self, "declared", (None,) * len(self.fields))
+        if self.spark_types is None:
+            object.__setattr__(self, "spark_types", tuple(
+                to_spark(f.type) for f in self.fields + self.partition_fields))
 
 
 def read(spark, source, columns=None, filters=None, split_by="row_group",
@@ -129,9 +148,12 @@ def read(spark, source, columns=None, filters=None, split_by="row_group",
         raise SchemaError(f"batch_size must be a positive int, not {batch_size!r}")
     timezone = spark.conf.get("spark.sql.session.timeZone")
     p = plan(source, columns, filters, split_by, partition_types, timezone, version)
-    schema = spark_schema(p.fields + p.partition_fields)
+    declared = _declared(p)
+    spark_types = tuple([transport_type(f.type, d) for f, d in zip(p.fields, declared)] +
+                        [to_spark(f.type) for f in p.partition_fields])
+    schema = _schema(p.names, spark_types)
     if not p.splits:
-        empty = spark.createDataFrame([], schema)
+        empty = _declare(spark.createDataFrame([], schema), p, declared, spark_types)
         return empty if columns is None else empty.select(*_output_order(columns, p.names))
     sc = spark.sparkContext
     tasks = pack_tasks(p.splits, sc.defaultParallelism)
@@ -145,12 +167,40 @@ def read(spark, source, columns=None, filters=None, split_by="row_group",
         partition_index=tuple(p.partition_names.index(f.name) for f in p.partition_fields),
         batch_size=batch_size, timezone=timezone,
         large_types=spark.conf.get("spark.sql.execution.arrow.useLargeVarTypes",
-                                   "false").lower() == "true")
+                                   "false").lower() == "true",
+        declared=declared, spark_types=spark_types)
     if engine == "arrow":
         out = task_frame.mapInArrow(functools.partial(_arrow_batches, config=config), schema)
     else:
         out = task_frame.mapInPandas(functools.partial(_pandas_batches, config=config), schema)
+    out = _declare(out, p, declared, spark_types)
     return out if columns is None else out.select(*_output_order(columns, p.names))
+
+
+def _declared(p):
+    """Per data field, the type Spark's row metadata declares for it where that needs more
+    than the Parquet schema says (intervals, variants), else None; the first file that
+    declares a column decides."""
+    found = {}
+    for src in p.files:
+        for name, d in declared_types(src.metadata.key_value_metadata).items():
+            found.setdefault(name, d)
+    return tuple(found.get(f.name) if needs_transport(found.get(f.name)) else None
+                 for f in p.fields)
+
+
+def _schema(names, spark_types):
+    from pyspark.sql import types as S
+    return S.StructType([S.StructField(n, t, True) for n, t in zip(names, spark_types)])
+
+
+def _declare(frame, p, declared, spark_types):
+    """``frame`` with the interval columns cast to the types Spark declared."""
+    if not any(d is not None for d in declared):
+        return frame
+    n = len(p.fields)
+    casts = final_casts(p.names[:n], declared, spark_types[:n])
+    return frame.select(*casts, *[f"`{f.name}`" for f in p.partition_fields])
 
 
 def _output_order(columns, names):
@@ -167,8 +217,9 @@ def _output_order(columns, names):
 def _arrow_schema(config):
     """The Arrow schema pyspark gives the output (the types it asks pyarrow for)."""
     from pyspark.sql.pandas.types import to_arrow_schema
-    return to_arrow_schema(spark_schema(config.fields + config.partition_fields),
-                           timezone=config.timezone, prefers_large_types=config.large_types)
+    names = [f.name for f in config.fields + config.partition_fields]
+    return to_arrow_schema(_schema(names, config.spark_types), timezone=config.timezone,
+                           prefers_large_types=config.large_types)
 
 
 def _pandas_batches(frames, config):
@@ -179,6 +230,7 @@ def _pandas_batches(frames, config):
     import pandas as pd
     names = [f.name for f in config.fields + config.partition_fields]
     pa, types = None, [None] * len(names)
+    declared = config.declared + (None,) * len(config.partition_fields)
     if arrow_series_supported():
         import pyarrow as pa
         types = _arrow_schema(config).types
@@ -186,9 +238,17 @@ def _pandas_batches(frames, config):
         for payload in frame["splits"]:
             for split in pickle.loads(payload):
                 for columns, n in split_batches(split, config):
-                    series = {name: to_pandas(col, pd, t, pa)
-                              for name, col, t in zip(names, columns, types)}
+                    series = {name: _series(col, pd, t, pa, d)
+                              for name, col, t, d in zip(names, columns, types, declared)}
                     yield pd.DataFrame(series, index=pd.RangeIndex(n))
+
+
+def _series(col, pd, arrow_type, pa, declared):
+    if is_variant(declared):
+        from pyspark.sql.types import VariantVal
+        values = [None if v is None else VariantVal(v[0], v[1]) for v in variant_values(col)]
+        return pd.Series(values, dtype=object)
+    return to_pandas(col, pd, arrow_type, pa)
 
 
 def _arrow_batches(batches, config):
@@ -213,6 +273,9 @@ def split_batches(split, config):
         else:
             wanted = [s for s in config.specs if s.split(".")[0] in tops]
         counted = wanted or _filter_tops(split.filters)
+        spec = rebase_spec(pf.metadata.key_value_metadata, config.timezone)
+        physical = {f.name: leaf_physical_types(pf.schema, f.name) for f in config.fields} \
+            if spec.any else None
         for g in split.row_groups:
             if split.filters:
                 table = pf.read(columns=counted, row_groups=[g], filters=split.filters)
@@ -224,7 +287,8 @@ def split_batches(split, config):
             present = set(table.column_names) if wanted else set()
             for start in range(0, n, config.batch_size):
                 stop = min(n, start + config.batch_size)
-                yield _batch_columns(table, present, split, config, start, stop), stop - start
+                yield _batch_columns(table, present, split, config, start, stop, spec,
+                                     physical), stop - start
 
 
 def _open_split(split):
@@ -251,14 +315,17 @@ def _filter_tops(dnf):
                    for conj in dnf for term in conj})
 
 
-def _batch_columns(table, present, split, config, start, stop):
+def _batch_columns(table, present, split, config, start, stop, spec, physical):
     n = stop - start
     out = []
-    for f in config.fields:
+    for f, declared in zip(config.fields, config.declared):
         if f.name in present:
-            out.append(to_ready(table.column(f.name).slice(start, stop), f.type, f.name))
+            col = to_ready(table.column(f.name).slice(start, stop), f.type, f.name)
+            if physical is not None and not is_variant(declared):
+                col = rebase_column(col, spec, physical[f.name], f.name)
         else:
-            out.append(nulls(f.type, n))
+            col = nulls(f.type, n)
+        out.append(to_transport(col, declared, f.name))
     for f, i in zip(config.partition_fields, config.partition_index):
         out.append(constant_column(split.partition[i], f.type, n))
     return out
