@@ -250,6 +250,14 @@ class StructColumn(Column):
             key = names.index(key)
         return self.children[key]
 
+    def flatten(self):
+        """The child columns, each null where this struct is null (pyarrow's
+        ``StructArray.flatten()``); :meth:`field` gives them as stored."""
+        if self.validity is None:
+            return list(self.children)
+        return [c._with_validity(self.validity if c.validity is None
+                                 else self.validity & c.validity) for c in self.children]
+
     def _slice(self, start, stop):
         return StructColumn(self.type, [c._slice(start, stop) for c in self.children],
                             self._slice_validity(start, stop), stop - start)

@@ -52,11 +52,14 @@ class Table:
         plain names make nullable fields. A Field's type must equal its column's.
     metadata : mapping, optional
         Key/value metadata of the table (file key_value_metadata).
+    num_rows : int, optional
+        The row count of a table without columns (pyarrow's ``read_table(path,
+        columns=[])`` gives N rows and no column); with columns it must equal theirs.
     """
 
     __slots__ = ("_columns", "_fields", "_metadata", "_num_rows")
 
-    def __init__(self, columns, names=None, metadata=None):
+    def __init__(self, columns, names=None, metadata=None, *, num_rows=None):
         if isinstance(columns, dict):
             if names is not None:
                 raise SchemaError("give names either as dict keys or as `names`, not both")
@@ -79,7 +82,15 @@ class Table:
             if not f.nullable and col.null_count:
                 raise SchemaError(f"non-nullable field {f.name!r} has {col.null_count} nulls")
             fields.append(f)
-        num_rows = len(columns[0]) if columns else 0
+        if columns:
+            if num_rows is not None and num_rows != len(columns[0]):
+                raise SchemaError(f"num_rows={num_rows} but the columns hold "
+                                  f"{len(columns[0])} rows")
+            num_rows = len(columns[0])
+        elif num_rows is None:
+            num_rows = 0
+        elif num_rows < 0:
+            raise SchemaError(f"num_rows must not be negative, got {num_rows}")
         for f, col in zip(fields, columns):
             if len(col) != num_rows:
                 raise SchemaError(f"column {f.name!r} has {len(col)} rows, expected "
@@ -159,17 +170,19 @@ class Table:
         return iter(self._columns)
 
     # --- selection --------------------------------------------------------------------
-    def _with_columns(self, columns, fields=None):
-        return Table(columns, fields if fields is not None else self._fields, self._metadata)
+    def _with_columns(self, columns, fields=None, num_rows=None):
+        return Table(columns, fields if fields is not None else self._fields, self._metadata,
+                     num_rows=None if columns else num_rows)
 
     def slice(self, start=0, stop=None):
         """Rows ``start:stop`` (Python slice rules) as zero-copy views."""
-        return self._with_columns([c.slice(start, stop) for c in self._columns])
+        rows = len(range(*slice(start, stop).indices(self._num_rows)))
+        return self._with_columns([c.slice(start, stop) for c in self._columns], num_rows=rows)
 
     def take(self, indices):
         """The rows at ``indices``."""
         idx = np.asarray(list(indices) if isinstance(indices, range) else indices)
-        return self._with_columns([c.take(idx) for c in self._columns])
+        return self._with_columns([c.take(idx) for c in self._columns], num_rows=len(idx))
 
     def select(self, keys):
         """A table of the named (or numbered) columns, in the order given."""
@@ -274,10 +287,7 @@ class Table:
                 columns.append(col)
                 fields.append(f)
                 continue
-            for child_field, child in zip(f.type.fields, col.children):
-                if col.validity is not None:
-                    child = child._with_validity(col.validity if child.validity is None
-                                                 else col.validity & child.validity)
+            for child_field, child in zip(f.type.fields, col.flatten()):
                 fields.append(T.Field(f"{f.name}.{child_field.name}", child_field.type,
                                       child_field.nullable or f.nullable,
                                       child_field.metadata))
@@ -407,7 +417,8 @@ def concat_tables(tables):
                               f"{[str(f) for f in t._fields]} vs "
                               f"{[str(f) for f in first._fields]}")
     columns = [concat_columns([t._columns[i] for t in tables]) for i in range(len(keys))]
-    return Table(columns, first._fields, first._metadata)
+    return Table(columns, first._fields, first._metadata,
+                 num_rows=None if columns else sum(t._num_rows for t in tables))
 
 
 __all__ = [

@@ -175,7 +175,7 @@ def _dictionary(col, target):
 
 def _list(col, target):
     if not isinstance(col, ListColumn):
-        return col
+        return decode_dictionaries(col)
     child = _restore(col.child, target.value_type)
     item = T.Field(target.value_field.name, child.type, target.value_field.nullable or
                    bool(child.null_count), target.value_field.metadata)
@@ -184,12 +184,12 @@ def _list(col, target):
 
 def _fixed_size_list(col, target):
     if not isinstance(col, ListColumn):
-        return col
+        return decode_dictionaries(col)
     size, n = target.list_size, len(col)
     lengths = np.diff(col.offsets)
     valid = col.valid_mask()
     if np.any(lengths[valid] != size):
-        return col
+        return decode_dictionaries(col)
     child = _restore(col.child, target.value_type)
     if size == 0:
         child = child.slice(0, 0)
@@ -207,7 +207,7 @@ def _fixed_size_list(col, target):
 
 def _struct(col, target):
     if not isinstance(col, StructColumn):
-        return col
+        return decode_dictionaries(col)
     by_name = {f.name: f for f in target.fields}
     fields, children = [], []
     for f, child in zip(col.type.fields, col.children):
@@ -221,7 +221,9 @@ def _struct(col, target):
 
 def _map(col, target):
     if not isinstance(col, MapColumn):
-        return col
+        # a map read without its keys or values is a list of key_value structs, which
+        # no recorded type describes: its text comes back plain, as everywhere else
+        return decode_dictionaries(col)
     keys = _restore(col.keys, target.key_type)
     items = _restore(col.items, target.item_type)
     typ = T.map_(T.Field(target.key_field.name, keys.type, False),

@@ -18,6 +18,7 @@ from pqkit.columnar.table import Table
 from pqkit.format import Type
 from pqkit.read.filters import (
     bound_decoder,
+    check_values,
     chunk_may_match,
     filter_leaves,
     normalize,
@@ -38,6 +39,7 @@ class FilteredReader:
         self.dnf = normalize(filters)
         self.leaves = filter_leaves(self.dnf, groups.schema)
         self.decoders = {p: bound_decoder(n) for p, n in self.leaves.items()}
+        check_values(groups.empty(*self._filter_selection()), self.dnf)
         self.pages_read = 0           # data pages decoded (for tests and benchmarks)
         self.pages_total = 0
 
@@ -97,7 +99,8 @@ class FilteredReader:
         for i, (a, b) in enumerate(spans):
             nulls = ci.null_counts[i] if ci.null_counts else None
             if ci.null_pages[i]:
-                continue                                  # only nulls: nothing matches
+                rows[a:b] = term[1] == "not in"           # only nulls: only `not in` holds
+                continue
             if term_may_match(term, self.decoders[term[0]], ci.min_values[i],
                               ci.max_values[i], nulls, None, is_float):
                 rows[a:b] = True
@@ -124,7 +127,9 @@ class FilteredReader:
                 col = col.take(positions)
             fields.append(f)
             cols.append(col)
-        return Table(cols, fields, self.groups.metadata.key_value_metadata)
+        return Table(cols, fields, self.groups.metadata.key_value_metadata,
+                     num_rows=None if cols else
+                     (rg.num_rows if candidates is None else len(candidates)))
 
     def _read_leaf(self, g, rg, node, candidates, skip):
         """(ChunkData, positions of the candidate rows in what was decoded)."""

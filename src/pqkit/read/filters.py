@@ -3,7 +3,11 @@
 A filter is in disjunctive normal form as in pyarrow: a list of
 ``(column, op, value)`` tuples (all must hold) or a list of such lists (any
 may hold). ``op`` is one of ``== = != < <= > >= in not in``; ``column`` is a
-top-level name or a dotted path to a non-repeated leaf. Nulls never match.
+top-level name or a dotted path to a non-repeated leaf. As in pyarrow, nulls
+match only ``not in`` (``("city", "not in", ["a"])`` keeps the rows whose city is
+null), and a value of another kind than the column's (``("id", "==", "abc")`` on
+an integer column, ``("city", "in", [5])`` on a string one) is a SchemaError,
+raised before anything is read (:func:`check_values`).
 
 Pruning is sound: a row group or page is skipped only when its bounds prove
 that no row can match. Bounds are compared in the column's logical domain
@@ -16,10 +20,12 @@ min == max and nothing else (NaN, nulls) can hide in the page. Example::
 """
 import datetime
 import decimal
+import numbers
 import struct
 
 import numpy as np
 
+from pqkit import datatypes as T
 from pqkit.errors import SchemaError
 from pqkit.format import ConvertedType, Type
 
@@ -162,7 +168,7 @@ def term_may_match(term, decode, min_raw, max_raw, null_count, num_values, is_fl
     """Pruning verdict for one predicate over one chunk or page."""
     _, op, value = term
     if num_values is not None and null_count is not None and null_count >= num_values:
-        return False                         # only nulls: nothing matches
+        return op == "not in"                # only nulls: they match `not in` alone
     if decode is None or min_raw is None or max_raw is None:
         return True
     try:
@@ -195,7 +201,7 @@ def _column_at(table, path):
 def _term_mask(col, op, value):
     values = col.to_pylist()
     valid = np.fromiter((v is not None for v in values), np.bool_, len(values))
-    out = np.zeros(len(values), np.bool_)
+    out = np.zeros(len(values), np.bool_) if op != "not in" else ~valid
     test = _PY_OPS[op]
     for i, v in enumerate(values):
         if valid[i]:
@@ -239,3 +245,50 @@ def chunk_may_match(chunk, node, term, decode):
     is_float = Type(node.physical_type) in (Type.FLOAT, Type.DOUBLE)
     return term_may_match(term, decode, lo, hi, st.null_count, md.num_values, is_float)
 
+
+
+# --- value kinds -----------------------------------------------------------------------------
+_NUMBERS = (numbers.Number, np.number)
+_KINDS = [
+    # (column data types, filter value classes, what the message calls them)
+    (T.BooleanType, (bool, np.bool_), "bool"),
+    ((T.IntegerType, T.FloatingType, T.DecimalType), _NUMBERS, "number"),
+    (T.BinaryType, (bytes, bytearray, memoryview, str), "bytes"),
+    (T.StringType, (str,), "str"),
+    (T.FixedSizeBinaryType, (bytes, bytearray, memoryview), "bytes"),
+    (T.TimestampType, (datetime.datetime, np.datetime64), "datetime"),
+    ((T.Date32Type, T.Date64Type), (datetime.date, np.datetime64), "date"),
+    ((T.Time32Type, T.Time64Type), (datetime.time,), "time"),
+    (T.DurationType, (datetime.timedelta, np.timedelta64), "timedelta"),
+]
+
+
+def _kind(type_):
+    if isinstance(type_, T.DictionaryType):
+        type_ = type_.value_type
+    for types, classes, name in _KINDS:
+        if isinstance(type_, types):
+            return classes, name
+    return None, None
+
+
+def check_values(table, dnf):
+    """Raise SchemaError when a filter value cannot be compared with its column's values.
+
+    ``table`` holds the filtered columns (an empty read gives their types); numbers
+    compare with any numeric column, bools only with bool columns.
+    """
+    for conj in dnf:
+        for path, op, value in conj:
+            col = _column_at(table, path)
+            classes, name = _kind(col.type)
+            if classes is None:
+                continue
+            for v in (value if op in ("in", "not in") else [value]):
+                wrong = v is not None and (not isinstance(v, classes) or (
+                    name == "number" and isinstance(v, (bool, np.bool_))))
+                if wrong:
+                    raise SchemaError(
+                        f"filter ({'.'.join(path)!r}, {op!r}, {value!r}): {v!r} is a "
+                        f"{type(v).__name__}, the column holds {col.type} values "
+                        f"(give a {name})")

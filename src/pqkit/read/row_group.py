@@ -119,13 +119,16 @@ class RowGroupReader:
         f, col = Nester(leaves).field(top, 0)
         return self.arrow.restore(f, col)
 
-    def nest(self, tops, leaves):
+    def nest(self, tops, leaves, num_rows):
+        """A Table of the top-level nodes ``tops``; ``num_rows`` is its row count when
+        ``tops`` is empty (a selection of no column)."""
         fields, cols = [], []
         for top in tops:
             f, col = self.nest_one(top, leaves)
             fields.append(f)
             cols.append(col)
-        return Table(cols, fields, self.metadata.key_value_metadata)
+        return Table(cols, fields, self.metadata.key_value_metadata,
+                     num_rows=None if cols else num_rows)
 
     # --- whole row groups --------------------------------------------------------------------
     def read(self, g, tops, wanted):
@@ -135,8 +138,8 @@ class RowGroupReader:
         for node in self.schema.columns:
             if node.path in wanted:
                 leaves[node.path] = self.leaf(node, self.read_chunk(g, node), where_of(node, g))
-        table = self.nest(tops, leaves)
         rows = self.metadata.row_group(g).num_rows
+        table = self.nest(tops, leaves, rows)
         if table.num_rows != rows:
             raise CorruptFileError(f"row group {g} declares {rows} rows but its columns "
                                    f"hold {table.num_rows}")
@@ -147,4 +150,4 @@ class RowGroupReader:
         leaves = {node.path: self.leaf(node, self.empty_chunk(node),
                                        f"column {node.dotted_path}")
                   for node in self.schema.columns if node.path in wanted}
-        return self.nest(tops, leaves)
+        return self.nest(tops, leaves, 0)
