@@ -19,7 +19,8 @@ What differs from Arrow is converted, once per export:
 
 ``[1, None, 3]`` as int64 exports as length 3, null count 1, buffers
 ``[bitmap 0b101, <the column's values>]``. A table exports as a struct array
-(the record-batch form) or as a stream of one such batch.
+(the record-batch form) or as a stream of one such batch; a file reader exports
+a lazy stream of many (:func:`stream_capsule`).
 
 This module dispatches on the column's *type* and reads the buffers each column
 kind documents (``values``, ``offsets``/``data``, ``child``, ``children``,
@@ -224,6 +225,22 @@ class RecordBatch:
 
 def table_stream_capsule(fields, columns, num_rows, metadata=None):
     """``__arrow_c_stream__`` of a table: its schema, then the table as one batch."""
-    def batches():
-        yield table_array_node(columns, num_rows)
-    return arrow_c.export_stream(table_schema_node(fields, metadata), batches())
+    return stream_capsule(fields, iter([(columns, num_rows)]), metadata)
+
+
+def stream_capsule(fields, batches, metadata=None):
+    """An ``arrow_array_stream`` capsule of ``fields``, then one record batch per
+    ``(columns, num_rows)`` pair that the iterator ``batches`` yields.
+
+    ``batches`` is advanced only when the consumer asks for the next batch, so a
+    reader that decodes one row group per step streams a file with bounded memory.
+    Each batch's columns must have the types of ``fields``.
+    """
+    def nodes():
+        for columns, num_rows in batches:
+            for f, c in zip(fields, columns, strict=True):
+                if c.type != f.type:
+                    raise SchemaError(f"stream batch column {f.name!r} is {c.type}, the "
+                                      f"stream's schema says {f.type}")
+            yield table_array_node(columns, num_rows)
+    return arrow_c.export_stream(table_schema_node(fields, metadata), nodes())

@@ -9,12 +9,12 @@ and restore the Arrow types a writer recorded (:mod:`pqkit.read.arrow_restore`).
 from pqkit import datatypes as T
 from pqkit.bloom import MAX_BYTES as _MAX_BLOOM_BYTES
 from pqkit.bloom import parse_bloom_filter
-from pqkit.columnar.column import concat_columns
-from pqkit.columnar.nested import DictionaryColumn
+from pqkit.columnar.nested import StructColumn
 from pqkit.columnar.pandas_metadata import pandas_metadata_of
 from pqkit.columnar.table import Table
 from pqkit.errors import CorruptFileError, SchemaError
-from pqkit.memory import pooled_buffers, uses_pool
+from pqkit.memory import uses_pool
+from pqkit.read.batches import BatchReader, concat_row_groups
 from pqkit.read.filtered import FilteredReader
 from pqkit.read.footer import read_metadata_from
 from pqkit.read.row_group import RowGroupReader
@@ -163,11 +163,7 @@ class ParquetFile:
         page index rule them out (see :mod:`pqkit.read.filtered`).
         """
         tops, wanted = self._select(columns)
-        groups = range(self.num_row_groups) if row_groups is None else list(row_groups)
-        for g in groups:
-            if not 0 <= g < self.num_row_groups:
-                raise IndexError(f"row group {g} out of range: the file has "
-                                 f"{self.num_row_groups}")
+        groups = self._groups(row_groups)
         if filters:
             fr = FilteredReader(self.row_group_reader, filters)
             tables = [t for t in (fr.read_group(g, tops, wanted) for g in groups)
@@ -176,42 +172,66 @@ class ParquetFile:
             tables = [self._read_group(g, tops, wanted) for g in groups]
         if not tables:
             return self._empty(tops, wanted)
-        if len(tables) == 1:
-            return tables[0]
-        return _concat(tables)
+        return concat_row_groups(tables)
 
-    def iter_batches(self, batch_size=65536, columns=None, row_groups=None):
-        """Yield Tables of at most ``batch_size`` rows, decoding one row group at a time."""
-        if batch_size <= 0:
-            raise ValueError(f"batch_size must be positive, got {batch_size}")
+    def iter_batches(self, batch_size=65536, columns=None, row_groups=None, *, filters=None):
+        """Batches of ``batch_size`` rows, decoding one row group at a time.
+
+        Every batch but the last has exactly ``batch_size`` rows, across row-group
+        boundaries, as in pyarrow; memory stays about one row group's worth.
+
+        Parameters
+        ----------
+        batch_size : int, default 65536
+        columns, row_groups, filters
+            As :meth:`read`; a filter is applied per row group, before batching.
+
+        Returns
+        -------
+        pqkit.read.batches.BatchReader
+            An iterator of :class:`pqkit.Table` and an Arrow stream
+            (``__arrow_c_stream__``) that DuckDB, polars or pyarrow read lazily.
+        """
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
+            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        return self._batches(batch_size, columns, row_groups, filters)
+
+    def _batches(self, batch_size, columns=None, row_groups=None, filters=None):
         tops, wanted = self._select(columns)
+        groups = self._groups(row_groups)
+        if filters:
+            fr = FilteredReader(self.row_group_reader, filters)
+            def read_group(g):
+                return fr.read_group(g, tops, wanted)
+        else:
+            def read_group(g):
+                return self._read_group(g, tops, wanted)
+        return BatchReader(read_group, groups, self._empty(tops, wanted), batch_size)
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        """The whole file as an Arrow stream of one batch per row group, each decoded when
+        the consumer asks for it (``duckdb.sql("select count(*) from f")``,
+        ``polars.DataFrame(f)``), so memory stays one row group. Every call starts a new
+        stream; :meth:`iter_batches` gives batches of a chosen size instead."""
+        return self._batches(None).__arrow_c_stream__(requested_schema)
+
+    def __arrow_c_schema__(self):
+        """An ``arrow_schema`` PyCapsule of the file's Table schema."""
+        return self._batches(None).__arrow_c_schema__()
+
+    def _groups(self, row_groups):
         groups = range(self.num_row_groups) if row_groups is None else list(row_groups)
         for g in groups:
-            with pooled_buffers():      # not across the yields: that would leak it
-                table = self._read_group(g, tops, wanted)
-            for start in range(0, table.num_rows, batch_size):
-                yield table.slice(start, start + batch_size)
+            if not 0 <= g < self.num_row_groups:
+                raise IndexError(f"row group {g} out of range: the file has "
+                                 f"{self.num_row_groups}")
+        return groups
 
     def _read_group(self, g, tops, wanted):
         return self.row_group_reader.read(g, tops, wanted)
 
     def _empty(self, tops, wanted):
         return self.row_group_reader.empty(tops, wanted)
-
-
-def _concat(tables):
-    """Concatenate row-group tables; a column dictionary-encoded in some row groups only
-    is decoded so that all pieces share one type."""
-    first = tables[0]
-    cols, fields = [], []
-    for j, f in enumerate(first.schema):
-        pieces = [t.columns[j] for t in tables]
-        if any(p.type != pieces[0].type or type(p) is not type(pieces[0]) for p in pieces):
-            pieces = [p.decode() if isinstance(p, DictionaryColumn) else p for p in pieces]
-            f = T.Field(f.name, pieces[0].type, f.nullable, f.metadata)
-        cols.append(concat_columns(pieces))
-        fields.append(f)
-    return Table(cols, fields, first.metadata)
 
 
 def read_table(source, columns=None, row_groups=None, *, filters=None, verify_checksums=True,
@@ -222,7 +242,13 @@ def read_table(source, columns=None, row_groups=None, *, filters=None, verify_ch
     ----------
     source : path, bytes-like or seekable binary file object
     columns : list of str, optional
-        Top-level names or dotted paths (``"a.b"``); default all columns.
+        Top-level names or dotted paths (``"a.b"``), in the order the result gives
+        them; default all columns, and ``[]`` gives the rows without any column. As
+        in pyarrow 26, a path through structs only gives its last node as a
+        top-level column named after it (``"st.b.c"`` -> column ``c``, null where
+        ``st`` or ``st.b`` is), while :meth:`ParquetFile.read` keeps the struct
+        ``st`` pruned to ``b.c``. A path into a list or map (where pyarrow raises)
+        gives the top-level column pruned to the selected leaves.
     row_groups : list of int, optional
         Only these row groups.
     filters : list, optional
@@ -243,7 +269,41 @@ def read_table(source, columns=None, row_groups=None, *, filters=None, verify_ch
         raise ValueError(f"variant must be 'struct' or 'decode', got {variant!r}")
     with ParquetFile(source, verify_checksums=verify_checksums) as f:
         table = f.read(columns=columns, row_groups=row_groups, filters=filters)
+        if columns is not None:
+            table = _as_requested(table, columns)
         return decode_table(table, f.schema) if variant == "decode" else table
+
+
+def _as_requested(table, columns):
+    """The columns of a pruned ``table`` in the order and form ``read_table`` names them:
+    a dotted path through structs becomes a top-level column of its last node."""
+    fields, cols, pruned_tops = [], [], set()
+    for name in columns:
+        path = tuple(name) if isinstance(name, (tuple, list)) else tuple(str(name).split("."))
+        field, col = _descend(table, path)
+        if field is None:                  # a path into a list or map: its pruned top
+            if path[0] in pruned_tops:
+                continue
+            pruned_tops.add(path[0])
+            field, col = table.field(path[0]), table.column(path[0])
+        fields.append(field)
+        cols.append(col)
+    return Table(cols, fields, table.metadata, num_rows=None if cols else table.num_rows)
+
+
+def _descend(table, path):
+    """(field, column) at ``path`` with its ancestors' nulls, or (None, None) when the
+    path goes into a list or map."""
+    field, col = table.field(path[0]), table.column(path[0])
+    for part in path[1:]:
+        if not isinstance(col, StructColumn):
+            return None, None
+        i = col.type.names.index(part)
+        child = col.type.fields[i]
+        col = col.flatten()[i]
+        field = T.Field(child.name, child.type, child.nullable or field.nullable,
+                        child.metadata)
+    return field, col
 
 
 def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings=None,
