@@ -41,6 +41,7 @@ from pqkit.errors import (
     CorruptFileError,
     MissingCodecError,
     ParquetError,
+    SchemaError,
     UnsupportedFeatureError,
 )
 from pqkit.format import CompressionCodec
@@ -396,21 +397,21 @@ def _enc_gzip(data, level):
     try:
         comp = zlib.compressobj(level, zlib.DEFLATED, 31)
     except (ValueError, zlib.error) as exc:
-        raise ValueError(f"invalid GZIP level {level}: {exc}") from None
+        raise SchemaError(f"invalid GZIP level {level}: {exc}") from None
     return comp.compress(data) + comp.flush()
 
 
 def _enc_zstd(data, level):
     zstd = _module(CompressionCodec.ZSTD)
     if not _ZSTD_MIN_LEVEL <= level <= zstd.MAX_COMPRESSION_LEVEL:
-        raise ValueError(f"invalid ZSTD level {level}: expected "
+        raise SchemaError(f"invalid ZSTD level {level}: expected "
                          f"{_ZSTD_MIN_LEVEL}..{zstd.MAX_COMPRESSION_LEVEL}")
     return _zstd_compressor(zstd, level).compress(data)
 
 
 def _enc_brotli(data, level):
     if not 0 <= level <= 11:
-        raise ValueError(f"invalid BROTLI level {level}: expected 0..11")
+        raise SchemaError(f"invalid BROTLI level {level}: expected 0..11")
     return bytes(_module(CompressionCodec.BROTLI).brotli.compress(data, level=level))
 
 
@@ -418,7 +419,7 @@ def _lz4_block(cj, data, level):
     if level is None:
         return bytes(cj.lz4.compress_block(data, store_size=False))
     if not 1 <= level <= 12:
-        raise ValueError(f"invalid LZ4 level {level}: expected 1..12")
+        raise SchemaError(f"invalid LZ4 level {level}: expected 1..12")
     return bytes(cj.lz4.compress_block(data, mode="high_compression", compression=level,
                                        store_size=False))
 
@@ -462,7 +463,8 @@ _CODECS = {
 def codec_from_name(name):
     """The :class:`CompressionCodec` for a name such as ``"zstd"`` (any case) or a number.
 
-    ``None`` and ``"none"`` mean UNCOMPRESSED; anything else unknown raises ValueError.
+    ``None`` and ``"none"`` mean UNCOMPRESSED; anything else unknown raises
+    :class:`~pqkit.SchemaError` (a ValueError), as does an invalid level.
     """
     if name is None or isinstance(name, CompressionCodec):
         return name or CompressionCodec.UNCOMPRESSED
@@ -475,11 +477,11 @@ def codec_from_name(name):
         except KeyError:
             pass
         known = ", ".join(c.name.lower() for c in CompressionCodec)
-        raise ValueError(f"unknown compression codec {name!r}; expected one of {known}")
+        raise SchemaError(f"unknown compression codec {name!r}; expected one of {known}")
     try:
         return CompressionCodec(operator.index(name))
     except ValueError:
-        raise ValueError(f"unknown compression codec {name!r}") from None
+        raise SchemaError(f"unknown compression codec {name!r}") from None
 
 
 def codec_available(codec):

@@ -28,6 +28,7 @@ from pqkit.schema.tree import Schema
 from pqkit.write.chunk import ChunkOptions, ColumnChunkWriter, check_encoding
 from pqkit.write.shred import leaf_columns, shred_leaf
 from pqkit.write.stats import StatisticsAccumulator, column_order
+from pqkit.write.version import adapt_column, adapt_field, check_version, footer_version
 
 MAGIC = b"PAR1"
 DEFAULT_ROW_GROUP_SIZE = 1 << 20
@@ -46,8 +47,8 @@ def _codec(value, where):
         return CompressionCodec.UNCOMPRESSED
     try:
         return codec_from_name(value) if isinstance(value, str) else CompressionCodec(value)
-    except (ValueError, KeyError):
-        raise SchemaError(f"{where}: unknown compression {value!r}") from None
+    except (ValueError, KeyError) as exc:
+        raise SchemaError(f"{where}: {exc}") from None
 
 
 class ParquetWriter:
@@ -78,7 +79,7 @@ class ParquetWriter:
                  data_page_version="1.0", write_statistics=True, write_page_index=True,
                  write_checksums=True, bloom_filter_columns=None, key_value_metadata=None,
                  sorting_columns=None, store_schema=True, statistics_truncate_length=64,
-                 preserve_index=None):
+                 preserve_index=None, version="2.6"):
         from pqkit.convert import is_dataframe, table_from_data
         if is_dataframe(schema):
             schema = table_from_data(schema, preserve_index=preserve_index)
@@ -88,7 +89,9 @@ class ParquetWriter:
             schema = schema.schema
         elif hasattr(schema, "__arrow_c_schema__"):
             schema = schema_from_arrow(schema)
-        self.fields = [f if isinstance(f, T.Field) else T.Field(*f) for f in schema]
+        self.version = check_version(version)
+        self.fields = [adapt_field(f if isinstance(f, T.Field) else T.Field(*f), version)
+                       for f in schema]
         if data_page_version not in ("1.0", "2.0"):
             raise SchemaError(f"data_page_version must be '1.0' or '2.0', not "
                               f"{data_page_version!r}")
@@ -108,9 +111,11 @@ class ParquetWriter:
                                             write_statistics, write_checksums,
                                             _bloom_settings(bloom_filter_columns, node))
                         for node in self.schema.columns]
-        unknown = _unknown_paths(bloom_filter_columns, self.schema)
-        if unknown:
-            raise SchemaError(f"bloom_filter_columns names no column: {unknown}")
+        for option, spec in (("bloom_filter_columns", bloom_filter_columns),
+                             ("column_encoding", column_encoding)):
+            unknown = _unknown_paths(spec if not isinstance(spec, str) else None, self.schema)
+            if unknown:
+                raise SchemaError(f"{option} names no column: {unknown}")
         self._stats_factory = _stats_factory(statistics_truncate_length)
         self._owned = isinstance(where, (str, os.PathLike))
         self.sink = open(where, "wb") if self._owned else where
@@ -155,7 +160,7 @@ class ParquetWriter:
         PyCapsule producer (pyarrow Table/RecordBatch, polars DataFrame, DuckDB relation)."""
         if self.closed:
             raise ValueError("write() on a closed ParquetWriter")
-        table = _as_table(data, self.fields)
+        table = _as_table(data, self.fields, self.version)
         _carry_pandas_entry(self.key_value_metadata, table.metadata)
         if table.num_rows == 0:
             return
@@ -272,7 +277,8 @@ class ParquetWriter:
         kv = [fmt.KeyValue(key=str(k), value=None if v is None else str(v))
               for k, v in self.key_value_metadata.items()]
         meta = fmt.FileMetaData(
-            version=2, schema=self.elements, num_rows=self.num_rows, row_groups=self.row_groups,
+            version=footer_version(self.version), schema=self.elements,
+            num_rows=self.num_rows, row_groups=self.row_groups,
             key_value_metadata=kv or None, created_by=created_by(),
             column_orders=[column_order(node) for node in self.schema.columns])
         footer = fmt.encode(meta)
@@ -340,7 +346,7 @@ def _carry_pandas_entry(key_value_metadata, table_metadata):
         key_value_metadata.setdefault(PANDAS_KEY, table_metadata[PANDAS_KEY])
 
 
-def _as_table(data, fields):
+def _as_table(data, fields, version):
     if isinstance(data, Table):
         table = data
     elif is_arrow_producer(data):
@@ -348,6 +354,9 @@ def _as_table(data, fields):
     else:
         from pqkit.convert import table_from_data
         table = table_from_data(data, fields)
+    if version != "2.6":
+        table = Table([adapt_column(c, f, version) for c, f in zip(table.columns, table.schema)],
+                      [adapt_field(f, version) for f in table.schema], table.metadata)
     names = [f.name for f in fields]
     if table.column_names != names:
         raise SchemaError(f"table columns {table.column_names} do not match the writer's "
@@ -384,6 +393,11 @@ def write_table(data, where, *, schema=None, preserve_index=None, **options):
     write_page_index, write_checksums, bloom_filter_columns, key_value_metadata,
     sorting_columns
         See the module documentation; defaults follow pyarrow's.
+    version : {"1.0", "2.4", "2.6"}, default "2.6"
+        Which logical types the file may use, as pyarrow's option: "1.0" writes
+        ``uint32`` as ``int64``; "1.0" and "2.4" write nanosecond timestamps as
+        microseconds (refusing any that would lose digits). See
+        :mod:`pqkit.write.version`.
     statistics_truncate_length : int, default 64
         Byte-array bounds longer than this are truncated (and flagged inexact).
     store_schema : bool, default True
