@@ -161,11 +161,18 @@ def test_column_encodings(encoding, version):
 def test_column_selection_by_name_and_path():
     data = _write(TABLE, row_group_size=100)
     _check(data, columns=["iint8", "struct", "map"])
+    # As pyarrow 26's read_table: a path through structs is a top-level column of its
+    # last node; a path into a list (which pyarrow refuses) keeps the pruned top column.
     ours = pqkit.read_table(data, columns=["struct.c.d", "deep.list.element.x"])
-    assert ours.column_names == ["struct", "deep"]
+    assert ours.column_names == ["d", "deep"]
+    same_values(ours.to_pydict()["d"],
+                pq.read_table(io.BytesIO(data), columns=["struct.c.d"]).to_pydict()["d"])
+    with pqkit.ParquetFile(data) as f:
+        pruned = f.read(columns=["struct.c.d"]).to_pydict()["struct"]
     full = pqkit.read_table(data).to_pydict()
-    got = ours.to_pydict()
-    same_values(got["struct"], [None if s is None else {"c": s["c"]} for s in full["struct"]])
+    same_values(pruned, [None if s is None else
+                         {"c": None if s["c"] is None else {"d": s["c"]["d"]}}
+                         for s in full["struct"]])
     with pytest.raises(pqkit.SchemaError, match="no column 'nope'"):
         pqkit.read_table(data, columns=["nope"])
 
