@@ -37,6 +37,9 @@ def test_no_columns_gives_rows_without_columns(path):
     ours = pqkit.read_table(path, columns=[])
     assert (ours.num_rows, ours.num_columns) == (theirs.num_rows, theirs.num_columns) == (5, 0)
     assert ours.slice(1, 4).num_rows == 3
+    assert ours.take([0, 0]).num_rows == 2
+    assert pqkit.read_table(path).select([]).num_rows == 5
+    assert pa.table(ours).num_rows == 5          # the Arrow export keeps the row count
     with pqkit.ParquetFile(path) as f:
         assert f.read(columns=[]).shape == (5, 0)
         assert f.read(columns=[], filters=[("id", ">", 2)]).num_rows == 2

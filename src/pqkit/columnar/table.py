@@ -188,7 +188,7 @@ class Table:
         """A table of the named (or numbered) columns, in the order given."""
         idx = [self._index(k) for k in keys]
         return Table([self._columns[i] for i in idx], [self._fields[i] for i in idx],
-                     self._metadata)
+                     self._metadata, num_rows=None if idx else self._num_rows)
 
     def drop(self, names):
         """A table without the named columns."""
