@@ -108,6 +108,14 @@ def test_a_reader_is_one_stream(path):
             batches.__arrow_c_stream__()
 
 
+def test_a_stream_outliving_its_file_fails_cleanly(path):
+    with pqkit.ParquetFile(path) as f:
+        stream = pa.RecordBatchReader.from_stream(f.iter_batches(batch_size=GROUP_ROWS))
+        assert stream.read_next_batch().num_rows == GROUP_ROWS
+    with pytest.raises(OSError, match="was closed"):
+        stream.read_next_batch()
+
+
 def _peak(run):
     gc.collect()
     tracemalloc.start()

@@ -59,6 +59,7 @@ class Source:
 
     def read(self, offset, length):
         """Return exactly `length` bytes at `offset` (immutable bytes)."""
+        self._check_open()
         if offset < 0 or length < 0 or offset + length > self.size:
             raise CorruptFileError(
                 f"byte range [{offset}, {offset + length}) lies outside the file "
@@ -79,6 +80,7 @@ class Source:
         allocating and faulting in fresh memory for every chunk. Buffers up to
         :data:`SCRATCH_KEEP` bytes are kept per thread for the next call.
         """
+        self._check_open()
         if offset < 0 or length < 0 or offset + length > self.size:
             raise CorruptFileError(
                 f"byte range [{offset}, {offset + length}) lies outside the file "
@@ -91,6 +93,11 @@ class Source:
         if got != length:
             raise CorruptFileError(f"short read at offset {offset}: {got} of {length} bytes")
         return view
+
+    def _check_open(self):
+        # A stream or batch iterator may outlive the ParquetFile's `with` block.
+        if self._owned and self._file is None:
+            raise ValueError(f"read from {self.name}, which was closed")
 
     def close(self):
         if self._owned and self._file is not None:
