@@ -74,13 +74,13 @@ def test_batches_without_columns(path):
 
 def test_duckdb_polars_pyarrow_scan_the_reader(path):
     expected = pqkit.read_table(path)
-    with pqkit.ParquetFile(path) as reader:
+    with pqkit.ParquetFile(path) as reader:  # noqa: F841 (DuckDB scans it by name)
         count = duckdb.sql("select count(*), sum(id), count(s) from reader").fetchall()[0]
     ids = expected.column("id").values
     assert count == (N, int(ids.sum()), N - expected.column("s").null_count)
 
     with pqkit.ParquetFile(path) as f:
-        batches = f.iter_batches(batch_size=30_000)
+        batches = f.iter_batches(batch_size=30_000)  # noqa: F841 (scanned by name)
         rel = duckdb.sql("select * from batches order by id")
         assert pqkit.Table.from_arrow(rel.arrow()).to_pydict() == expected.to_pydict()
 
@@ -127,21 +127,28 @@ def _peak(run):
 
 
 def test_streaming_memory_is_about_one_row_group(path):
-    with pqkit.ParquetFile(path) as f:
-        group_bytes = f.read_row_group(0).nbytes
+    # The unit: the peak of decoding one row group on its own (chunk bytes, levels,
+    # values). While the next row group decodes, the consumer still holds the batch
+    # before it, so a stream may peak near two of them, never near the whole file.
+    def one_group():
+        with pqkit.ParquetFile(path) as f:
+            assert f.read_row_group(2).num_rows == GROUP_ROWS
 
     def drain_batches():
         with pqkit.ParquetFile(path) as f:
             for batch in f.iter_batches(batch_size=9_000):
                 assert batch.num_rows
+
     def duckdb_count():
-        with pqkit.ParquetFile(path) as reader:
+        with pqkit.ParquetFile(path) as reader:  # noqa: F841 (scanned by name)
             assert duckdb.sql("select count(*) from reader").fetchall() == [(N,)]
+
     def whole_read():
         assert pqkit.read_table(path).num_rows == N
 
-    whole = _peak(whole_read)
+    group, whole = _peak(one_group), _peak(whole_read)
+    assert whole > 5 * group
     for run in (drain_batches, duckdb_count):
         peak = _peak(run)
-        assert peak < 3 * group_bytes, (run.__name__, peak, group_bytes)
-        assert peak < whole / 2, (run.__name__, peak, whole)
+        assert peak < 2.5 * group, (run.__name__, peak, group)
+        assert peak < whole / 3, (run.__name__, peak, whole)
