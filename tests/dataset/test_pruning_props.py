@@ -66,7 +66,7 @@ def _holds(value, op, operand):
     if op == "is_not_null":
         return value is not None
     if value is None:
-        return False
+        return op == "not in"          # as pyarrow: a null is "not in" any list
     return {"==": lambda: value == operand, "!=": lambda: value != operand,
             "<": lambda: value < operand, "<=": lambda: value <= operand,
             ">": lambda: value > operand, ">=": lambda: value >= operand,

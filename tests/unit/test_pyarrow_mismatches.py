@@ -72,6 +72,16 @@ def test_not_in_keeps_nulls_as_pyarrow(path, filters):
     assert ours == theirs
 
 
+def test_dataset_planning_agrees_on_nulls():
+    from pqkit.dataset.planning import ColumnBounds, term_holds
+    assert term_holds(None, "not in", ["a"]) and not term_holds(None, "in", ["a"])
+    assert not term_holds(None, "!=", "a")
+    bounds = ColumnBounds(T.string())
+    all_null = {"nulls": 4}
+    assert bounds.may_match(all_null, 4, "not in", ["a"])
+    assert not bounds.may_match(all_null, 4, "!=", "a")
+
+
 def test_not_in_keeps_a_page_of_nulls_only(tmp_path):
     # The page index says the second page holds nulls only: `not in` must still read it.
     p = tmp_path / "nulls.parquet"

@@ -4,7 +4,8 @@ The input is a DNF predicate as pyarrow and Kartothek write it: a list of
 ``(column, op, value)`` terms that must all hold, or a list of such lists of
 which one must hold. Operators: ``== = != < <= > >= in not in is_null
 is_not_null`` (the value of the last two is ignored). Comparisons with null
-are false; NaN never satisfies a range operator.
+are false, except that a null satisfies ``not in`` (as in pyarrow and in
+:mod:`pqkit.read.filters`); NaN never satisfies a range operator.
 
 Per file and per AND group:
 
@@ -74,13 +75,14 @@ def filter_columns(dnf):
 
 # --- exact evaluation on Python values (partition values) -----------------------------------------
 def term_holds(value, op, operand, where="filter"):
-    """Exact truth of ``value op operand`` with pqkit's semantics (nulls never match)."""
+    """Exact truth of ``value op operand`` with pqkit's semantics, which are pyarrow's:
+    a null matches ``is_null`` and ``not in`` only."""
     if op == "is_null":
         return value is None
     if op == "is_not_null":
         return value is not None
     if value is None:
-        return False
+        return op == "not in"
     try:
         if op == "==":
             return bool(value == operand)
@@ -122,7 +124,7 @@ class ColumnBounds:
         """False only when no row of the file can satisfy the term."""
         nulls = stats.get("nulls")
         if nulls is not None and nulls >= row_count:
-            return op == "is_null"
+            return op in ("is_null", "not in")
         if op == "is_null":
             return nulls is None or nulls > 0
         if op == "is_not_null":
