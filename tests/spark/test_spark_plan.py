@@ -94,9 +94,12 @@ def test_null_and_escaped_partition_values(tmp_path):
     _write(str(root / "k=a%2Fb%3Dc" / "a.parquet"), {"v": [2]})
     plan = pqkit.spark.plan(str(root))
     assert sorted((s.partition for s in plan.splits), key=repr) == [("a/b=c",), (None,)]
-    # Nulls never match, not even "!=".
+    # Nulls never match, not even "!=", except "not in" (as pyarrow).
     assert [s.partition for s in pqkit.spark.plan(str(root), filters=[("k", "!=", "x")])
             .splits] == [("a/b=c",)]
+    assert sorted((s.partition for s in pqkit.spark.plan(
+        str(root), filters=[("k", "not in", ["x"])]).splits), key=repr) == \
+        [("a/b=c",), (None,)]
 
 
 def test_timestamp_and_date_partitions(tmp_path):

@@ -277,7 +277,9 @@ def _partition_matches(terms, values):
     for name, op, want in terms:
         have = values[name]
         if have is None:
-            return False                      # nulls never match, as in pqkit's filters
+            if op != "not in":                # as in pqkit's (and pyarrow's) filters, a
+                return False                  # null matches `not in` alone
+            continue
         try:
             if not _OPS[op](have, want):
                 return False
