@@ -152,3 +152,34 @@ def test_streaming_memory_is_about_one_row_group(path):
         peak = _peak(run)
         assert peak < 2.5 * group, (run.__name__, peak, group)
         assert peak < whole / 3, (run.__name__, peak, whole)
+
+
+def test_dictionary_columns_stream_across_row_groups(tmp_path):
+    # pyarrow records the dictionary type; each row group has its own dictionary, so a
+    # batch spanning two holds both (appended), and the stream's type never changes.
+    p = tmp_path / "dict.parquet"
+    words = pa.array([f"w{i % 7}" if i % 5 else None for i in range(1_000)]).dictionary_encode()
+    pq.write_table(pa.table({"w": words, "i": range(1_000)}), p, row_group_size=300)
+    with pqkit.ParquetFile(p) as f:
+        batches = list(f.iter_batches(batch_size=450))
+        assert [b.num_rows for b in batches] == [450, 450, 100]
+        assert all(isinstance(b.schema[0].type, pqkit.datatypes.DictionaryType)
+                   for b in batches)
+        frame = pl.DataFrame(f.iter_batches(batch_size=450))
+        count = duckdb.sql("select count(w), count(distinct w) from f").fetchall()
+    assert frame["w"].to_list() == words.to_pylist()
+    assert count == [(800, 7)]
+
+
+def test_dictionary_type_of_plain_chunks_is_kept(tmp_path):
+    # Written without dictionary pages, the column's recorded type is still a dictionary:
+    # every row group and the empty read (the stream's schema) agree on it, as pyarrow.
+    p = tmp_path / "plain.parquet"
+    words = pa.array([f"w{i % 3}" for i in range(100)]).dictionary_encode()
+    pq.write_table(pa.table({"w": words}), p, row_group_size=40, use_dictionary=False)
+    with pqkit.ParquetFile(p) as f:
+        types = {str(b.schema[0].type) for b in f.iter_batches(batch_size=30)}
+        assert types == {str(f.read().schema[0].type)}
+        assert isinstance(f.read().schema[0].type, pqkit.datatypes.DictionaryType)
+        assert pa.table(f).column("w").to_pylist() == words.to_pylist()
+        assert pa.table(f).schema == pq.read_table(p).schema

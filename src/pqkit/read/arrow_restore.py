@@ -35,6 +35,7 @@ from pqkit.columnar.nested import (
     StructColumn,
     nulls,
 )
+from pqkit.convert.casts import dictionary_encoded
 from pqkit.errors import CorruptFileError
 from pqkit.schema.arrow_read import UnsupportedArrowType, decode_arrow_schema
 
@@ -170,7 +171,14 @@ def _dictionary(col, target):
         values = _restore(col.dictionary, target.value_type)
         typ = T.dictionary(col.type.index_type, values.type, target.ordered)
         return DictionaryColumn(typ, col.indices, values, col.validity)
-    return _restore(col, target.value_type)
+    values = _restore(col, target.value_type)
+    if values.type != target.value_type or not isinstance(values.type, T.StringType):
+        return values
+    # Text read from dictionary pages stays dictionary-encoded (read.leaf); a text
+    # chunk the writer stored plain (a dictionary grown too large, or no rows at all)
+    # is encoded here, so that every row group, and an empty read, has the type of the
+    # others: a stream's batches must all have the schema it announced.
+    return dictionary_encoded(values, T.dictionary(T.int32(), values.type, target.ordered))
 
 
 def _list(col, target):
