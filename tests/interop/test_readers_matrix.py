@@ -62,7 +62,7 @@ def rle_booleans(options):
 
 
 def named(*names):
-    return lambda options: any(options is VARIANTS[n] for n in names)
+    return lambda options: any(options == VARIANTS[n] for n in names)
 
 
 # (reader, columns, variants it applies to, why the reader cannot read them). Each entry
