@@ -19,7 +19,8 @@ for the first page's values is not written either.
 
 v1 pages compress ``rep levels | def levels | values`` together (levels RLE
 with a 4-byte length); v2 pages keep the levels uncompressed in front of the
-compressed values, and store booleans RLE-encoded.
+compressed values, and store booleans RLE-encoded. A v2 page without value
+bytes (all nulls, PLAIN) is written ``is_compressed=false``.
 """
 from dataclasses import dataclass, field
 
@@ -346,7 +347,7 @@ class ColumnChunkWriter:
                     num_values=n_entries, num_nulls=nulls, num_rows=rows, encoding=encoding,
                     definition_levels_byte_length=len(def_bytes),
                     repetition_levels_byte_length=len(rep_bytes),
-                    is_compressed=self.opt.codec != CompressionCodec.UNCOMPRESSED,
+                    is_compressed=self._compresses(body),
                     statistics=stats))
             self._emit(header, body, [rep_bytes, def_bytes], levels_size + len(body))
         else:
@@ -407,7 +408,8 @@ class ColumnChunkWriter:
             joined = b"".join(prefix + [body])
             parts = [compress(codec, joined, self.opt.level) if joined else b""]
         else:
-            parts = prefix + [compress(codec, body, self.opt.level) if len(body) else b""]
+            parts = prefix + [compress(codec, body, self.opt.level) if self._compresses(body)
+                              else body]
         payload_size = sum(len(p) for p in parts)
         header.uncompressed_page_size = uncompressed_size
         header.compressed_page_size = payload_size
@@ -424,6 +426,12 @@ class ColumnChunkWriter:
         self.pos += len(head) + payload_size
         self.sizes[0] += len(head) + uncompressed_size
         self.sizes[1] += len(head) + payload_size
+
+    def _compresses(self, body):
+        """Whether a v2 page's values section is compressed. An empty one is not, and
+        says so (``is_compressed=false``) as Arrow C++ does: fastparquet hands a flagged
+        empty section to the codec, which rejects 0 bytes."""
+        return self.opt.codec != CompressionCodec.UNCOMPRESSED and len(body) > 0
 
     def _count(self, page_type, encoding):
         key = (page_type, encoding)
