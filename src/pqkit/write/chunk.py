@@ -33,7 +33,7 @@ from pqkit.bloom import SplitBlockBloomFilter, optimal_num_bytes
 from pqkit.compression import compress
 from pqkit.encodings.bss import encode_bss
 from pqkit.encodings.delta import encode_delta
-from pqkit.encodings.dictionary import build_binary, build_fixed
+from pqkit.encodings.dictionary import Dictionary, build_binary, build_fixed
 from pqkit.encodings.physical import NUMERIC, empty_array
 from pqkit.encodings.plain import encode_plain
 from pqkit.encodings.rle import (
@@ -169,7 +169,7 @@ class ColumnChunkWriter:
         dictionary, dict_offset = None, None
         if self.opt.encoding is None and self.opt.use_dictionary and n_values \
                 and self.physical != Type.BOOLEAN:
-            dictionary = self._dictionary(values, n_values, bounds[0][3])
+            dictionary = self._dictionary(values, n_values, bounds[0][3], leaf.dictionary)
             if dictionary is not None:
                 dict_offset = self.pos
                 self._dictionary_page(dictionary)
@@ -200,12 +200,18 @@ class ColumnChunkWriter:
         return WrittenChunk(meta, pages, dict_offset, bloom)
 
     # -- dictionary ------------------------------------------------------------------
-    def _dictionary(self, values, n_values, first_page):
+    def _dictionary(self, values, n_values, first_page, seed=None):
         """The chunk's dictionary, or None when it would not pay (see the module doc).
 
-        ``first_page`` is the number of values on the first data page.
+        ``first_page`` is the number of values on the first data page. ``seed``, a
+        dictionary column's own dictionary, starts the chunk's dictionary in its order
+        (unused entries included), as pyarrow writes dictionary arrays.
         """
         limit = self.opt.dictionary_page_size_limit
+        if seed is not None:
+            dictionary = self._seeded(seed, values, limit)
+            if dictionary is not None:
+                return dictionary if dictionary.encoded >= first_page else None
         if DICTIONARY_SAMPLE <= first_page < n_values:
             head = _slice_values(values, 0, first_page, self.physical, self.type_length)
             sample = self._build(head, limit)
@@ -219,6 +225,23 @@ class ColumnChunkWriter:
         if self.physical == Type.BYTE_ARRAY:
             return build_binary(*values, limit)
         return build_fixed(values, limit)
+
+    def _seeded(self, seed, values, limit):
+        """The dictionary of ``seed`` followed by ``values``, indices of ``values`` only;
+        None when the seed alone does not fit the limit."""
+        if self.physical == Type.BYTE_ARRAY:
+            (s_off, s_data), (v_off, v_data) = seed, values
+            base = int(v_off[0])
+            offsets = np.concatenate([s_off - s_off[0], v_off[1:] - base + (s_off[-1] - s_off[0])])
+            data = np.concatenate([s_data[int(s_off[0]):int(s_off[-1])],
+                                   v_data[base:int(v_off[-1])]])
+            both, k = (offsets, data), len(s_off) - 1
+        else:
+            both, k = np.concatenate([seed, values]), len(seed)
+        d = self._build(both, limit)
+        if d.encoded < k:
+            return None
+        return Dictionary(d.values, d.size, d.indices[k:], d.encoded - k)
 
     def _dictionary_pays(self, dictionary, values):
         """Whether the dictionary page plus the indices of ``values`` take fewer bytes
