@@ -142,7 +142,6 @@ def files(tmp_path_factory):
 @pytest.fixture(scope="module")
 def cells(files):
     """{(reader, path): {column: cell}}; fastparquet runs in child processes."""
-    pytest.importorskip("fastparquet")
     out = {}
     paths = [p for pair in files.values() for p in pair]
     for reader in ("pyarrow", "duckdb", "polars"):
