@@ -11,7 +11,8 @@ GZIP           one or more concatenated RFC 1952 gzip members
 LZO            not supported (:class:`~pqkit.errors.UnsupportedFeatureError`)
 BROTLI         one RFC 7932 stream
 LZ4            deprecated; read as Hadoop framing, else an LZ4 frame, else a
-               raw LZ4 block (writers disagreed); written as Hadoop framing
+               raw LZ4 block (writers disagreed); written as Hadoop framing,
+               only when asked for by the name ``"lz4_hadoop"``
 ZSTD           one or more RFC 8878 frames, with or without a content size
 LZ4_RAW        one raw LZ4 block
 =============  ==============================================================
@@ -46,7 +47,8 @@ from pqkit.errors import (
 )
 from pqkit.format import CompressionCodec
 
-__all__ = ["CompressionCodec", "codec_from_name", "codec_available", "decompress", "compress"]
+__all__ = ["CompressionCodec", "codec_from_name", "codec_names", "codec_available", "decompress",
+           "compress"]
 
 _GROW_FLOOR = 1 << 20            # first output buffer when the final size is not trusted
 _LZ4_HADOOP_CHUNK = 128 * 1024   # uncompressed bytes per Hadoop block when writing
@@ -460,23 +462,36 @@ _CODECS = {
 }
 
 
+# Names that are not an enum member's name. "lz4" is LZ4_RAW, as in pyarrow, polars and
+# DuckDB: the LZ4 codec id (5) is deprecated, its framing ambiguous, and readers such as
+# fastparquet cannot read it; it stays writable by an explicit name.
+_NAME_ALIASES = {"NONE": CompressionCodec.UNCOMPRESSED, "LZ4": CompressionCodec.LZ4_RAW,
+                 "LZ4_HADOOP": CompressionCodec.LZ4}
+
+
+def codec_names():
+    """The names :func:`codec_from_name` accepts (lower case), each with its codec."""
+    names = {c.name.lower(): c for c in CompressionCodec}
+    names.update((k.lower(), c) for k, c in _NAME_ALIASES.items())
+    return names
+
+
 def codec_from_name(name):
     """The :class:`CompressionCodec` for a name such as ``"zstd"`` (any case) or a number.
 
-    ``None`` and ``"none"`` mean UNCOMPRESSED; anything else unknown raises
-    :class:`~pqkit.SchemaError` (a ValueError), as does an invalid level.
+    ``None`` and ``"none"`` mean UNCOMPRESSED; ``"lz4"`` means LZ4_RAW (as in pyarrow)
+    and ``"lz4_hadoop"`` the deprecated Hadoop-framed LZ4 (codec id 5). A
+    :class:`CompressionCodec` or an integer is taken as the codec id itself. Anything
+    else unknown raises :class:`~pqkit.SchemaError` (a ValueError), as does an
+    invalid level.
     """
     if name is None or isinstance(name, CompressionCodec):
         return name or CompressionCodec.UNCOMPRESSED
     if isinstance(name, str):
-        key = name.strip().upper()
-        if key == "NONE":
-            return CompressionCodec.UNCOMPRESSED
-        try:
-            return CompressionCodec[key]
-        except KeyError:
-            pass
-        known = ", ".join(c.name.lower() for c in CompressionCodec)
+        codec = codec_names().get(name.strip().lower())
+        if codec is not None:
+            return codec
+        known = ", ".join(sorted(codec_names()))
         raise SchemaError(f"unknown compression codec {name!r}; expected one of {known}")
     try:
         return CompressionCodec(operator.index(name))

@@ -247,7 +247,8 @@ def test_csv_quotes_carriage_returns(tmp_path, capsys):
 
 def test_zoned_timestamps_local_and_utc(tmp_path, capsys):
     """Local mean time has an offset with seconds; a value the zone database cannot place
-    (local time past year 9999) falls back to its UTC instant."""
+    (local time past year 9999) falls back to its UTC instant. Parquet has no seconds
+    unit: the file stores milliseconds, and pqkit reads them as pyarrow does."""
     path = tmp_path / "paris.parquet"
     seconds = [-2_500_000_000, 0, 253402300799, None, 1_700_000_000]
     table = pa.table({"t": pa.array(seconds, pa.timestamp("s", tz="Europe/Paris"))})
@@ -255,16 +256,18 @@ def test_zoned_timestamps_local_and_utc(tmp_path, capsys):
     code, out, err = run(capsys, "cat", path, "--format", "jsonl")
     assert code == 0, err
     assert [r["t"] for r in jsonl(out)] == [
-        "1890-10-11T19:33:20Z", "1970-01-01T00:00:00Z", "9999-12-31T23:59:59Z", None,
-        "2023-11-14T22:13:20Z"]
+        "1890-10-11T19:33:20.000Z", "1970-01-01T00:00:00.000Z", "9999-12-31T23:59:59.000Z",
+        None, "2023-11-14T22:13:20.000Z"]
     code, out, err = run(capsys, "head", path, "--json", "--timestamps", "local")
     assert code == 0, err
     rows = json.loads(out)["rows"]
     assert [r["t"] for r in rows] == [
-        "1890-10-11T19:42:41+00:09:21", "1970-01-01T01:00:00+01:00", "9999-12-31T23:59:59Z",
-        None, "2023-11-14T23:13:20+01:00"]
+        "1890-10-11T19:42:41.000+00:09:21", "1970-01-01T01:00:00.000+01:00",
+        "9999-12-31T23:59:59.000Z", None, "2023-11-14T23:13:20.000+01:00"]
     # pyarrow cannot make a datetime of the 9999 row in Paris: compare the others.
-    assert rows[:2] + rows[3:] == table_rows(table.take([0, 1, 3, 4]), timestamps="local")
+    theirs = pq.read_table(path)
+    assert str(theirs.schema.field("t").type) == "timestamp[ms, tz=Europe/Paris]"
+    assert rows[:2] + rows[3:] == table_rows(theirs.take([0, 1, 3, 4]), timestamps="local")
 
 
 def test_invalid_utf8_is_shown_replaced(tmp_path, capsys):

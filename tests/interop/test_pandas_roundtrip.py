@@ -127,11 +127,14 @@ def test_categories_unused_and_out_of_order_from_pyarrow():
     _same(back, df)
 
 
-@pytest.mark.xfail(strict=True, reason="the chunk writer re-encodes a dictionary column, so "
-                   "unused categories and the categories' order are not stored")
-def test_categories_unused_and_out_of_order_from_pqkit():
-    df = pd.DataFrame({"c": pd.Categorical(["x", "z", "x"], categories=["z", "y", "x"])})
-    _same(pqkit.read_pandas(_pqkit_bytes(df)), df)
+@pytest.mark.parametrize("ordered", [False, True])
+def test_categories_unused_and_out_of_order_from_pqkit(ordered):
+    # The column's own dictionary starts the chunk's dictionary page, as pyarrow writes it.
+    df = pd.DataFrame({"c": pd.Categorical(["x", "z", None, "x"], categories=["z", "y", "x"],
+                                           ordered=ordered)})
+    data = _pqkit_bytes(df)
+    _same(pqkit.read_pandas(data), df)
+    assert pd.read_parquet(io.BytesIO(data))["c"].cat.categories.tolist() == ["z", "y", "x"]
 
 
 @pytest.mark.parametrize("write", [_pqkit_bytes, _pandas_bytes])

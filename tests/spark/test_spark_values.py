@@ -104,8 +104,10 @@ def test_legacy_calendar_dates_and_timestamps(spark, tmp_path, conf, engine):
 
 @pytest.mark.parametrize("legacy", [True, False], ids=["legacy-int96", "corrected-int96"])
 def test_int96_timestamps(spark, tmp_path, legacy):
-    # INT96 within what pqkit's reader holds (nanoseconds: 1677..2262), before 1900.
+    # INT96 before 1900 and, in "far", from the year 1019 to 3300: beyond what
+    # nanoseconds hold (1677..2262), which pqkit.spark.read avoids by reading microseconds.
     sql = """select id, timestamp_micros(id * 86400000123457 - 5000000000000000) as ts,
+                    timestamp_micros(id * 3000000000000123 - 30000000000000000) as far,
                     date_add(date'1000-01-01', cast(id as int)) as day from range(0, 25)"""
     conf = {"spark.sql.parquet.outputTimestampType": "INT96"}
     if legacy:

@@ -214,3 +214,27 @@ def test_no_dictionary_page_when_it_cannot_hold_the_first_page():
                                      data_page_size=4000)
     assert "RLE_DICTIONARY" not in encodings[0]
     assert not md.row_group(0).column(0).has_dictionary_page
+
+
+@pytest.mark.parametrize("codec", ["snappy", "zstd", "gzip"])
+def test_v2_page_without_values_is_flagged_uncompressed(codec):
+    """A v2 page of only nulls has no value bytes; it says is_compressed=false (as Arrow
+    C++ writes it) so that no reader hands 0 bytes to the codec; pages with values
+    stay compressed."""
+    values = [None] * 30 + list(range(30))
+    buf = io.BytesIO()
+    pqkit.write_table({"c": values}, buf, compression=codec, data_page_version="2.0",
+                      use_dictionary=False, row_group_size=30)
+    data = buf.getvalue()
+    flags = []
+    for rg in pqkit.read_metadata(data).raw.row_groups:
+        md = rg.columns[0].meta_data
+        body = data[md.data_page_offset:md.data_page_offset + md.total_compressed_size]
+        for p in PageWalker(body, md.data_page_offset, md.num_values, "c",
+                            verify_checksums=True):
+            h = p.header.data_page_header_v2
+            flags.append((h.num_nulls, h.is_compressed, p.header.compressed_page_size))
+    assert [f[:2] for f in flags] == [(30, False), (0, True)]
+    assert flags[0][2] == 2          # the definition levels: one RLE run of 30 zeros
+    assert pq.read_table(io.BytesIO(data)).column("c").to_pylist() == values
+    assert pqkit.read_table(data).column("c").to_pylist() == values

@@ -59,10 +59,24 @@ def test_codec_from_name():
     assert codec_from_name(None) is C.UNCOMPRESSED
     assert codec_from_name(2) is C.GZIP
     assert codec_from_name(C.BROTLI) is C.BROTLI
-    with pytest.raises(ValueError, match="'lzma'"):
+    with pytest.raises(ValueError, match="'lzma'.*lz4_hadoop"):
         codec_from_name("lzma")
     with pytest.raises(ValueError, match="42"):
         codec_from_name(42)
+
+
+def test_lz4_name_means_lz4_raw_as_in_pyarrow():
+    """"lz4" is LZ4_RAW (codec 7), what pyarrow, polars and DuckDB write by that name;
+    the deprecated Hadoop-framed LZ4 (codec 5) is written only by its explicit name,
+    and codec ids are taken as they are (the reader keeps reading both)."""
+    assert codec_from_name("lz4") is C.LZ4_RAW
+    assert codec_from_name(" LZ4 ") is C.LZ4_RAW
+    assert codec_from_name("lz4_hadoop") is C.LZ4
+    assert codec_from_name(5) is C.LZ4 and codec_from_name(C.LZ4) is C.LZ4
+    data = b"pqkit " * 100
+    assert compress("lz4", data) == compress(C.LZ4_RAW, data)
+    assert compress("lz4_hadoop", data)[:4] == len(data).to_bytes(4, "big")
+    assert bytes(decompress("lz4_hadoop", compress("lz4_hadoop", data), len(data))) == data
 
 
 def test_codec_available():

@@ -9,21 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pqkit import datatypes as T
 from pqkit._native.pyobjects import (
-    binary_array_capsules,
     first_invalid_utf8,
     list_rows,
     struct_rows,
     utf8_objects,
 )
-
-
-class _Export:
-    def __init__(self, *args):
-        self.args = args
-
-    def __arrow_c_array__(self, requested_schema=None):
-        return binary_array_capsules(*self.args)
+from pqkit.columnar.column import BinaryColumn
 
 
 def _binary(values):
@@ -135,47 +128,33 @@ def test_first_invalid_utf8_on_every_code_point_and_edges():
         first_invalid_utf8(np.array([0, 2, 1]), np.zeros(2, np.uint8))
 
 
-# --- Arrow C Data export --------------------------------------------------------------------
-def test_capsules_import_into_pyarrow_without_copy():
+# --- large views for pandas' Arrow-backed strings ----------------------------------------------
+def test_large_view_is_exported_without_copy():
     values = [b"ab", None, b"", "€".encode(), None]
     offsets, data = _binary([v or b"" for v in values])
     valid = np.array([v is not None for v in values])
-    bitmap = np.packbits(valid, bitorder="little")
-    arr = pa.array(_Export(offsets, data, bitmap, 2, True))
+    col = BinaryColumn(T.string(), offsets, data, valid).as_large()
+    arr = pa.array(col)
     assert arr.type == pa.large_string() and arr.null_count == 2
     assert arr.to_pylist() == [None if v is None else v.decode() for v in values]
     assert arr.buffers()[2].address == data.ctypes.data
+    assert arr.buffers()[1].address == offsets.ctypes.data
     arr.validate(full=True)
-    binary = pa.array(_Export(offsets[1:], data, None, 0, False))
+    binary = pa.array(BinaryColumn(T.binary(), offsets[1:], data).as_large())
     assert binary.type == pa.large_binary()
     assert binary.to_pylist() == [b"", b"", "€".encode(), b""]
 
 
-def test_capsules_keep_buffers_alive_until_released():
+def test_large_view_keeps_buffers_alive_until_released():
     offsets, data = _binary([b"abc"] * 10)
     base = sys.getrefcount(data)
-    arr = pa.array(_Export(offsets, data, None, 0, True))
-    assert sys.getrefcount(data) == base + 1
+    arr = pa.array(BinaryColumn(T.string(), offsets, data).as_large())
+    assert sys.getrefcount(data) > base
     del arr
     gc.collect()
     assert sys.getrefcount(data) == base
-    capsules = binary_array_capsules(offsets, data, None, 0, True)     # never imported
-    del capsules
-    assert sys.getrefcount(data) == base
 
 
-def test_capsules_of_empty_data():
-    arr = pa.array(_Export(np.zeros(3, np.int64), np.zeros(0, np.uint8), None, 0, True))
-    assert arr.to_pylist() == ["", ""]
-
-
-def test_capsules_reject_inconsistent_buffers():
-    offsets, data = _binary([b"ab"])
-    with pytest.raises(ValueError, match="outside"):
-        binary_array_capsules(np.array([0, 5]), data, None, 0, True)
-    with pytest.raises(ValueError, match="bitmap"):
-        binary_array_capsules(np.zeros(10, np.int64), data, np.zeros(1, np.uint8), 0, True)
-    with pytest.raises(ValueError, match="no validity bitmap"):
-        binary_array_capsules(offsets, data, None, 1, True)
-    with pytest.raises(ValueError, match="null count"):
-        binary_array_capsules(offsets, data, np.zeros(1, np.uint8), 2, True)
+def test_large_view_of_empty_data():
+    col = BinaryColumn(T.string(), np.zeros(3, np.int64), np.zeros(0, np.uint8)).as_large()
+    assert pa.array(col).to_pylist() == ["", ""]

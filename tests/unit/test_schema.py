@@ -78,3 +78,19 @@ def test_deep_nesting_is_refused():
     elements.append(el("leaf", Type.INT32, R.OPTIONAL))
     with pytest.raises(pqkit.SchemaError, match="deeper"):
         pqkit.Schema(elements)
+
+
+@pytest.mark.parametrize("unit, physical", [("s", Type.INT32), ("ms", Type.INT32),
+                                            ("us", Type.INT64), ("ns", Type.INT64)])
+def test_time_columns_are_written_local_without_converted_type(unit, physical):
+    """As pyarrow writes them: TIME(isAdjustedToUTC=false) and no TIME_MILLIS/MICROS,
+    which would say UTC (DuckDB then reads TIME WITH TIME ZONE)."""
+    from pqkit import datatypes as T
+    from pqkit.schema.from_table import parquet_schema
+    t = T.time32(unit) if unit in ("s", "ms") else T.time64(unit)
+    elements, _ = parquet_schema([T.Field("t", t)])
+    leaf = elements[1]
+    assert leaf.type == physical and leaf.converted_type is None
+    assert leaf.logicalType.TIME.isAdjustedToUTC is False
+    expected = {"s": "MILLIS", "ms": "MILLIS", "us": "MICROS", "ns": "NANOS"}[unit]
+    assert getattr(leaf.logicalType.TIME.unit, expected) is not None

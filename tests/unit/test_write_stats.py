@@ -306,13 +306,35 @@ def test_long_strings_are_truncated_where_pyarrow_keeps_them_whole():
     assert ours.null_count == meta.statistics.null_count == 1
 
 
-def test_long_binary_max_all_0xff_is_omitted():
+def test_long_binary_max_all_0xff_is_kept_whole_and_exact():
+    """No short upper bound exists for 100 bytes of 0xFF: the max is written whole, as
+    pyarrow does, so that the chunk keeps a max and a column index (pruning)."""
     arr = pa.array([b"\xff" * 100, b"\x00" * 80, b"\x10"])
     node, meta = footer_stats(pyarrow_file(arr))
-    _, ours = accumulate(node, arr)
+    pages, ours = accumulate(node, arr)
     assert ours.min_value == b"\x00" * 64 and ours.is_min_value_exact is False
-    assert ours.max_value is None and ours.is_max_value_exact is None
+    assert ours.max_value == b"\xff" * 100 and ours.is_max_value_exact is True
+    assert pages[0].max_value == b"\xff" * 100 and pages[0].is_max_value_exact is True
     assert meta.statistics.max_value == b"\xff" * 100       # pyarrow: whole
+    text = pa.array(["\U0010ffff" * 30, "a"])
+    node, _ = footer_stats(pyarrow_file(text))
+    _, ours = accumulate(node, text)
+    assert (ours.max_value, ours.is_max_value_exact) == (("\U0010ffff" * 30).encode(), True)
+
+
+def test_untruncatable_max_keeps_column_index():
+    """The file as a whole: the chunk has its exact max and a column index, which
+    pyarrow reads back, and pqinspect verify finds nothing to complain about."""
+    from pqkit.inspect.verify import INFO, verify_file
+    buf = io.BytesIO()
+    values = [b"\xff" * 100, None, b"\x01" * 70]
+    pqkit.write_table({"c": pa.array(values).to_pylist()}, buf, compression="none")
+    data = buf.getvalue()
+    chunk = pq.ParquetFile(io.BytesIO(data)).metadata.row_group(0).column(0)
+    assert chunk.statistics.max == b"\xff" * 100 and chunk.has_column_index
+    ci = pqkit.read_metadata(data).raw.row_groups[0].columns[0]
+    assert ci.column_index_offset is not None
+    assert [f.rule for f in verify_file(data, deep=True).findings if f.severity != INFO] == []
 
 
 # -- against other writers' files in the parquet-testing corpus ---------------------------------
@@ -323,8 +345,8 @@ def corpus_file(corpus, name):
 
 def test_parquet_rs_truncated_min_max(corpus):
     """parquet-rs 55.1.0 wrote these with a 2-byte truncation length. Where it cannot round the
-    max up (every prefix byte 0xFF, or a 4-byte character in 2 bytes) it keeps the whole value;
-    we follow our rule (and the spec's first option) and omit the max."""
+    max up (every prefix byte 0xFF, or a 4-byte character in 2 bytes) it keeps the whole value,
+    as Arrow C++ and we do."""
     md, table = corpus_file(corpus, "binary_truncated_min_max.parquet")
     for i, node in enumerate(md.schema.columns):
         theirs = md.raw.row_groups[0].columns[i].meta_data.statistics
@@ -334,11 +356,7 @@ def test_parquet_rs_truncated_min_max(corpus):
         ours = acc.chunk()
         if node.name.endswith("partial_truncation"):
             assert theirs.is_max_value_exact and len(theirs.max_value) > 2
-            assert ours.max_value is None
-            assert (ours.min_value, ours.is_min_value_exact) == \
-                (theirs.min_value, theirs.is_min_value_exact)
-        else:
-            assert ours == theirs, node.name
+        assert ours == theirs, node.name
 
 
 @pytest.mark.parametrize("name", ["float16_zeros_and_nans.parquet",
@@ -620,17 +638,14 @@ def test_property_truncated_bounds_contain_every_value(values, limit, data):
                              truncate_length=limit)
     assert chunk.min_value <= min(values) and len(chunk.min_value) <= limit
     assert chunk.is_min_value_exact == (chunk.min_value == min(values))
-    if chunk.max_value is None:
-        assert max(values)[:limit] == b"\xff" * limit
-    else:
-        assert all(chunk.max_value >= v for v in values)
-        assert len(chunk.max_value) <= limit
-        assert chunk.is_max_value_exact == (chunk.max_value == max(values))
+    assert all(chunk.max_value >= v for v in values)
+    assert chunk.is_max_value_exact == (chunk.max_value == max(values))
+    if len(chunk.max_value) > limit:        # no short bound: the exact max, whole
+        assert max(values)[:limit] == b"\xff" * limit and chunk.is_max_value_exact
     # A chunk's bounds hold every page's values: each is at most as tight as the pages'.
     for page in pages:
         if page.min_value is not None:
             assert chunk.min_value <= page.min_value
-        if page.max_value is not None and chunk.max_value is not None:
             assert chunk.max_value >= page.max_value
 
 
@@ -642,9 +657,11 @@ def test_property_text_truncation_stays_utf8(strings, limit, data):
     _, chunk = run_pages(node, values, byte_array, data, truncate_length=limit)
     chunk.min_value.decode("utf-8")
     assert chunk.min_value <= min(values) and len(chunk.min_value) <= limit
-    if chunk.max_value is not None:
-        chunk.max_value.decode("utf-8")
-        assert all(chunk.max_value >= v for v in values) and len(chunk.max_value) <= limit
+    chunk.max_value.decode("utf-8")
+    assert all(chunk.max_value >= v for v in values)
+    # Longer than the limit only when no short bound exists; then it is the exact max.
+    assert len(chunk.max_value) <= limit or \
+        (chunk.max_value == max(values) and chunk.is_max_value_exact)
 
 
 def decimal_key(raw):

@@ -31,9 +31,8 @@ import numpy as np
 from pqkit import datatypes as T
 from pqkit._native.pyobjects import take_objects
 from pqkit._native.take import narrow_positions, take_byte_array
-from pqkit.columnar import arrow_export
+from pqkit.columnar import arrow_export, to_pandas
 from pqkit.columnar import pyvalues as pv
-from pqkit.columnar import to_pandas
 from pqkit.errors import EncodingError, SchemaError
 
 _REPR_VALUES = 10
@@ -472,6 +471,12 @@ class BinaryColumn(Column):
     def as_binary(self):
         """The same buffers typed as binary (the raw bytes of a string column)."""
         t = T.large_binary() if self.type.large else T.binary()
+        return BinaryColumn(t, self.offsets, self.data, self.validity)
+
+    def as_large(self):
+        """This column as the large type of its kind over the same buffers (no copy):
+        what Arrow-backed pandas strings hold, exported with int64 offsets as they are."""
+        t = T.large_string() if T.is_text_type(self.type) else T.large_binary()
         return BinaryColumn(t, self.offsets, self.data, self.validity)
 
     def _pandas_array(self, pd, strings, take):

@@ -49,7 +49,6 @@ import numpy as np
 from pqkit import datatypes as T
 from pqkit._native.dictenc import dictionary_encode
 from pqkit._native.pyobjects import (
-    binary_array_capsules,
     first_invalid_utf8,
     take_objects,
     utf8_objects,
@@ -152,25 +151,11 @@ def nested_array(col):
 
 
 # --- strings -----------------------------------------------------------------------------
-class _ArrowStrings:
-    """A string column seen through the Arrow PyCapsule protocol (zero copy)."""
-
-    __slots__ = ("_col",)
-
-    def __init__(self, col):
-        self._col = col
-
-    def __arrow_c_array__(self, requested_schema=None):
-        col = self._col
-        bitmap = None if col.null_count == 0 else np.packbits(col.validity, bitorder="little")
-        return binary_array_capsules(col.offsets, col.data, bitmap, col.null_count, True)
-
-
 def strings(pd, col, strings):
     dtype = _string_dtype(pd) if strings == "str" else None
     if dtype is not None and dtype.storage == "pyarrow" and hasattr(pd.Series, "from_arrow"):
         _check_utf8(col)
-        return pd.Series.from_arrow(_ArrowStrings(col)).array
+        return pd.Series.from_arrow(col.as_large()).array
     values = string_objects(col)
     if dtype is not None:
         return pd.array(values, dtype=dtype)

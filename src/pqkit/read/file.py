@@ -35,6 +35,10 @@ class ParquetFile:
     verify_checksums : bool, default True
         Check every page CRC32 that a writer stored; a mismatch raises
         :class:`pqkit.ChecksumError` naming the column, row group and page offset.
+    coerce_int96_timestamp_unit : {"ns", "us", "ms", "s"}, optional
+        Read INT96 timestamps in this unit (pyarrow's option of the same name). The
+        default, nanoseconds, wraps outside the years 1677-2262 as pyarrow does; a
+        coarser unit keeps every year exact.
 
     Examples
     --------
@@ -43,7 +47,7 @@ class ParquetFile:
     ...         process(batch.to_pandas())
     """
 
-    def __init__(self, source, *, verify_checksums=True):
+    def __init__(self, source, *, verify_checksums=True, coerce_int96_timestamp_unit=None):
         self._source = Source(source)
         try:
             self.metadata = read_metadata_from(self._source)
@@ -52,7 +56,13 @@ class ParquetFile:
             raise
         self.schema = self.metadata.schema
         self.verify_checksums = verify_checksums
-        self.row_group_reader = RowGroupReader(self._source, self.metadata, verify_checksums)
+        try:
+            self.row_group_reader = RowGroupReader(self._source, self.metadata,
+                                                   verify_checksums,
+                                                   coerce_int96_timestamp_unit or "ns")
+        except BaseException:
+            self._source.close()
+            raise
 
     # --- file-level facts ---------------------------------------------------------------
     @property
@@ -235,7 +245,7 @@ class ParquetFile:
 
 
 def read_table(source, columns=None, row_groups=None, *, filters=None, verify_checksums=True,
-               variant="struct"):
+               variant="struct", coerce_int96_timestamp_unit=None):
     """Read a Parquet file into a :class:`pqkit.Table`.
 
     Parameters
@@ -260,6 +270,8 @@ def read_table(source, columns=None, row_groups=None, *, filters=None, verify_ch
         ``value``, ``typed_value``), as pyarrow does; ``"decode"`` reassembles shredded
         values and decodes every row to Python values (a
         :class:`pqkit.variant.VariantColumn`; see :func:`pqkit.variant.decode`).
+    coerce_int96_timestamp_unit : {"ns", "us", "ms", "s"}, optional
+        See :class:`ParquetFile`.
 
     Examples
     --------
@@ -267,7 +279,8 @@ def read_table(source, columns=None, row_groups=None, *, filters=None, verify_ch
     """
     if variant not in ("struct", "decode"):
         raise ValueError(f"variant must be 'struct' or 'decode', got {variant!r}")
-    with ParquetFile(source, verify_checksums=verify_checksums) as f:
+    with ParquetFile(source, verify_checksums=verify_checksums,
+                     coerce_int96_timestamp_unit=coerce_int96_timestamp_unit) as f:
         table = f.read(columns=columns, row_groups=row_groups, filters=filters)
         if columns is not None:
             table = _as_requested(table, columns)

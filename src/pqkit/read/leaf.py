@@ -16,16 +16,25 @@ from pqkit.levels import expand_offsets, expand_values
 from pqkit.read import values as V
 
 _JULIAN_EPOCH = 2440588
+_NS_PER_UNIT = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 _NS_PER_DAY = 86_400_000_000_000
+INT96_UNITS = tuple(_NS_PER_UNIT)
 
 
-def int96_to_ns(raw):
-    """(n, 12) uint8 INT96 values -> int64 nanoseconds since the epoch (wrapping, as others do)."""
+def int96_to_timestamps(raw, unit="ns"):
+    """(n, 12) uint8 INT96 values -> int64 counts of ``unit`` since the epoch.
+
+    In nanoseconds only the years 1677-2262 fit in int64; outside them the result
+    wraps, as pyarrow's default read does. A coarser unit (pyarrow's
+    ``coerce_int96_timestamp_unit``; Spark reads microseconds) keeps any year exact,
+    flooring the time of day to the unit.
+    """
     raw = np.ascontiguousarray(raw)
     nanos = raw[:, :8].copy().view("<i8").reshape(-1)
     days = raw[:, 8:].copy().view("<u4").reshape(-1).astype(np.int64)
+    per = _NS_PER_UNIT[unit]
     with np.errstate(over="ignore"):
-        return (days - _JULIAN_EPOCH) * _NS_PER_DAY + nanos
+        return (days - _JULIAN_EPOCH) * (_NS_PER_DAY // per) + np.floor_divide(nanos, per)
 
 
 def _fixed_as_binary(arr):
@@ -62,7 +71,7 @@ def leaf_column(type_, physical, values, value_mask, validity, num_slots):
         return BinaryColumn(type_, offsets, values.data, validity)
     arr = expand_values(values.array, value_mask)
     if physical == Type.INT96:
-        return PrimitiveColumn(type_, int96_to_ns(arr), validity)
+        return PrimitiveColumn(type_, int96_to_timestamps(arr, type_.unit), validity)
     if physical == Type.FIXED_LEN_BYTE_ARRAY:
         if isinstance(type_, T.DecimalType):
             return DecimalColumn(type_, arr, validity)

@@ -13,14 +13,16 @@ reader (:mod:`pqkit.read.filtered`) decodes chosen pages of a chunk with
 """
 import numpy as np
 
+from pqkit import datatypes as T
 from pqkit.columnar.table import Table
 from pqkit.errors import CorruptFileError, EncryptedFileError
+from pqkit.format import Type
 from pqkit.levels import OPTIONAL, assemble
 from pqkit.read.arrow_restore import ArrowTypes
 from pqkit.read.assemble import Nester
 from pqkit.read.chunk import ChunkData, ColumnChunkReader, empty_values
 from pqkit.read.chunk_range import chunk_range, dictionary_header_padding
-from pqkit.read.leaf import leaf_column
+from pqkit.read.leaf import INT96_UNITS, leaf_column
 from pqkit.schema.logical import leaf_type
 
 __all__ = ["RowGroupReader"]
@@ -50,9 +52,15 @@ class RowGroupReader:
         Its footer.
     verify_checksums : bool
         Check page CRCs where present.
+    int96_unit : {"ns", "us", "ms", "s"}
+        The unit INT96 timestamps are read in (nanoseconds wrap outside 1677-2262).
     """
 
-    def __init__(self, source, metadata, verify_checksums=True):
+    def __init__(self, source, metadata, verify_checksums=True, int96_unit="ns"):
+        if int96_unit not in INT96_UNITS:
+            raise ValueError(f"coerce_int96_timestamp_unit must be one of {INT96_UNITS}, "
+                             f"not {int96_unit!r}")
+        self.int96_unit = int96_unit
         self.source = source
         self.metadata = metadata
         self.schema = metadata.schema
@@ -110,7 +118,10 @@ class RowGroupReader:
             raise CorruptFileError(f"{where}: definition levels call for {asm.num_values} "
                                    f"values but the pages hold {len(chunk.values)}")
         validity = asm.leaf.validity if node.repetition == OPTIONAL else None
-        col = leaf_column(leaf_type(node), node.physical_type, chunk.values, asm.value_mask,
+        type_ = leaf_type(node)
+        if node.physical_type == Type.INT96 and isinstance(type_, T.TimestampType):
+            type_ = T.timestamp(self.int96_unit)
+        col = leaf_column(type_, node.physical_type, chunk.values, asm.value_mask,
                           validity, asm.leaf.length)
         return asm, col
 

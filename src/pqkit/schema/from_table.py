@@ -16,7 +16,7 @@ A non-nullable field is ``required``. Leaf types (physical + annotation)::
     string, large_string     BYTE_ARRAY + STRING           binary         BYTE_ARRAY
     fixed_size_binary[w]     FLBA(w)                       uuid           FLBA(16) + UUID
     decimal(p, s)            FLBA(minimal bytes) + DECIMAL date32/date64  INT32 + DATE
-    time32[s|ms]             INT32 + TIME(MILLIS)          time64[us|ns]  INT64 + TIME(unit)
+    time32[s|ms]             INT32 + TIME(MILLIS, local)   time64[us|ns]  INT64 + TIME(unit, local)
     timestamp[s|ms|us|ns]    INT64 + TIMESTAMP(ms|ms|us|ns, UTC when a tz is set)
     duration                 INT64                         interval       FLBA(12) + INTERVAL
     null                     INT32 + UNKNOWN (always optional)
@@ -108,17 +108,15 @@ def _leaf(t):
             if isinstance(t, T.Date64Type) else LeafSpec(Type.INT32)
         return ({"type": Type.INT32, "logicalType": fmt.LogicalType(DATE=fmt.DateType()),
                  "converted_type": ConvertedType.DATE}, spec)
-    if isinstance(t, T.Time32Type):
-        lt = fmt.LogicalType(TIME=fmt.TimeType(isAdjustedToUTC=True, unit=_UNITS["ms"]))
-        return ({"type": Type.INT32, "logicalType": lt,
-                 "converted_type": ConvertedType.TIME_MILLIS},
-                LeafSpec(Type.INT32, conversion="multiply", scale=1000 if t.unit == "s" else 1))
-    if isinstance(t, T.Time64Type):
-        lt = fmt.LogicalType(TIME=fmt.TimeType(isAdjustedToUTC=True, unit=_UNITS[t.unit]))
-        kw = {"type": Type.INT64, "logicalType": lt}
-        if t.unit == "us":
-            kw["converted_type"] = ConvertedType.TIME_MICROS
-        return kw, LeafSpec(Type.INT64)
+    if isinstance(t, (T.Time32Type, T.Time64Type)):
+        # A time of day is local (isAdjustedToUTC=false), with no TIME_MILLIS/MICROS
+        # converted type, which would imply UTC: pyarrow's default since 20. Marked UTC,
+        # DuckDB reads the column as TIME WITH TIME ZONE.
+        unit = "ms" if isinstance(t, T.Time32Type) else t.unit
+        physical = Type.INT32 if unit == "ms" else Type.INT64
+        lt = fmt.LogicalType(TIME=fmt.TimeType(isAdjustedToUTC=False, unit=_UNITS[unit]))
+        return ({"type": physical, "logicalType": lt},
+                LeafSpec(physical, conversion="multiply", scale=1000 if t.unit == "s" else 1))
     if isinstance(t, T.TimestampType):
         unit = "ms" if t.unit == "s" else t.unit
         lt = fmt.LogicalType(TIMESTAMP=fmt.TimestampType(isAdjustedToUTC=t.tz is not None,

@@ -294,12 +294,12 @@ def split_batches(split, config):
 def _open_split(split):
     for path in (split.path,) + tuple(split.alternates):
         try:
-            return ParquetFile(path)
+            return ParquetFile(path, coerce_int96_timestamp_unit="us")
         except FileNotFoundError:
             continue
     if split.alternates:                  # a dataset file: it may have moved back meanwhile
         try:
-            return ParquetFile(split.path)
+            return ParquetFile(split.path, coerce_int96_timestamp_unit="us")
         except FileNotFoundError:
             pass
         raise DatasetIncomplete(f"data file {split.path} is gone (also not at "

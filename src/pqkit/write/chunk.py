@@ -19,7 +19,8 @@ for the first page's values is not written either.
 
 v1 pages compress ``rep levels | def levels | values`` together (levels RLE
 with a 4-byte length); v2 pages keep the levels uncompressed in front of the
-compressed values, and store booleans RLE-encoded.
+compressed values, and store booleans RLE-encoded. A v2 page without value
+bytes (all nulls, PLAIN) is written ``is_compressed=false``.
 """
 from dataclasses import dataclass, field
 
@@ -32,7 +33,7 @@ from pqkit.bloom import SplitBlockBloomFilter, optimal_num_bytes
 from pqkit.compression import compress
 from pqkit.encodings.bss import encode_bss
 from pqkit.encodings.delta import encode_delta
-from pqkit.encodings.dictionary import build_binary, build_fixed
+from pqkit.encodings.dictionary import Dictionary, build_binary, build_fixed
 from pqkit.encodings.physical import NUMERIC, empty_array
 from pqkit.encodings.plain import encode_plain
 from pqkit.encodings.rle import (
@@ -168,7 +169,7 @@ class ColumnChunkWriter:
         dictionary, dict_offset = None, None
         if self.opt.encoding is None and self.opt.use_dictionary and n_values \
                 and self.physical != Type.BOOLEAN:
-            dictionary = self._dictionary(values, n_values, bounds[0][3])
+            dictionary = self._dictionary(values, n_values, bounds[0][3], leaf.dictionary)
             if dictionary is not None:
                 dict_offset = self.pos
                 self._dictionary_page(dictionary)
@@ -199,12 +200,18 @@ class ColumnChunkWriter:
         return WrittenChunk(meta, pages, dict_offset, bloom)
 
     # -- dictionary ------------------------------------------------------------------
-    def _dictionary(self, values, n_values, first_page):
+    def _dictionary(self, values, n_values, first_page, seed=None):
         """The chunk's dictionary, or None when it would not pay (see the module doc).
 
-        ``first_page`` is the number of values on the first data page.
+        ``first_page`` is the number of values on the first data page. ``seed``, a
+        dictionary column's own dictionary, starts the chunk's dictionary in its order
+        (unused entries included), as pyarrow writes dictionary arrays.
         """
         limit = self.opt.dictionary_page_size_limit
+        if seed is not None:
+            dictionary = self._seeded(seed, values, limit)
+            if dictionary is not None:
+                return dictionary if dictionary.encoded >= first_page else None
         if DICTIONARY_SAMPLE <= first_page < n_values:
             head = _slice_values(values, 0, first_page, self.physical, self.type_length)
             sample = self._build(head, limit)
@@ -218,6 +225,23 @@ class ColumnChunkWriter:
         if self.physical == Type.BYTE_ARRAY:
             return build_binary(*values, limit)
         return build_fixed(values, limit)
+
+    def _seeded(self, seed, values, limit):
+        """The dictionary of ``seed`` followed by ``values``, indices of ``values`` only;
+        None when the seed alone does not fit the limit."""
+        if self.physical == Type.BYTE_ARRAY:
+            (s_off, s_data), (v_off, v_data) = seed, values
+            base = int(v_off[0])
+            offsets = np.concatenate([s_off - s_off[0], v_off[1:] - base + (s_off[-1] - s_off[0])])
+            data = np.concatenate([s_data[int(s_off[0]):int(s_off[-1])],
+                                   v_data[base:int(v_off[-1])]])
+            both, k = (offsets, data), len(s_off) - 1
+        else:
+            both, k = np.concatenate([seed, values]), len(seed)
+        d = self._build(both, limit)
+        if d.encoded < k:
+            return None
+        return Dictionary(d.values, d.size, d.indices[k:], d.encoded - k)
 
     def _dictionary_pays(self, dictionary, values):
         """Whether the dictionary page plus the indices of ``values`` take fewer bytes
@@ -346,7 +370,7 @@ class ColumnChunkWriter:
                     num_values=n_entries, num_nulls=nulls, num_rows=rows, encoding=encoding,
                     definition_levels_byte_length=len(def_bytes),
                     repetition_levels_byte_length=len(rep_bytes),
-                    is_compressed=self.opt.codec != CompressionCodec.UNCOMPRESSED,
+                    is_compressed=self._compresses(body),
                     statistics=stats))
             self._emit(header, body, [rep_bytes, def_bytes], levels_size + len(body))
         else:
@@ -407,7 +431,8 @@ class ColumnChunkWriter:
             joined = b"".join(prefix + [body])
             parts = [compress(codec, joined, self.opt.level) if joined else b""]
         else:
-            parts = prefix + [compress(codec, body, self.opt.level) if len(body) else b""]
+            parts = prefix + [compress(codec, body, self.opt.level) if self._compresses(body)
+                              else body]
         payload_size = sum(len(p) for p in parts)
         header.uncompressed_page_size = uncompressed_size
         header.compressed_page_size = payload_size
@@ -424,6 +449,12 @@ class ColumnChunkWriter:
         self.pos += len(head) + payload_size
         self.sizes[0] += len(head) + uncompressed_size
         self.sizes[1] += len(head) + payload_size
+
+    def _compresses(self, body):
+        """Whether a v2 page's values section is compressed. An empty one is not, and
+        says so (``is_compressed=false``) as Arrow C++ does: fastparquet hands a flagged
+        empty section to the codec, which rejects 0 bytes."""
+        return self.opt.codec != CompressionCodec.UNCOMPRESSED and len(body) > 0
 
     def _count(self, page_type, encoding):
         key = (page_type, encoding)

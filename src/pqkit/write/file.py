@@ -20,7 +20,6 @@ from pqkit.columnar.pandas_metadata import PANDAS_KEY
 from pqkit.columnar.table import Table, concat_tables
 from pqkit.compression import codec_from_name
 from pqkit.errors import SchemaError
-from pqkit.format import CompressionCodec
 from pqkit.memory import uses_pool
 from pqkit.schema.arrow_write import encode_arrow_schema
 from pqkit.schema.from_table import parquet_schema
@@ -41,14 +40,12 @@ def created_by():
 
 
 def _codec(value, where):
-    if value is None:
-        return CompressionCodec.UNCOMPRESSED
-    if isinstance(value, str) and value.lower() == "none":
-        return CompressionCodec.UNCOMPRESSED
     try:
-        return codec_from_name(value) if isinstance(value, str) else CompressionCodec(value)
-    except (ValueError, KeyError) as exc:
+        return codec_from_name(value)
+    except ValueError as exc:               # the message lists the codec names
         raise SchemaError(f"{where}: {exc}") from None
+    except TypeError:
+        raise SchemaError(f"{where}: unknown compression {value!r}") from None
 
 
 class ParquetWriter:
@@ -386,8 +383,9 @@ def write_table(data, where, *, schema=None, preserve_index=None, **options):
         ``pandas`` metadata entry (also a Table's) is stored, as pyarrow does, so that
         ``pandas.read_parquet`` and :func:`pqkit.read_pandas` rebuild index and dtypes.
     compression : str, dict or None, default "zstd"
-        "none", "snappy", "gzip", "zstd", "lz4_raw", "brotli" (any case), None for
-        none, or a dict of column path -> codec.
+        "none", "snappy", "gzip", "zstd", "lz4" (= "lz4_raw", as in pyarrow), "brotli"
+        (any case), None for none, or a dict of column path -> codec. The deprecated
+        Hadoop-framed LZ4 (codec id 5) only by the name "lz4_hadoop".
     compression_level, row_group_size, data_page_size, dictionary_page_size_limit,
     use_dictionary, column_encoding, data_page_version, write_statistics,
     write_page_index, write_checksums, bloom_filter_columns, key_value_metadata,

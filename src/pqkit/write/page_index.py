@@ -11,7 +11,7 @@ both the mins and the maxes never decrease, DESCENDING when they never
 increase, UNORDERED otherwise; null pages are skipped in that check).
 
 A chunk whose pages lack bounds where they have values (statistics off, an
-all-NaN page, a bound too long to truncate) gets no ColumnIndex.
+all-NaN page) gets no ColumnIndex.
 """
 import struct
 

@@ -38,6 +38,9 @@ class LeafData:
     num_entries: int
     values: object              # physical layout: ndarray, (offsets, data) or (n, w) uint8
     num_values: int
+    # A dictionary column's own dictionary in physical layout, for the writer to keep
+    # as the start of the chunk's dictionary (categories, their order, unused ones too).
+    dictionary: object = None
 
 
 def leaf_columns(column, field):
@@ -48,8 +51,9 @@ def leaf_columns(column, field):
 
 
 def _walk(t, col, repetition, path, out):
-    if isinstance(col, DictionaryColumn):
-        col = col.decode()
+    if isinstance(col, DictionaryColumn) and \
+            isinstance(col.dictionary, (ListColumn, FixedSizeListColumn, MapColumn, StructColumn)):
+        col = col.decode()          # a dictionary of nested values has no dictionary page
     validity = col.validity if repetition != REPEATED and col.null_count else None
     node = NodeLayout(repetition, len(col), validity)
     if isinstance(col, (ListColumn, FixedSizeListColumn)):
@@ -76,13 +80,18 @@ def _walk(t, col, repetition, path, out):
 
 def shred_leaf(layouts, col, spec, where):
     """Levels and dense physical values of one leaf (see :class:`LeafData`)."""
+    seed = None
+    if isinstance(col, DictionaryColumn):
+        if len(col.dictionary) and col.dictionary.null_count == 0:
+            seed = physical_values(col.dictionary, spec, where)
+        col = col.decode()
     flat = _flat_without_nulls(layouts)
     if flat is not None:
         n, max_def = flat
         # Every entry is a value at the max level: one read-only constant, not n int16s.
         defs = np.broadcast_to(np.int16(max_def), (n,)) if max_def else None
         values = physical_values(col, spec, where) if n else None
-        return LeafData(defs, None, n, values, n)
+        return LeafData(defs, None, n, values, n, seed)
     sh = shred(layouts, where=where)
     dense = col
     if sh.value_mask is not None and not isinstance(col, NullColumn):
@@ -92,7 +101,8 @@ def shred_leaf(layouts, col, spec, where):
         else:
             dense = col.take(np.flatnonzero(sh.value_mask))
     values = physical_values(dense, spec, where) if sh.num_values else None
-    return LeafData(sh.def_levels, sh.rep_levels, sh.num_entries, values, sh.num_values)
+    return LeafData(sh.def_levels, sh.rep_levels, sh.num_entries, values, sh.num_values,
+                    seed)
 
 
 def _flat_without_nulls(layouts):

@@ -25,8 +25,8 @@ point follows the spec's TYPE_ORDER writer rules: NaNs are skipped (a page of
 only NaN and nulls gets no bounds), a zero min is written as -0.0 and a zero
 max as +0.0, and ``nan_count`` is always set. Byte-array bounds under the
 unsigned order longer than ``truncate_length`` are shortened: the min to a
-prefix, the max to a prefix whose last byte below 0xFF is incremented (and
-omitted when there is none); for text columns the cut falls on a UTF-8
+prefix, the max to a prefix whose last byte below 0xFF is incremented (or
+kept whole and exact when there is none, e.g. 100 bytes of 0xFF); for text columns the cut falls on a UTF-8
 character boundary and the increment bumps a whole character, so the bound
 stays valid UTF-8. ``is_*_value_exact`` say whether that happened.
 
@@ -219,9 +219,12 @@ class StatisticsAccumulator:
         if self.kind == "bytes" and self.truncate_length is not None:
             lo_raw, lo_exact = truncate_min(lo_raw, self.truncate_length, self.text)
             hi_raw, hi_exact = truncate_max(hi_raw, self.truncate_length, self.text)
+        if hi_raw is None:
+            # No short upper bound (a prefix of 0xFF bytes): the exact max, as Arrow C++
+            # writes it, rather than none, which would disable pruning and the page index.
+            hi_raw, hi_exact = hi[1], True
         st.min_value, st.is_min_value_exact = lo_raw, lo_exact
-        if hi_raw is not None:
-            st.max_value, st.is_max_value_exact = hi_raw, hi_exact
+        st.max_value, st.is_max_value_exact = hi_raw, hi_exact
         if self.order == SIGNED:
             # For readers of the deprecated fields (files without column_orders). Signed
             # orders are never truncated, so both bounds are exact here.
