@@ -97,7 +97,7 @@ class ParquetFile:
         ``might_contain(value, physical_type)``, or :meth:`might_contain`.
         """
         node = self.schema.column(column)
-        chunk = self.metadata.row_group(row_group).columns[node.column_index]
+        chunk = self.metadata.checked_row_group(row_group).columns[node.column_index]
         md = chunk.meta_data
         if md is None or md.bloom_filter_offset is None:
             return None

@@ -72,15 +72,10 @@ class RowGroupReader:
     # --- one column chunk ---------------------------------------------------------------
     def column_chunk(self, g, node):
         """The ColumnChunk of leaf ``node`` in row group ``g``, refused when encrypted."""
-        rg = self.metadata.row_group(g)
-        where = where_of(node, g)
-        if node.column_index >= len(rg.columns):
-            raise CorruptFileError(f"{where}: the row group has only {len(rg.columns)} "
-                                   "column chunks")
-        chunk = rg.columns[node.column_index]
+        chunk = self.metadata.checked_row_group(g).columns[node.column_index]
         if chunk.crypto_metadata is not None:
-            raise EncryptedFileError(f"{where}: the column chunk is encrypted; pqkit cannot "
-                                     "decrypt Parquet modular encryption")
+            raise EncryptedFileError(f"{where_of(node, g)}: the column chunk is encrypted; "
+                                     "pqkit cannot decrypt Parquet modular encryption")
         return chunk
 
     def chunk_reader(self, g, node):
@@ -91,8 +86,7 @@ class RowGroupReader:
     def read_chunk(self, g, node):
         """The levels and values of a whole column chunk (:class:`ChunkData`)."""
         chunk = self.column_chunk(g, node)
-        md = chunk.meta_data
-        if md is not None and md.num_values == 0:
+        if chunk.meta_data.num_values == 0:
             return self.empty_chunk(node)          # some writers give no pages at all
         where = where_of(node, g)
         start, length = chunk_range(chunk, self.metadata.footer_offset, where, self.pad)
@@ -147,7 +141,7 @@ class RowGroupReader:
             if node.path in wanted:
                 leaves[node.path] = self.leaf(node, self.read_chunk(g, node), where_of(node, g))
         table = self.nest(tops, leaves)
-        rows = self.metadata.row_group(g).num_rows
+        rows = self.metadata.checked_row_group(g).num_rows
         if table.num_rows != rows:
             raise CorruptFileError(f"row group {g} declares {rows} rows but its columns "
                                    f"hold {table.num_rows}")
