@@ -98,11 +98,12 @@ def _read_in_child(data, code, tmp_path):
 
 # --- allocation before checking ----------------------------------------------------------
 
-def _refused_in_child(bad, tmp_path, place):
+def _refused_in_child(bad, tmp_path, place, error="CorruptFileError",
+                      read="pqkit.read_table(path)"):
     """Read ``bad`` under the address-space cap; the error must name ``place`` and 2**31-1."""
     assert len(bad) < 600
-    got = _read_in_child(bad, "pqkit.read_table(path)", tmp_path)
-    assert got["error"] == "CorruptFileError", got
+    got = _read_in_child(bad, read, tmp_path)
+    assert got["error"] == error, got
     assert place in got["message"] and str(BIG) in got["message"], got["message"]
     return got["message"]
 
@@ -111,8 +112,40 @@ def test_huge_uncompressed_page_size_is_refused_without_allocating_it(tmp_path):
     data = _small_file({"x": np.arange(40, dtype=np.int64)}, compression="zstd",
                        use_dictionary=False)
     bad = _one_page_chunk(data, lambda h: setattr(h, "uncompressed_page_size", BIG))
-    message = _refused_in_child(bad, tmp_path, "page at offset 4 in column x, row group 0")
+    place = "page at offset 4 in column x, row group 0"
+    message = _refused_in_child(bad, tmp_path, place, "AllocationLimitError")
+    assert "exceed ReadOptions.max_page_size = 1073741824" in message
+    assert "pqkit.ReadOptions(max_page_size=...)" in message
+    # With the limit raised, the codec finds the lie without allocating the claim.
+    message = _refused_in_child(bad, tmp_path, place, read=(
+        "pqkit.read_table(path, options=pqkit.ReadOptions(max_page_size=1 << 31))"))
     assert message.startswith("ZSTD: ")
+
+
+def test_page_that_decompresses_past_its_declared_size_is_cut_and_reported():
+    data = _small_file({"x": np.zeros(4000, dtype=np.int64)}, compression="zstd",
+                       use_dictionary=False)
+    bomb = _one_page_chunk(data, lambda h: setattr(h, "uncompressed_page_size", 1000))
+    assert len(bomb) < 600           # 32,000 bytes of zeros compress to a few dozen
+    with pytest.raises(pqkit.CorruptFileError,
+                       match=r"ZSTD: .*more than 1000 bytes.*page at offset 4 in column x"):
+        pqkit.read_table(bomb)
+
+
+@pytest.mark.parametrize("options, limit, claim", [
+    (pqkit.ReadOptions(max_dictionary_size=10), "max_dictionary_size", "decompressed bytes"),
+    (pqkit.ReadOptions(max_page_size=10), "max_page_size", "decompressed bytes"),
+    (pqkit.ReadOptions(max_chunk_bytes=1000), "max_chunk_bytes",
+     "bytes of levels and values for 400 entries"),
+])
+def test_each_read_limit_names_itself(options, limit, claim):
+    data = _small_file({"s": [None, "a", "bb", "a"] * 100})
+    with pytest.raises(pqkit.AllocationLimitError,
+                       match=rf"column s, row group 0: \d+ {claim} exceed "
+                             rf"ReadOptions\.{limit} = \d+; read with "
+                             rf"pqkit\.ReadOptions\({limit}=\.\.\.\)"):
+        pqkit.read_table(data, options=options)
+    assert pqkit.read_table(data).column("s").to_pylist()[:4] == [None, "a", "bb", "a"]
 
 
 @pytest.mark.parametrize("data", [
@@ -156,7 +189,9 @@ def test_verify_deep_on_a_huge_decimal_width_returns(tmp_path):
     findings = json.loads(proc.stdout)["files"][0]["findings"]
     deep = [f for f in findings if f["rule"] == "PQ-DEEP-001"]
     assert len(deep) == 1
-    assert "2 values of 2147483647 bytes need 4294967294 bytes" in deep[0]["message"]
+    # Two values of 2**31-1 bytes: refused on the page headers, before decoding.
+    assert ("4294967298 bytes of levels and values for 2 entries exceed "
+            "ReadOptions.max_chunk_bytes") in deep[0]["message"]
 
 
 # --- raw Python exceptions ---------------------------------------------------------------

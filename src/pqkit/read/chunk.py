@@ -19,6 +19,7 @@ from typing import Optional
 
 import numpy as np
 
+from pqkit.encodings.physical import fixed_width
 from pqkit.errors import CorruptFileError
 from pqkit.format import PageType, Type
 from pqkit.page import (
@@ -29,6 +30,7 @@ from pqkit.page import (
     split_data_page,
 )
 from pqkit.read.level_decoder import LevelDecoder
+from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.read.value_decoder import ValueDecoder, empty_values
 
 __all__ = ["ChunkData", "ColumnChunkReader", "empty_values"]
@@ -68,9 +70,12 @@ class ColumnChunkReader:
         "column a.b, row group 3" -- used in every error message.
     verify_checksums : bool
         Check page CRCs where present.
+    options : pqkit.ReadOptions, optional
+        Resource limits, checked on the page headers before decoding.
     """
 
-    def __init__(self, node, codec, num_values, where, verify_checksums=True):
+    def __init__(self, node, codec, num_values, where, verify_checksums=True,
+                 options=DEFAULT_OPTIONS):
         self.node = node
         self.physical = Type(node.physical_type)
         self.type_length = node.element.type_length
@@ -80,6 +85,7 @@ class ColumnChunkReader:
         self.num_values = num_values
         self.where = where
         self.verify = verify_checksums
+        self.options = options
 
     def read(self, data, offset):
         """Decode the chunk held in ``data`` (which starts at file offset ``offset``)."""
@@ -93,8 +99,6 @@ class ColumnChunkReader:
 
     def _decode(self, segments, exact):
         n = self.num_values
-        if n is None or n < 0:
-            raise CorruptFileError(f"{self.where}: invalid num_values {n}")
         size = sum(len(d) for d, _ in segments)
         # Walk every page header before allocating: the buffers are sized by what the
         # pages hold, never by the num_values the chunk merely claims.
@@ -107,6 +111,8 @@ class ColumnChunkReader:
         if held > max(size, 1) * 8 * (1 << 16):
             raise CorruptFileError(f"{self.where}: pages claiming {held} values are "
                                    f"impossible for a chunk of {size} bytes")
+        self.options.check("max_chunk_bytes", held * self._bytes_per_entry(),
+                           f"bytes of levels and values for {held} entries", self.where)
         levels = LevelDecoder(self.max_rep, self.max_def, held, self.where, whole_chunk=exact)
         values = ValueDecoder(self.physical, self.type_length, held, size, self.where)
         scratch = Scratch()
@@ -130,6 +136,7 @@ class ColumnChunkReader:
         """Level entries the data pages hold, checked against the chunk's ``n``."""
         held = 0
         for page in pages:
+            self._check_page_size(page)
             if page.type in (PageType.DATA_PAGE, PageType.DATA_PAGE_V2):
                 count = data_page_num_values(page, self.where)
                 if held + count > n:
@@ -141,3 +148,17 @@ class ColumnChunkReader:
             raise CorruptFileError(f"{self.where}: pages hold {held} values, the column "
                                    f"chunk at offset {chunk_offset} declares {n}")
         return held
+
+    def _check_page_size(self, page):
+        limit = ("max_dictionary_size" if page.type == PageType.DICTIONARY_PAGE
+                 else "max_page_size")
+        self.options.check(limit, page.header.uncompressed_page_size, "decompressed bytes",
+                           f"page at offset {page.offset} in {self.where}")
+
+    def _bytes_per_entry(self):
+        """What one level entry costs in the decoded chunk: its levels and at most one
+        value slot (a byte array's offset; its bytes count in the page sizes)."""
+        levels = 2 * ((self.max_rep > 0) + (self.max_def > 0))
+        if self.physical in (Type.BYTE_ARRAY, Type.BOOLEAN):
+            return levels + (8 if self.physical == Type.BYTE_ARRAY else 1)
+        return levels + fixed_width(self.physical, self.type_length)
