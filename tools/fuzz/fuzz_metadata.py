@@ -7,7 +7,6 @@ Usage: python tools/fuzz/fuzz_metadata.py -max_total_time=20 [corpus dir ...]
 import sys
 
 import atheris
-
 import seeds
 
 with atheris.instrument_imports():

@@ -12,7 +12,6 @@ import struct
 import sys
 
 import atheris
-
 import seeds
 
 with atheris.instrument_imports():

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from pqkit.errors import AllocationLimitError
 
-__all__ = ["ReadOptions", "DEFAULT_OPTIONS"]
+__all__ = ["DEFAULT_OPTIONS", "ReadOptions"]
 
 
 @dataclass(frozen=True)
