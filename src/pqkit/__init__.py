@@ -9,9 +9,10 @@ from pqkit.errors import *
 from pqkit.errors import __all__ as _error_names
 from pqkit.read.file import ParquetFile, read_pandas, read_table
 from pqkit.read.footer import FileMetadata, read_metadata
+from pqkit.read.options import ReadOptions
 from pqkit.schema.tree import Schema, SchemaNode
 from pqkit.write.file import ParquetWriter, write_table
 
 __all__ = list(_error_names) + ["FileMetadata", "read_metadata", "Schema", "SchemaNode",
-                               "ParquetFile", "read_table", "read_pandas", "Table", "ParquetWriter",
-                               "write_table", "variant", "__version__"]
+                               "ParquetFile", "read_table", "read_pandas", "ReadOptions", "Table",
+                               "ParquetWriter", "write_table", "variant", "__version__"]

@@ -27,6 +27,10 @@ from pqkit.format import Encoding, PageType
 # Sizes above this are refused before anything is allocated (a corrupt header
 # must not make us reserve gigabytes); a legitimate page is far smaller.
 MAX_PAGE_SIZE = 1 << 31
+# The scratch buffer grows to a declared size only within deflate's largest ratio
+# (1032:1) plus a floor; see Scratch.get.
+SCRATCH_RATIO = 1032
+SCRATCH_FLOOR = 1 << 20
 
 
 @dataclass
@@ -175,8 +179,17 @@ class Scratch:
     def __init__(self):
         self._buf = bytearray()
 
-    def get(self, size):
+    def get(self, size, compressed_size):
+        """``size`` bytes of the buffer, or None when growing it to ``size`` is not
+        justified by ``compressed_size`` input bytes.
+
+        A header's size is only a claim: the buffer grows only as far as real
+        compression ratios reach, and a larger claim is left to the codec, whose
+        own buffer grows with the bytes that actually decompress.
+        """
         if len(self._buf) < size:
+            if size > SCRATCH_RATIO * compressed_size + SCRATCH_FLOOR:
+                return None
             self._buf = bytearray(max(size, 2 * len(self._buf)))
         return memoryview(self._buf)[:size]
 
@@ -192,7 +205,7 @@ def decompress_page(page, codec, where, size=None, data=None, scratch=None):
     if size > MAX_PAGE_SIZE:
         raise CorruptFileError(f"page at offset {page.offset} in {where} claims "
                                f"{size} uncompressed bytes")
-    out = scratch.get(size) if scratch is not None and codec != 0 else None
+    out = scratch.get(size, len(data)) if scratch is not None and codec != 0 else None
     return decompress(codec, data, size, out=out,
                       where=f"page at offset {page.offset} in {where}")
 

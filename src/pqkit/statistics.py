@@ -44,6 +44,14 @@ def _decimal_scale(node):
     return None
 
 
+def _scaled(unscaled, scale):
+    """The decimal ``unscaled * 10**-scale`` as text. Built from its digits and exponent,
+    which is exact for any scale a file may claim (``scaleb`` works in the default
+    context and fails beyond an exponent of about 10**6)."""
+    sign, digits = (1 if unscaled < 0 else 0), tuple(int(d) for d in str(abs(unscaled)))
+    return str(decimal.Decimal((sign, digits, -scale)))
+
+
 def decode_stat_value(node, raw):
     """Turn one PLAIN-encoded bound into a JSON-friendly Python value.
 
@@ -72,7 +80,7 @@ def decode_stat_value(node, raw):
             fmt = fmt.upper()
         value = struct.unpack(fmt, raw)[0]
         if scale is not None:
-            return str(decimal.Decimal(value).scaleb(-scale))
+            return _scaled(value, scale)
         return _with_date(node, value)
     if ptype == Type.BOOLEAN:
         return bool(raw[0]) if len(raw) == 1 else None
@@ -80,7 +88,7 @@ def decode_stat_value(node, raw):
             and node.logical_type.FLOAT16 is not None:
         return float(np.frombuffer(raw, "<f2")[0]) if len(raw) == 2 else None
     if scale is not None and ptype in (Type.BYTE_ARRAY, Type.FIXED_LEN_BYTE_ARRAY) and raw:
-        return str(decimal.Decimal(int.from_bytes(raw, "big", signed=True)).scaleb(-scale))
+        return _scaled(int.from_bytes(raw, "big", signed=True), scale)
     if is_text(node):
         try:
             return raw.decode("utf-8")

@@ -19,10 +19,18 @@ from typing import Optional
 
 import numpy as np
 
+from pqkit.encodings.physical import fixed_width
 from pqkit.errors import CorruptFileError
 from pqkit.format import PageType, Type
-from pqkit.page import PageWalker, Scratch, decompress_page, split_data_page
+from pqkit.page import (
+    PageWalker,
+    Scratch,
+    data_page_num_values,
+    decompress_page,
+    split_data_page,
+)
 from pqkit.read.level_decoder import LevelDecoder
+from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.read.value_decoder import ValueDecoder, empty_values
 
 __all__ = ["ChunkData", "ColumnChunkReader", "empty_values"]
@@ -62,9 +70,12 @@ class ColumnChunkReader:
         "column a.b, row group 3" -- used in every error message.
     verify_checksums : bool
         Check page CRCs where present.
+    options : pqkit.ReadOptions, optional
+        Resource limits, checked on the page headers before decoding.
     """
 
-    def __init__(self, node, codec, num_values, where, verify_checksums=True):
+    def __init__(self, node, codec, num_values, where, verify_checksums=True,
+                 options=DEFAULT_OPTIONS):
         self.node = node
         self.physical = Type(node.physical_type)
         self.type_length = node.element.type_length
@@ -74,6 +85,7 @@ class ColumnChunkReader:
         self.num_values = num_values
         self.where = where
         self.verify = verify_checksums
+        self.options = options
 
     def read(self, data, offset):
         """Decode the chunk held in ``data`` (which starts at file offset ``offset``)."""
@@ -87,40 +99,66 @@ class ColumnChunkReader:
 
     def _decode(self, segments, exact):
         n = self.num_values
-        if n is None or n < 0:
-            raise CorruptFileError(f"{self.where}: invalid num_values {n}")
         size = sum(len(d) for d, _ in segments)
+        # Walk every page header before allocating: the buffers are sized by what the
+        # pages hold, never by the num_values the chunk merely claims.
+        pages = [page for data, offset in segments
+                 for page in PageWalker(data, offset, n, self.where, self.verify)]
+        held = self._held_values(pages, n, exact, segments[0][1])
         # Each level entry takes at least a bit on disk (RLE runs compress further, but
-        # never below one header byte per run of up to 2**31): cap what a corrupt
-        # num_values can make us allocate by what the chunk could hold.
-        cap = max(size, 1) * 8 * (1 << 16)
-        if n > cap:
-            raise CorruptFileError(f"{self.where}: num_values {n} is impossible for a chunk "
-                                   f"of {size} bytes")
-        levels = LevelDecoder(self.max_rep, self.max_def, n, self.where, whole_chunk=exact)
-        values = ValueDecoder(self.physical, self.type_length, n, size, self.where)
+        # never below one header byte per run of up to 2**31): cap what a page header's
+        # count can make us allocate by what the chunk could hold.
+        if held > max(size, 1) * 8 * (1 << 16):
+            raise CorruptFileError(f"{self.where}: pages claiming {held} values are "
+                                   f"impossible for a chunk of {size} bytes")
+        self.options.check("max_chunk_bytes", held * self._bytes_per_entry(),
+                           f"bytes of levels and values for {held} entries", self.where)
+        levels = LevelDecoder(self.max_rep, self.max_def, held, self.where, whole_chunk=exact)
+        values = ValueDecoder(self.physical, self.type_length, held, size, self.where)
         scratch = Scratch()
         entries = 0
-        for data, offset in segments:
-            for page in PageWalker(data, offset, n - entries if exact else n, self.where,
-                                   self.verify):
-                if page.type == PageType.DICTIONARY_PAGE:
-                    values.read_dictionary(page, functools.partial(
-                        decompress_page, page, self.codec, self.where, scratch=scratch))
-                elif page.type in (PageType.DATA_PAGE, PageType.DATA_PAGE_V2):
-                    dp = split_data_page(page, self.codec, self.where, self.max_rep,
-                                         self.max_def, scratch=scratch)
-                    if entries + dp.num_values > n:
-                        raise CorruptFileError(
-                            f"data page at offset {page.offset} in {self.where} holds "
-                            f"{dp.num_values} values, past the chunk's {n}")
-                    pos, present = levels.decode_page(dp, page, entries)
-                    if present:
-                        values.add_page(dp.encoding, dp.values, pos, present, page)
-                    entries += dp.num_values
-                # INDEX_PAGE and unknown page types carry nothing a reader needs.
-        if exact and entries != n:
-            raise CorruptFileError(f"{self.where}: pages hold {entries} values, the column "
-                                   f"chunk at offset {segments[0][1]} declares {n}")
+        for page in pages:
+            if page.type == PageType.DICTIONARY_PAGE:
+                values.read_dictionary(page, functools.partial(
+                    decompress_page, page, self.codec, self.where, scratch=scratch))
+            elif page.type in (PageType.DATA_PAGE, PageType.DATA_PAGE_V2):
+                dp = split_data_page(page, self.codec, self.where, self.max_rep,
+                                     self.max_def, scratch=scratch)
+                pos, present = levels.decode_page(dp, page, entries)
+                if present:
+                    values.add_page(dp.encoding, dp.values, pos, present, page)
+                entries += dp.num_values
+            # INDEX_PAGE and unknown page types carry nothing a reader needs.
         def_levels, rep_levels = levels.result(entries)
         return ChunkData(def_levels, rep_levels, entries, values.result())
+
+    def _held_values(self, pages, n, exact, chunk_offset):
+        """Level entries the data pages hold, checked against the chunk's ``n``."""
+        held = 0
+        for page in pages:
+            self._check_page_size(page)
+            if page.type in (PageType.DATA_PAGE, PageType.DATA_PAGE_V2):
+                count = data_page_num_values(page, self.where)
+                if held + count > n:
+                    raise CorruptFileError(
+                        f"data page at offset {page.offset} in {self.where} holds "
+                        f"{count} values, past the chunk's {n}")
+                held += count
+        if exact and held != n:
+            raise CorruptFileError(f"{self.where}: pages hold {held} values, the column "
+                                   f"chunk at offset {chunk_offset} declares {n}")
+        return held
+
+    def _check_page_size(self, page):
+        limit = ("max_dictionary_size" if page.type == PageType.DICTIONARY_PAGE
+                 else "max_page_size")
+        self.options.check(limit, page.header.uncompressed_page_size, "decompressed bytes",
+                           f"page at offset {page.offset} in {self.where}")
+
+    def _bytes_per_entry(self):
+        """What one level entry costs in the decoded chunk: its levels and at most one
+        value slot (a byte array's offset; its bytes count in the page sizes)."""
+        levels = 2 * ((self.max_rep > 0) + (self.max_def > 0))
+        if self.physical in (Type.BYTE_ARRAY, Type.BOOLEAN):
+            return levels + (8 if self.physical == Type.BYTE_ARRAY else 1)
+        return levels + fixed_width(self.physical, self.type_length)

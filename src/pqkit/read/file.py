@@ -17,6 +17,7 @@ from pqkit.memory import uses_pool
 from pqkit.read.batches import BatchReader, concat_row_groups
 from pqkit.read.filtered import FilteredReader
 from pqkit.read.footer import read_metadata_from
+from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.read.row_group import RowGroupReader
 from pqkit.read.source import Source
 from pqkit.variant import decode_table
@@ -39,6 +40,9 @@ class ParquetFile:
         Read INT96 timestamps in this unit (pyarrow's option of the same name). The
         default, nanoseconds, wraps outside the years 1677-2262 as pyarrow does; a
         coarser unit keeps every year exact.
+    options : pqkit.ReadOptions, optional
+        Resource limits (decompressed page and dictionary sizes, bytes per column
+        chunk); exceeding one raises :class:`pqkit.AllocationLimitError`.
 
     Examples
     --------
@@ -47,7 +51,8 @@ class ParquetFile:
     ...         process(batch.to_pandas())
     """
 
-    def __init__(self, source, *, verify_checksums=True, coerce_int96_timestamp_unit=None):
+    def __init__(self, source, *, verify_checksums=True, coerce_int96_timestamp_unit=None,
+                 options=None):
         self._source = Source(source)
         try:
             self.metadata = read_metadata_from(self._source)
@@ -59,7 +64,8 @@ class ParquetFile:
         try:
             self.row_group_reader = RowGroupReader(self._source, self.metadata,
                                                    verify_checksums,
-                                                   coerce_int96_timestamp_unit or "ns")
+                                                   coerce_int96_timestamp_unit or "ns",
+                                                   options or DEFAULT_OPTIONS)
         except BaseException:
             self._source.close()
             raise
@@ -97,7 +103,7 @@ class ParquetFile:
         ``might_contain(value, physical_type)``, or :meth:`might_contain`.
         """
         node = self.schema.column(column)
-        chunk = self.metadata.row_group(row_group).columns[node.column_index]
+        chunk = self.metadata.checked_row_group(row_group).columns[node.column_index]
         md = chunk.meta_data
         if md is None or md.bloom_filter_offset is None:
             return None
@@ -245,7 +251,7 @@ class ParquetFile:
 
 
 def read_table(source, columns=None, row_groups=None, *, filters=None, verify_checksums=True,
-               variant="struct", coerce_int96_timestamp_unit=None):
+               variant="struct", coerce_int96_timestamp_unit=None, options=None):
     """Read a Parquet file into a :class:`pqkit.Table`.
 
     Parameters
@@ -272,6 +278,8 @@ def read_table(source, columns=None, row_groups=None, *, filters=None, verify_ch
         :class:`pqkit.variant.VariantColumn`; see :func:`pqkit.variant.decode`).
     coerce_int96_timestamp_unit : {"ns", "us", "ms", "s"}, optional
         See :class:`ParquetFile`.
+    options : pqkit.ReadOptions, optional
+        Resource limits; see :class:`pqkit.ReadOptions`.
 
     Examples
     --------
@@ -280,7 +288,8 @@ def read_table(source, columns=None, row_groups=None, *, filters=None, verify_ch
     if variant not in ("struct", "decode"):
         raise ValueError(f"variant must be 'struct' or 'decode', got {variant!r}")
     with ParquetFile(source, verify_checksums=verify_checksums,
-                     coerce_int96_timestamp_unit=coerce_int96_timestamp_unit) as f:
+                     coerce_int96_timestamp_unit=coerce_int96_timestamp_unit,
+                     options=options) as f:
         table = f.read(columns=columns, row_groups=row_groups, filters=filters)
         if columns is not None:
             table = _as_requested(table, columns)

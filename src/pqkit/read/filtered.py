@@ -45,7 +45,7 @@ class FilteredReader:
 
     def read_group(self, g, tops, wanted):
         """The rows of row group ``g`` matching the filter, or None when it is pruned."""
-        rg = self.groups.metadata.row_group(g)
+        rg = self.groups.metadata.checked_row_group(g)
         if not self._any_conj(lambda t: self._chunk_may(rg, t)):
             return None
         candidates = self._candidate_rows(g, rg)

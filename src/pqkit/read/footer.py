@@ -15,6 +15,7 @@ import struct
 from pqkit import format as fmt
 from pqkit.errors import CorruptFileError, EncryptedFileError, SchemaError
 from pqkit.read.source import Source
+from pqkit.read.validate import check_file, check_row_group
 from pqkit.schema.tree import Schema
 
 MAGIC = b"PAR1"
@@ -40,6 +41,7 @@ class FileMetadata:
         self.file_size = file_size
         self.footer_offset = footer_offset
         self.footer_length = footer_length
+        self._checked = set()       # row groups that passed check_row_group
         try:
             self.schema = Schema(raw.schema)
         except SchemaError as exc:
@@ -76,6 +78,15 @@ class FileMetadata:
         """The Thrift RowGroup `i`."""
         return self.raw.row_groups[i]
 
+    def checked_row_group(self, i):
+        """The Thrift RowGroup `i`, its chunks' metadata checked for reading
+        (:func:`pqkit.read.validate.check_row_group`, once per row group)."""
+        rg = self.raw.row_groups[i]
+        if i not in self._checked:
+            check_row_group(rg, i, len(self.schema.columns), self.footer_offset)
+            self._checked.add(i)
+        return rg
+
     def column_chunk(self, row_group, column):
         """The Thrift ColumnChunk of leaf `column` (index) in `row_group`."""
         return self.raw.row_groups[row_group].columns[column]
@@ -99,15 +110,6 @@ def _decode_footer(buf, origin):
         if was_enabled:
             gc.enable()
     return raw, used
-
-
-def _check_required(raw, origin):
-    for name in ("version", "schema", "num_rows", "row_groups"):
-        if getattr(raw, name) is None:
-            raise CorruptFileError(
-                f"footer at offset {origin} lacks the required field FileMetaData.{name}")
-    if not raw.schema:
-        raise CorruptFileError(f"footer at offset {origin} has an empty schema")
 
 
 def read_metadata_from(src):
@@ -138,7 +140,7 @@ def read_metadata_from(src):
     else:
         buf = src.read(footer_offset, footer_len)
     raw, _ = _decode_footer(buf, footer_offset)
-    _check_required(raw, footer_offset)
+    check_file(raw, footer_offset)
     return FileMetadata(raw, size, footer_offset, footer_len)
 
 

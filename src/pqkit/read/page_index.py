@@ -232,11 +232,7 @@ def _page_index(src, row_group, column, metadata):
     if not 0 <= row_group < md.num_row_groups:
         raise IndexError(f"row group {row_group} out of range (file has {md.num_row_groups})")
     node = md.schema.column(column)
-    rg = md.row_group(row_group)
-    if node.column_index >= len(rg.columns or []):
-        raise CorruptFileError(f"row group {row_group} has {len(rg.columns or [])} column "
-                               f"chunks, the schema {len(md.schema.columns)} leaves")
-    chunk = rg.columns[node.column_index]
+    chunk = md.checked_row_group(row_group).columns[node.column_index]
     where = f"column {node.dotted_path}, row group {row_group}"
     oi = read_offset_index(src, chunk, md.footer_offset, where)
     ci = read_column_index(src, chunk, md.footer_offset, where,

@@ -23,6 +23,7 @@ from pqkit.read.assemble import Nester
 from pqkit.read.chunk import ChunkData, ColumnChunkReader, empty_values
 from pqkit.read.chunk_range import chunk_range, dictionary_header_padding
 from pqkit.read.leaf import INT96_UNITS, leaf_column
+from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.schema.logical import leaf_type
 
 __all__ = ["RowGroupReader"]
@@ -54,9 +55,12 @@ class RowGroupReader:
         Check page CRCs where present.
     int96_unit : {"ns", "us", "ms", "s"}
         The unit INT96 timestamps are read in (nanoseconds wrap outside 1677-2262).
+    options : pqkit.ReadOptions, optional
+        Resource limits of the read.
     """
 
-    def __init__(self, source, metadata, verify_checksums=True, int96_unit="ns"):
+    def __init__(self, source, metadata, verify_checksums=True, int96_unit="ns",
+                 options=DEFAULT_OPTIONS):
         if int96_unit not in INT96_UNITS:
             raise ValueError(f"coerce_int96_timestamp_unit must be one of {INT96_UNITS}, "
                              f"not {int96_unit!r}")
@@ -65,6 +69,7 @@ class RowGroupReader:
         self.metadata = metadata
         self.schema = metadata.schema
         self.verify_checksums = verify_checksums
+        self.options = options
         self.arrow = ArrowTypes.from_metadata(metadata.key_value_metadata)
         # parquet-mr before 1.2.9 left the dictionary page header out of chunk sizes.
         self.pad = dictionary_header_padding(metadata.created_by)
@@ -72,27 +77,21 @@ class RowGroupReader:
     # --- one column chunk ---------------------------------------------------------------
     def column_chunk(self, g, node):
         """The ColumnChunk of leaf ``node`` in row group ``g``, refused when encrypted."""
-        rg = self.metadata.row_group(g)
-        where = where_of(node, g)
-        if node.column_index >= len(rg.columns):
-            raise CorruptFileError(f"{where}: the row group has only {len(rg.columns)} "
-                                   "column chunks")
-        chunk = rg.columns[node.column_index]
+        chunk = self.metadata.checked_row_group(g).columns[node.column_index]
         if chunk.crypto_metadata is not None:
-            raise EncryptedFileError(f"{where}: the column chunk is encrypted; pqkit cannot "
-                                     "decrypt Parquet modular encryption")
+            raise EncryptedFileError(f"{where_of(node, g)}: the column chunk is encrypted; "
+                                     "pqkit cannot decrypt Parquet modular encryption")
         return chunk
 
     def chunk_reader(self, g, node):
         md = self.column_chunk(g, node).meta_data
         return ColumnChunkReader(node, md.codec, md.num_values, where_of(node, g),
-                                 self.verify_checksums)
+                                 self.verify_checksums, self.options)
 
     def read_chunk(self, g, node):
         """The levels and values of a whole column chunk (:class:`ChunkData`)."""
         chunk = self.column_chunk(g, node)
-        md = chunk.meta_data
-        if md is not None and md.num_values == 0:
+        if chunk.meta_data.num_values == 0:
             return self.empty_chunk(node)          # some writers give no pages at all
         where = where_of(node, g)
         start, length = chunk_range(chunk, self.metadata.footer_offset, where, self.pad)
@@ -149,7 +148,7 @@ class RowGroupReader:
         for node in self.schema.columns:
             if node.path in wanted:
                 leaves[node.path] = self.leaf(node, self.read_chunk(g, node), where_of(node, g))
-        rows = self.metadata.row_group(g).num_rows
+        rows = self.metadata.checked_row_group(g).num_rows
         table = self.nest(tops, leaves, rows)
         if table.num_rows != rows:
             raise CorruptFileError(f"row group {g} declares {rows} rows but its columns "

@@ -232,7 +232,16 @@ def _check_decimal(ctx, node, precision, scale, where, at, what):
 
 
 def _max_digits(width):
-    return math.floor(math.log10(2 ** (8 * width - 1) - 1)) if width > 0 else 0
+    """Decimal digits a signed two's-complement integer of ``width`` bytes always holds:
+    floor(log10(2**(8*width - 1) - 1)), which equals floor((8*width - 1) * log10(2))
+    because no power of two is a power of ten. Computed from the logarithm, not the
+    power: a hostile width of 2**31 - 1 bytes must not build a 16-gigabit integer."""
+    if width <= 0:
+        return 0
+    bits = 8 * width - 1
+    if bits <= 1024:                    # exact where a float could round the wrong way
+        return len(str(2 ** bits - 1)) - 1
+    return math.floor(bits * math.log10(2))
 
 
 def _check_pairing(ctx, node, name, value, ct, where, at):

@@ -1,0 +1,265 @@
+"""Hostile inputs: each failure class of issue 19, from a hand-made file of a few hundred bytes.
+
+The promise under test is "a result or a ParquetError, nothing else": no raw
+Python exception, no hang and no allocation in step with a size the file merely
+claims. Each file is written by pqkit and then broken by re-encoding its footer
+or a page header with the Thrift codec. Inputs that could make a broken reader
+allocate gigabytes are read in a child process under an address-space limit
+(``RLIMIT_AS``), so that a regression fails the test instead of the machine.
+"""
+import decimal
+import io
+import json
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import pqkit
+from pqkit import format as fmt
+from pqkit.format import PageType
+
+BIG = (1 << 31) - 1
+# A child process may map at most this much more than it has mapped once pqkit is
+# imported: reading a file of a few hundred bytes needs far less.
+CHILD_EXTRA = 64 << 20
+
+
+def _small_file(data, **options):
+    out = io.BytesIO()
+    pqkit.write_table(data, out, **{"compression": "none", "write_statistics": True,
+                                    "store_schema": False, **options})
+    return out.getvalue()
+
+
+def _with_footer(data, edit):
+    """``data`` with edit(FileMetaData) applied to its footer."""
+    md = pqkit.read_metadata(data)
+    edit(md.raw)
+    footer = fmt.encode(md.raw)
+    return data[:md.footer_offset] + footer + len(footer).to_bytes(4, "little") + b"PAR1"
+
+
+def _one_page_chunk(data, edit_header):
+    """A file with one column of one data page, its page header re-encoded after
+    edit_header(PageHeader) and the chunk's metadata moved to match."""
+    md = pqkit.read_metadata(data)
+    meta = md.row_group(0).columns[0].meta_data
+    assert meta.dictionary_page_offset is None
+    start = meta.data_page_offset
+    header, used = fmt.decode(fmt.PageHeader, data, start, len(data) - start)
+    assert header.type == PageType.DATA_PAGE
+    payload = data[start + used:start + used + header.compressed_page_size]
+    edit_header(header)
+    new_header = fmt.encode(header)
+    body = b"PAR1" + new_header + payload
+    meta.data_page_offset = 4
+    meta.total_compressed_size = len(new_header) + len(payload)
+    md.raw.row_groups[0].columns[0].file_offset = 4
+    footer = fmt.encode(md.raw)
+    return body + footer + len(footer).to_bytes(4, "little") + b"PAR1"
+
+
+def _read_in_child(data, code, tmp_path):
+    """Run ``code`` (with ``path`` bound to the file of ``data``) in a child process whose
+    address space is capped; returns the JSON the child prints."""
+    path = tmp_path / "hostile.parquet"
+    path.write_bytes(data)
+    script = textwrap.dedent(f"""
+        import json, resource, sys
+        import pqkit
+        from pqkit.cli.main import main as pqinspect
+        path = {str(path)!r}
+        # The limit is taken after the imports, on what is mapped now.
+        with open("/proc/self/status") as f:
+            vm = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize"))
+        limit = vm + {CHILD_EXTRA}
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        try:
+            {textwrap.indent(code, ' ' * 12).strip()}
+            print(json.dumps({{"error": None}}))
+        except pqkit.ParquetError as exc:
+            print(json.dumps({{"error": type(exc).__name__, "message": str(exc)}}))
+        except MemoryError as exc:
+            print(json.dumps({{"error": "MemoryError", "message": str(exc)}}))
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+# --- allocation before checking ----------------------------------------------------------
+
+def _refused_in_child(bad, tmp_path, place, error="CorruptFileError",
+                      read="pqkit.read_table(path)"):
+    """Read ``bad`` under the address-space cap; the error must name ``place`` and 2**31-1."""
+    assert len(bad) < 600
+    got = _read_in_child(bad, read, tmp_path)
+    assert got["error"] == error, got
+    assert place in got["message"] and str(BIG) in got["message"], got["message"]
+    return got["message"]
+
+
+def test_huge_uncompressed_page_size_is_refused_without_allocating_it(tmp_path):
+    data = _small_file({"x": np.arange(40, dtype=np.int64)}, compression="zstd",
+                       use_dictionary=False)
+    bad = _one_page_chunk(data, lambda h: setattr(h, "uncompressed_page_size", BIG))
+    place = "page at offset 4 in column x, row group 0"
+    message = _refused_in_child(bad, tmp_path, place, "AllocationLimitError")
+    assert "exceed ReadOptions.max_page_size = 1073741824" in message
+    assert "pqkit.ReadOptions(max_page_size=...)" in message
+    # With the limit raised, the codec finds the lie without allocating the claim.
+    message = _refused_in_child(bad, tmp_path, place, read=(
+        "pqkit.read_table(path, options=pqkit.ReadOptions(max_page_size=1 << 31))"))
+    assert message.startswith("ZSTD: ")
+
+
+def test_page_that_decompresses_past_its_declared_size_is_cut_and_reported():
+    data = _small_file({"x": np.zeros(4000, dtype=np.int64)}, compression="zstd",
+                       use_dictionary=False)
+    bomb = _one_page_chunk(data, lambda h: setattr(h, "uncompressed_page_size", 1000))
+    assert len(bomb) < 600           # 32,000 bytes of zeros compress to a few dozen
+    with pytest.raises(pqkit.CorruptFileError,
+                       match=r"ZSTD: .*more than 1000 bytes.*page at offset 4 in column x"):
+        pqkit.read_table(bomb)
+
+
+@pytest.mark.parametrize("options, limit, claim", [
+    (pqkit.ReadOptions(max_dictionary_size=10), "max_dictionary_size", "decompressed bytes"),
+    (pqkit.ReadOptions(max_page_size=10), "max_page_size", "decompressed bytes"),
+    (pqkit.ReadOptions(max_chunk_bytes=1000), "max_chunk_bytes",
+     "bytes of levels and values for 400 entries"),
+])
+def test_each_read_limit_names_itself(options, limit, claim):
+    data = _small_file({"s": [None, "a", "bb", "a"] * 100})
+    with pytest.raises(pqkit.AllocationLimitError,
+                       match=rf"column s, row group 0: \d+ {claim} exceed "
+                             rf"ReadOptions\.{limit} = \d+; read with "
+                             rf"pqkit\.ReadOptions\({limit}=\.\.\.\)"):
+        pqkit.read_table(data, options=options)
+    assert pqkit.read_table(data).column("s").to_pylist()[:4] == [None, "a", "bb", "a"]
+
+
+@pytest.mark.parametrize("data", [
+    {"x": np.arange(20, dtype=np.int64)},      # required, PLAIN
+    {"s": ["a", None, "b", "a"] * 10},         # optional, dictionary-encoded
+], ids=["plain", "dictionary"])
+def test_huge_num_values_is_refused_without_allocating_for_it(data, tmp_path):
+    def edit(raw):
+        raw.row_groups[0].columns[0].meta_data.num_values = BIG
+    bad = _with_footer(_small_file(data, use_dictionary="s" in data), edit)
+    _refused_in_child(bad, tmp_path, f"column {next(iter(data))}, row group 0")
+
+
+# --- a hang in verify --------------------------------------------------------------------
+
+def _flba_decimal(type_length):
+    data = _small_file({"d": [decimal.Decimal("1.25"), decimal.Decimal("-3.50")]})
+    md = pqkit.read_metadata(data)
+    leaf = md.raw.schema[1]
+    assert leaf.type == fmt.Type.FIXED_LEN_BYTE_ARRAY, leaf
+
+    def edit(raw):
+        raw.schema[1].type_length = type_length
+    return _with_footer(data, edit)
+
+
+def test_verify_deep_on_a_huge_decimal_width_returns(tmp_path):
+    bad = _flba_decimal(BIG)
+    assert len(bad) < 1000
+    code = ("from pqkit.inspect.verify import verify_file\n"
+            "report = verify_file(path, deep=True)\n"
+            "print(json.dumps({'rules': sorted({f.rule for f in report.findings})}))")
+    # Under the address-space cap: 2**(8*width-1) would need gigabytes.
+    got = _read_in_child(bad, code, tmp_path)
+    assert got["error"] is None, got
+    path = tmp_path / "hostile.parquet"
+    proc = subprocess.run([sys.executable, "-m", "pqkit.cli.main", "verify", "--deep",
+                           "--json", str(path)], capture_output=True, text=True, timeout=60,
+                          check=False)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    findings = json.loads(proc.stdout)["files"][0]["findings"]
+    deep = [f for f in findings if f["rule"] == "PQ-DEEP-001"]
+    assert len(deep) == 1
+    # Two values of 2**31-1 bytes: refused on the page headers, before decoding.
+    assert ("4294967298 bytes of levels and values for 2 entries exceed "
+            "ReadOptions.max_chunk_bytes") in deep[0]["message"]
+
+
+# --- raw Python exceptions ---------------------------------------------------------------
+
+def test_chunk_without_data_page_offset():
+    data = _small_file({"x": np.arange(10, dtype=np.int32)}, use_dictionary=False)
+
+    def edit(raw):
+        raw.row_groups[0].columns[0].meta_data.data_page_offset = None
+    with pytest.raises(pqkit.CorruptFileError,
+                       match=r"row_groups\[0\]\.columns\[0\]\.meta_data\.data_page_offset"):
+        pqkit.read_table(_with_footer(data, edit))
+
+
+def test_row_group_without_columns():
+    data = _small_file({"x": np.arange(10, dtype=np.int32)})
+
+    def edit(raw):
+        raw.row_groups[0].columns = None
+    with pytest.raises(pqkit.CorruptFileError, match=r"row_groups\[0\]\.columns"):
+        pqkit.read_table(_with_footer(data, edit))
+
+
+def test_statistics_of_a_decimal_with_a_huge_scale(tmp_path):
+    data = _small_file({"d": [decimal.Decimal("1.25"), decimal.Decimal("-3.50")]})
+
+    def edit(raw):
+        raw.schema[1].scale = BIG
+        if raw.schema[1].logicalType is not None:
+            raw.schema[1].logicalType.DECIMAL.scale = BIG
+    path = tmp_path / "scale.parquet"
+    path.write_bytes(_with_footer(data, edit))
+    proc = subprocess.run([sys.executable, "-m", "pqkit.cli.main", "pages", "--json",
+                           str(path)], capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    page = json.loads(proc.stdout)["chunks"][0]["pages"][1]
+    # 125 * 10**-(2**31 - 1), written with its first digit before the point.
+    assert page["statistics"]["min"] == "-3.50E-2147483645"
+    assert page["statistics"]["max"] == "1.25E-2147483645"
+
+
+def test_fixed_len_byte_array_of_width_zero():
+    bad = _flba_decimal(0)
+    with pytest.raises(pqkit.CorruptFileError,
+                       match=r"schema\[1\]\.type_length is 0: column 'd' is FIXED_LEN_BYTE"):
+        pqkit.read_table(bad)
+    with pytest.raises(pqkit.CorruptFileError, match=r"schema\[1\]\.type_length is 0"):
+        pqkit.read_metadata(bad)
+
+
+@pytest.mark.parametrize("edit, path, value", [
+    (lambda c: setattr(c.meta_data, "num_values", -1),
+     r"row_groups\[0\]\.columns\[1\]\.meta_data\.num_values", "is -1"),
+    (lambda c: setattr(c.meta_data, "codec", None),
+     r"row_groups\[0\]\.columns\[1\]\.meta_data\.codec", "is missing"),
+    (lambda c: setattr(c, "meta_data", None),
+     r"row_groups\[0\]\.columns\[1\]\.meta_data", "is missing"),
+])
+def test_chunk_metadata_is_checked_once_with_its_path(edit, path, value):
+    data = _small_file({"x": np.arange(10, dtype=np.int32), "y": np.arange(10.0)})
+    bad = _with_footer(data, lambda raw: edit(raw.row_groups[0].columns[1]))
+    with pytest.raises(pqkit.CorruptFileError, match=path + " " + value):
+        pqkit.read_table(bad)
+    # Only the reading of the row group checks it: the footer still opens for inspection.
+    assert pqkit.read_metadata(bad).num_rows == 10
+
+
+def test_row_group_with_fewer_chunks_than_leaves():
+    data = _small_file({"x": np.arange(10, dtype=np.int32), "y": np.arange(10.0)})
+
+    def edit(raw):
+        del raw.row_groups[0].columns[1]
+    with pytest.raises(pqkit.CorruptFileError,
+                       match=r"row_groups\[0\]\.columns holds 1 column chunks, the schema "
+                             r"has 2 leaf columns"):
+        pqkit.read_table(_with_footer(data, edit), columns=["x"])

@@ -1,0 +1,64 @@
+"""Seed corpora for the fuzz harnesses: small parquet-testing files and small pqkit files.
+
+A harness calls :func:`prepare` with its name; unless the command line already
+names a corpus directory, one is filled under ``$PQKIT_FUZZ_DIR`` (default
+``/tmp/pqkit-fuzz``) and appended to the arguments libFuzzer receives, so a bare
+``python tools/fuzz/fuzz_X.py -max_total_time=20`` fuzzes from real files.
+"""
+import io
+import os
+import pathlib
+import sys
+
+import numpy as np
+
+TESTING = pathlib.Path(os.environ.get("PQKIT_TESTING", "/work/shared/parquet-testing"))
+MAX_SEED = 16 * 1024          # bytes: small files mutate into interesting ones faster
+# What a harness passes to libFuzzer unless told otherwise: an input taking over 2 s is
+# a hang, and more than 1 GiB resident is an unbounded allocation.
+DEFAULT_FLAGS = ["-timeout=2", "-rss_limit_mb=1024"]
+
+
+def pqkit_files():
+    """A handful of small files written by pqkit under different options."""
+    import pqkit
+    n = 50
+    data = {"i": np.arange(n, dtype=np.int64),
+            "s": [None if i % 5 == 0 else f"v{i % 7}" for i in range(n)],
+            "l": [[i, i + 1] if i % 3 else None for i in range(n)],
+            "f": np.linspace(0, 1, n)}
+    options = [{}, {"compression": "none"}, {"compression": "snappy", "data_page_version": "2.0"},
+               {"use_dictionary": False, "compression": "gzip"},
+               {"data_page_size": 64, "write_checksums": True}]
+    for opts in options:
+        out = io.BytesIO()
+        pqkit.write_table(data, out, **opts)
+        yield out.getvalue()
+
+
+def testing_files():
+    """The small files of the parquet-testing corpus (bad_data included)."""
+    for path in sorted(TESTING.rglob("*.parquet")):
+        if path.stat().st_size <= MAX_SEED:
+            yield path.read_bytes()
+
+
+def prepare(name, transform=None):
+    """Fill ``name``'s seed directory (once) and append it and the default flags to
+    ``sys.argv``; ``transform(file_bytes)`` turns each file into seeds of the harness's
+    input kind (e.g. its footer)."""
+    given = [a for a in sys.argv[1:] if not a.startswith("-")]
+    flags = [f for f in DEFAULT_FLAGS if not any(a.startswith(f.split("=")[0] + "=")
+                                                 for a in sys.argv[1:])]
+    sys.argv[1:1] = flags
+    if given:
+        return
+    root = pathlib.Path(os.environ.get("PQKIT_FUZZ_DIR", "/tmp/pqkit-fuzz")) / name
+    if not root.exists():
+        root.mkdir(parents=True)
+        count = 0
+        for blob in list(testing_files()) + list(pqkit_files()):
+            for seed in (transform(blob) if transform else [blob]):
+                (root / f"seed-{count:05d}").write_bytes(seed)
+                count += 1
+    sys.argv.append(str(root))
