@@ -148,7 +148,13 @@ def test_corrupt_checksum_pages_are_named(capsys, corpus):
     crc = [f for f in doc["files"][0]["findings"] if f["rule"] == "PQ-CRC-001"]
     assert [(f["column"], f["page_offset"]) for f in crc] == [("a", 4), ("b", 30808)]
     assert doc["files"][0]["pages"]["crc_mismatches"] == 2
-    assert "page at offset 30808" in err
+    assert err == (f"pqinspect verify: {doc['files'][0]['path']}: 2 errors, 6 warnings; "
+                   "first PQ-CRC-001 at offset 4\n")
+    human_code, human, human_err = run(capsys, "verify", doc["files"][0]["path"])
+    assert human_code == code == 1 and human_err == err
+    # each finding once, on stdout: its message (wrapped between words) appears once
+    words = " ".join(line.strip("│ ") for line in human.splitlines())
+    assert human.count("PQ-CRC-001") == 2 and "page at offset 30808" in " ".join(words.split())
 
 
 def _write(path, n=500):

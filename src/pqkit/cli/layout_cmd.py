@@ -418,7 +418,8 @@ _COLORS = {"column chunk": "#4a78c2", "column_metadata": "#6bb5b0", "column_inde
 
 def _html_table(headers, rows, classes=None):
     e = html.escape
-    out = ["<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in headers) + "</tr>"]
+    out = ["<table>" if headers is None else
+           "<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in headers) + "</tr>"]
     for i, row in enumerate(rows):
         cls = f' class="{classes[i]}"' if classes and classes[i] else ""
         out.append(f"<tr{cls}>" + "".join(
@@ -443,7 +444,7 @@ def to_html(doc):
         f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Layout of "
         f"{e(f['path'])}</title><style>{_CSS}</style></head><body>",
         f"<h1>Layout of {e(f['path'])}</h1>",
-        _html_table(["", ""], [(k, str(v)) for k, v in _summary_rows(doc)]),
+        _html_table(None, [(k, str(v)) for k, v in _summary_rows(doc)]),
         f'<div class="bar">{bar}</div><div class="legend">{legend}</div>',
         "<h2>Byte map</h2>",
         _html_table(["start", "end", "bytes", "what", "row group", "column", "detail"],

@@ -7,6 +7,7 @@ Exit codes: 0 ok, 1 problems found, 2 unusable input.
 import argparse
 import sys
 
+from pqkit import __version__
 from pqkit.cli import (
     bloom_cmd,
     convert_cmd,
@@ -48,6 +49,8 @@ def build_parser():
         description="Inspect Parquet files: schema, footer, row groups, column chunks, pages, "
                     "page index and byte layout.",
         epilog="Example: pqinspect meta data.parquet --json")
+    parser.add_argument("--version", action="version",
+                        version=f"pqinspect (pqkit) {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, module in COMMANDS.items():
         p = sub.add_parser(name, help=module.HELP, description=module.HELP,

@@ -114,8 +114,31 @@ def chunk_dict(node, chunk):
             "definition_level_histogram": md.size_statistics.definition_level_histogram},
         "key_value_metadata": None if md.key_value_metadata is None else [
             {"key": kv.key, "value": kv.value} for kv in md.key_value_metadata],
+        "geospatial_statistics": geospatial_dict(md.geospatial_statistics),
     })
     return d
+
+
+_GEO_KINDS = {1: "point", 2: "linestring", 3: "polygon", 4: "multipoint",
+              5: "multilinestring", 6: "multipolygon", 7: "geometrycollection"}
+_GEO_DIMENSIONS = {0: "", 1: "_z", 2: "_m", 3: "_zm"}
+
+
+def geo_type_name(code):
+    """A WKB geometry type code as DuckDB's geo_types spells it (1003 -> polygon_z)."""
+    kind, dims = _GEO_KINDS.get(code % 1000), _GEO_DIMENSIONS.get(code // 1000)
+    return f"{kind}{dims}" if kind and dims is not None else f"unknown({code})"
+
+
+def geospatial_dict(geo):
+    """The GEOMETRY/GEOGRAPHY chunk statistics: bbox and geometry types, or None."""
+    if geo is None:
+        return None
+    box = geo.bbox
+    return {"bbox": None if box is None else {
+                name: getattr(box, name) for name in box.FIELD_NAMES},
+            "geospatial_types": None if geo.geospatial_types is None else
+            [geo_type_name(t) for t in geo.geospatial_types]}
 
 
 def row_group_dict(md, index, columns=None):
@@ -174,9 +197,18 @@ def _render(doc):
     for rg in doc["row_groups"]:
         title = (f"Row group {rg['index']}: {rg['num_rows']:,} rows, "
                  f"{rg['total_byte_size']:,} bytes uncompressed")
+        chunks = [c for c in rg["columns"] if c.get("meta_data", True) is not None]
         con.print(render.grid(title, [
-            "column", "type", "codec", "encodings", "values", "dict@", "data@",
-            "compressed", "ratio", "min", "max", "nulls"], [_chunk_row(c) for c in rg["columns"]]))
+            "column", "type", "codec", "compressed", "ratio", "nulls", "values"],
+            [_chunk_row(c) for c in rg["columns"]]))
+        geo = any(c.get("geospatial_statistics") for c in chunks)
+        stats = [_stats_row(c) for c in chunks]
+        con.print(render.grid(f"Row group {rg['index']}: statistics",
+                              ["column", "min", "max", "geo types", "geo bbox"][:5 if geo else 3],
+                              [r[:5 if geo else 3] for r in stats], wrap=("geo bbox",)))
+        con.print(render.grid(f"Row group {rg['index']}: where the bytes are (offset +length)", [
+            "column", "dict@", "data@", "col. index", "off. index", "bloom", "encodings"],
+            [_where_row(c) for c in chunks], wrap=("encodings",)))
 
 
 def _short(value, n=80):
@@ -187,15 +219,44 @@ def _short(value, n=80):
 
 def _chunk_row(c):
     if c.get("meta_data", True) is None:
-        return (c["path"], "encrypted", "", "", "", "", "", "", "", "", "", "")
+        return (escape(c["path"]), "encrypted", "", "", "", "", "")
+    stats = c["statistics"] or {}
+    return (escape(c["path"]), c["physical_type"], c["codec"],
+            _num(c["total_compressed_size"]), c["compression_ratio"],
+            _num(stats.get("null_count")), _num(c["num_values"]))
+
+
+def _stats_row(c):
     stats = c["statistics"] or {}
     lo = stats.get("min_value", stats.get("min"))
     hi = stats.get("max_value", stats.get("max"))
-    return (c["path"], c["physical_type"], c["codec"], ",".join(c["encodings"]),
-            c["num_values"], c["dictionary_page_offset"], c["data_page_offset"],
-            c["total_compressed_size"], c["compression_ratio"], _short(str(lo), 24)
-            if lo is not None else None, _short(str(hi), 24) if hi is not None else None,
-            stats.get("null_count"))
+    geo = c.get("geospatial_statistics") or {}
+    box = geo.get("bbox")
+    bbox = None if box is None else ", ".join(
+        f"{axis} {box[axis + 'min']:g}..{box[axis + 'max']:g}" for axis in "xyzm"
+        if box.get(axis + "min") is not None and box.get(axis + "max") is not None)
+    return (escape(c["path"]), None if lo is None else escape(_short(str(lo), 24)),
+            None if hi is None else escape(_short(str(hi), 24)),
+            ", ".join(geo.get("geospatial_types") or []) or None, bbox)
+
+
+def _span(offset, length):
+    """"offset +length" of a structure the footer points at, '' when absent."""
+    if offset is None:
+        return ""
+    return f"{offset:,}" + ("" if length is None else f" +{length:,}")
+
+
+def _where_row(c):
+    return (escape(c["path"]), _num(c["dictionary_page_offset"]), _num(c["data_page_offset"]),
+            _span(c["column_index_offset"], c["column_index_length"]),
+            _span(c["offset_index_offset"], c["offset_index_length"]),
+            _span(c["bloom_filter_offset"], c["bloom_filter_length"]),
+            ", ".join(c["encodings"]))
+
+
+def _num(value):
+    return "" if value is None else f"{value:,}"
 
 
 def _single_file(arguments):

@@ -3,8 +3,10 @@ import json
 import sys
 
 from rich.console import Console
+from rich.errors import MarkupError
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 from rich.tree import Tree
 
 
@@ -26,24 +28,110 @@ def console():
 
 
 def kv_table(title, rows):
-    """A two-column key/value table; rows with value None are left out."""
-    table = Table(title=title, show_header=False, title_justify="left")
-    table.add_column("key", style="bold")
-    table.add_column("value", overflow="fold")
-    for key, value in rows:
-        if value is not None:
-            table.add_row(str(key), str(value))
-    return table
+    """A two-column key/value table; rows with value None are left out. Keys never wrap;
+    values wrap between words."""
+    return Grid(title, ["key", "value"],
+                [(str(k), str(v)) for k, v in rows if v is not None],
+                wrap=("value",), show_header=False)
 
 
-def grid(title, columns, rows):
-    """A table with a header row."""
-    table = Table(title=title, title_justify="left")
-    for c in columns:
-        table.add_column(c, overflow="fold")
-    for row in rows:
-        table.add_row(*["" if v is None else str(v) for v in row])
-    return table
+def grid(title, columns, rows, wrap=None):
+    """A table with a header row that fits the width it is printed at (see Grid)."""
+    return Grid(title, columns, rows, wrap=wrap)
+
+
+# Columns whose cells are prose: they wrap between words instead of being cut.
+WRAPPING_COLUMNS = frozenset({"message", "value", "detail", "error", "title", "problem"})
+# A cell longer than this is a value that may be cut with an ellipsis when space is short.
+KEEP_WHOLE = 24
+# The narrowest a cut value or a wrapping column becomes.
+NARROWEST = 12
+
+
+def cell_width(markup):
+    """Terminal cells the widest line of a rich-markup string takes."""
+    try:
+        text = Text.from_markup(markup)
+    except MarkupError:
+        text = Text(markup)
+    return max((Text(line).cell_len for line in text.plain.split("\n")), default=0)
+
+
+def _longest_word(markup):
+    try:
+        plain = Text.from_markup(markup).plain
+    except MarkupError:
+        plain = markup
+    return max((Text(w).cell_len for w in plain.split()), default=0)
+
+
+class Grid:
+    """A table that decides its layout at the width it is rendered at.
+
+    Headers stay on one line; cells of up to KEEP_WHOLE characters (type names,
+    column paths, numbers) are never broken; longer cells are cut with "…" before
+    anything else gives; prose columns (``wrap``) wrap between words. When even
+    that does not fit, trailing columns are left out (the first column always
+    stays) and the caption names them: callers list columns by importance.
+    """
+
+    def __init__(self, title, columns, rows, wrap=None, show_header=True, caption=None):
+        self.title = title
+        self.columns = list(columns)
+        self.rows = [["" if v is None else str(v) for v in row] for row in rows]
+        self.wrap = set(WRAPPING_COLUMNS if wrap is None else wrap)
+        self.show_header = show_header
+        self.caption = caption
+
+    def _widths(self, i, header):
+        """(natural, minimum) width of column i."""
+        head = cell_width(header) if self.show_header else 0
+        natural = max([head] + [cell_width(r[i]) for r in self.rows if i < len(r)])
+        if header in self.wrap:
+            longest = max([0] + [_longest_word(r[i]) for r in self.rows if i < len(r)])
+            return natural, max(head, min(longest, NARROWEST * 2))
+        return natural, natural if natural <= KEEP_WHOLE else max(head, NARROWEST)
+
+    def fit(self, width):
+        """[(column index, width)] of the columns shown at ``width`` terminal cells."""
+        sizes = [self._widths(i, h) for i, h in enumerate(self.columns)]
+        keep = list(range(len(self.columns)))
+        while len(keep) > 1 and sum(sizes[i][1] for i in keep) + 3 * len(keep) + 1 > width:
+            keep.pop()
+        widths = {i: sizes[i][0] for i in keep}
+        excess = sum(widths.values()) + 3 * len(keep) + 1 - width
+        while excess > 0:
+            # narrow the column with the most room above its minimum, one cell at a time
+            i = max(keep, key=lambda k: widths[k] - sizes[k][1])
+            if widths[i] <= sizes[i][1]:
+                break
+            widths[i] -= 1
+            excess -= 1
+        return [(i, widths[i]) for i in keep]
+
+    def table(self, width):
+        shown = self.fit(width)
+        kept = {i for i, _ in shown}
+        left_out = [c for i, c in enumerate(self.columns) if i not in kept]
+        caption = self.caption
+        if left_out:
+            note = (f"{len(left_out)} more column{'s' if len(left_out) > 1 else ''} left out: "
+                    f"{', '.join(left_out)} (a wider terminal or --json shows them)")
+            caption = f"{caption}; {note}" if caption else note
+        table = Table(title=self.title, title_justify="left", show_header=self.show_header,
+                      caption=caption, caption_justify="left")
+        for i, w in shown:
+            name = self.columns[i]
+            wraps = name in self.wrap
+            table.add_column(name, style="bold" if not self.show_header and i == 0 else None,
+                             no_wrap=not wraps, overflow="fold" if wraps else "ellipsis",
+                             width=w)
+        for row in self.rows:
+            table.add_row(*[row[i] if i < len(row) else "" for i, _ in shown])
+        return table
+
+    def __rich_console__(self, console, options):
+        yield self.table(options.max_width)
 
 
 def enum_name(enum_cls, value):

@@ -8,7 +8,8 @@ lists every rule id with its severity and title.
 
 Exit code: 2 if any file is unusable (no magic, truncated or undecodable
 footer, encrypted footer, missing file), else 1 if any file has an error,
-else 0. Every error is also printed on stderr, one line each.
+else 0. Findings go to stdout once; stderr has one summary line per file with
+errors or unusable.
 
 JSON output (``--json``), stable, schema version 1::
 
@@ -70,7 +71,6 @@ EXAMPLE = """examples:
 exit code: 0 no errors (warnings allowed), 1 errors found, 2 an unusable file"""
 
 SCHEMA_VERSION = 1
-_STDERR_ERRORS = 20
 _SEVERITY_STYLE = {"error": "[red]error[/red]", "warning": "[yellow]warning[/yellow]",
                    "info": "info"}
 
@@ -152,15 +152,18 @@ def _num(value):
 
 
 def _report_errors(doc, out=None):
-    """Each error (and why a file is unusable) on stderr, one line each."""
+    """One summary line per file with errors (or unusable) on stderr: the findings
+    themselves are on stdout (the table, or the JSON document)."""
     out = out or sys.stderr
     for f in doc["files"]:
-        errors = [x for x in f["findings"] if x["severity"] == "error" or not f["usable"]]
-        for x in errors[:_STDERR_ERRORS]:
-            print(f"pqinspect verify: {f['path']}: {x['rule']}: {x['message']}", file=out)
-        if len(errors) > _STDERR_ERRORS:
-            print(f"pqinspect verify: {f['path']}: ... {len(errors) - _STDERR_ERRORS} more "
-                  "errors", file=out)
+        if not f["usable"]:
+            why = "; ".join(x["message"] for x in f["findings"][:1])
+            print(f"pqinspect verify: {f['path']}: unusable: {why}", file=out)
+        elif f["counts"]["error"]:
+            first = next(x for x in f["findings"] if x["severity"] == "error")
+            where = "" if first["offset"] is None else f" at offset {first['offset']}"
+            print(f"pqinspect verify: {f['path']}: {f['counts']['error']} errors, "
+                  f"{f['counts']['warning']} warnings; first {first['rule']}{where}", file=out)
 
 
 def _list_rules(as_json):
