@@ -27,12 +27,12 @@ def console():
     return Console(highlight=False, soft_wrap=False)
 
 
-def kv_table(title, rows):
+def kv_table(title, rows, wrap=True):
     """A two-column key/value table; rows with value None are left out. Keys never wrap;
-    values wrap between words."""
+    values wrap between words (``wrap``) or are cut with an ellipsis."""
     return Grid(title, ["key", "value"],
                 [(str(k), str(v)) for k, v in rows if v is not None],
-                wrap=("value",), show_header=False)
+                wrap=("value",) if wrap else (), show_header=False)
 
 
 def grid(title, columns, rows, wrap=None):
@@ -44,6 +44,10 @@ def grid(title, columns, rows, wrap=None):
 WRAPPING_COLUMNS = frozenset({"message", "value", "detail", "error", "title", "problem"})
 # A cell longer than this is a value that may be cut with an ellipsis when space is short.
 KEEP_WHOLE = 24
+# The narrowest a prose column becomes (unless all its text is narrower).
+WRAP_NARROWEST = 20
+# How many left-out columns a caption names.
+NAMED_LEFT_OUT = 8
 # The narrowest a cut value or a wrapping column becomes.
 NARROWEST = 12
 
@@ -89,7 +93,7 @@ class Grid:
         natural = max([head] + [cell_width(r[i]) for r in self.rows if i < len(r)])
         if header in self.wrap:
             longest = max([0] + [_longest_word(r[i]) for r in self.rows if i < len(r)])
-            return natural, max(head, min(longest, NARROWEST * 2))
+            return natural, min(natural, max(head, min(longest, KEEP_WHOLE), WRAP_NARROWEST))
         return natural, natural if natural <= KEEP_WHOLE else max(head, NARROWEST)
 
     def fit(self, width):
@@ -100,13 +104,12 @@ class Grid:
             keep.pop()
         widths = {i: sizes[i][0] for i in keep}
         excess = sum(widths.values()) + 3 * len(keep) + 1 - width
-        while excess > 0:
-            # narrow the column with the most room above its minimum, one cell at a time
-            i = max(keep, key=lambda k: widths[k] - sizes[k][1])
-            if widths[i] <= sizes[i][1]:
-                break
-            widths[i] -= 1
-            excess -= 1
+        for i in reversed(keep):
+            # narrow the last columns first, down to their minimum: the first ones identify
+            # the row (column path, key) and stay whole longest
+            cut = min(max(excess, 0), widths[i] - sizes[i][1])
+            widths[i] -= cut
+            excess -= cut
         return [(i, widths[i]) for i in keep]
 
     def table(self, width):
@@ -115,8 +118,10 @@ class Grid:
         left_out = [c for i, c in enumerate(self.columns) if i not in kept]
         caption = self.caption
         if left_out:
+            names = ", ".join(left_out[:NAMED_LEFT_OUT]) + (
+                ", …" if len(left_out) > NAMED_LEFT_OUT else "")
             note = (f"{len(left_out)} more column{'s' if len(left_out) > 1 else ''} left out: "
-                    f"{', '.join(left_out)} (a wider terminal or --json shows them)")
+                    f"{names} (a wider terminal or --json shows them)")
             caption = f"{caption}; {note}" if caption else note
         table = Table(title=self.title, title_justify="left", show_header=self.show_header,
                       caption=caption, caption_justify="left")

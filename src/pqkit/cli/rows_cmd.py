@@ -173,9 +173,16 @@ def _render_head(doc):
     con = render.console()
     con.print(f"[bold]{escape(doc['file'])}[/bold]: first {len(doc['rows'])} of "
               f"{doc['num_rows']:,} rows")
-    con.print(render.grid(None, [escape(n) for n in names], [
-        [escape(_short(cell_text(row[n]))) if row[n] is not None else "[dim]null[/dim]"
-         for n in names] for row in doc["rows"]]))
+    cells = [[escape(_short(cell_text(row[n]))) if row[n] is not None else "[dim]null[/dim]"
+              for n in names] for row in doc["rows"]]
+    table = render.grid(None, [escape(n) for n in names], cells)
+    if len(names) > 2 and 2 * len(table.fit(con.width)) < len(names):
+        # fewer than half the columns fit side by side: one column/value table per row
+        for i, row in enumerate(cells):
+            con.print(render.kv_table(f"row {i}", zip((escape(n) for n in names), row),
+                                      wrap=False))
+        return
+    con.print(table)
 
 
 def run_head(args):
