@@ -214,3 +214,49 @@ def test_grid_at_fixed_width(width):
     assert broken_tokens(text, {"a.very.long.nested.leaf", "FIXED_LEN_BYTE_ARRAY", "offset",
                                 "claims", "header"}) == set()
     assert long_value not in text and ("…" in text or "left out" in text)
+
+
+def in_terminal(width, *argv):
+    """stdout of ``pqinspect *argv`` run in a pseudo-terminal ``width`` columns wide
+    (rich measures the terminal itself; colours and styles stripped)."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import subprocess
+    import sys
+    import termios
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, width, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    env["TERM"] = "xterm-256color"
+    proc = subprocess.Popen([sys.executable, "-m", "pqkit.cli.main", *map(str, argv)],
+                            stdout=slave, stderr=subprocess.DEVNULL, env=env)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:             # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    assert proc.wait(timeout=60) in (0, 1)
+    text = b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
+
+
+@pytest.mark.parametrize("width", (80, 100, 160))
+@pytest.mark.parametrize("argv", [("meta", SAMPLE), ("head", WIDE_NESTED), ("meta", GEO),
+                                  ("verify", CORPUS / "datapage_v1-corrupt-checksum.parquet")],
+                         ids=["meta-sample", "head-nested", "meta-geo", "verify"])
+def test_real_terminal_widths(width, argv):
+    out = in_terminal(width, *argv)
+    check_fits(out, width)
+    assert broken_tokens(out, vocabulary(argv[1])) == set()
+    if argv == ("meta", SAMPLE):
+        assert "FIXED_LEN_BYTE_ARRAY" in out and "temperature" in out
+        # the width is the terminal's: at 160 every column of meta's tables fits
+        assert ("left out" in out) == (width == 80)
