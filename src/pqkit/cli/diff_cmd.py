@@ -275,9 +275,10 @@ def _render(doc, limit):
     shown = diffs if limit <= 0 else diffs[:limit]
     table = render.grid(f"{doc['summary']['total']} differences: A = {escape(doc['a'])}, "
                         f"B = {escape(doc['b'])}",
-                        ["section", "row group", "path", "field", "kind", "A", "B"], [
-        (d["section"], d["row_group"], escape(d["path"] or ""), d["field"], d["kind"],
-         _short(d["a"]), _short(d["b"])) for d in shown])
+                        # by importance: a narrow terminal leaves out the last columns
+                        ["path", "field", "A", "B", "kind", "row group", "section"], [
+        (escape(d["path"] or ""), d["field"], _short(d["a"]), _short(d["b"]), d["kind"],
+         d["row_group"], d["section"]) for d in shown])
     if len(shown) < len(diffs):
         table.caption = f"… {len(diffs) - len(shown):,} more (--limit 0 or --json shows all)"
     con.print(table)

@@ -90,11 +90,13 @@ class Grid:
     def _widths(self, i, header):
         """(natural, minimum) width of column i."""
         head = cell_width(header) if self.show_header else 0
-        natural = max([head] + [cell_width(r[i]) for r in self.rows if i < len(r)])
+        lengths = [cell_width(r[i]) for r in self.rows if i < len(r)]
+        natural = max([head] + lengths)
         if header in self.wrap:
             longest = max([0] + [_longest_word(r[i]) for r in self.rows if i < len(r)])
             return natural, min(natural, max(head, min(longest, KEEP_WHOLE), WRAP_NARROWEST))
-        return natural, natural if natural <= KEEP_WHOLE else max(head, NARROWEST)
+        # short cells are never cut, even in a column that also holds long ones
+        return natural, max([head] + [n if n <= KEEP_WHOLE else NARROWEST for n in lengths])
 
     def fit(self, width):
         """[(column index, width)] of the columns shown at ``width`` terminal cells."""
