@@ -158,7 +158,7 @@ def restore(root, version, *, run_id=None):
 
 def _present(layout, relpath):
     import os
-    return os.path.exists(layout.shadow(relpath)) or os.path.exists(layout.visible(relpath))
+    return layout.find_shadow(relpath) is not None or os.path.exists(layout.visible(relpath))
 
 
 def tag(root, name, version=None):
