@@ -1,12 +1,12 @@
 """A PQDS/1 dataset taken through its whole life, as snapshots for other engines to read.
 
-``lifecycle_states(base)`` runs create, append, build_index, delete, overwrite,
-compact, a writer killed after staging, and a no-op rerun of an applied
-``run_id`` on one dataset, publishes after each step and copies the root to
-``base/<step>``. Each state comes with the rows pqkit's manifest read returns,
-so a test can check that an engine reading the copy sees exactly those rows
-and nothing pqkit keeps for itself (staged, retired and index files, planning
-indices, version files).
+``lifecycle_states(base)`` runs create, append, build_index, delete, merge,
+overwrite, compact, a writer killed after staging, and a no-op rerun of an
+applied ``run_id`` on one dataset, publishes after each step and copies the
+root to ``base/<step>``. Each state comes with the rows pqkit's manifest read
+returns, so a test can check that an engine reading the copy sees exactly
+those rows and nothing pqkit keeps for itself (staged, retired and index
+files, planning indices, version files).
 """
 import os
 import shutil
@@ -34,7 +34,8 @@ def _killed_writer(root):
             f"pds.write({root!r}, {_batch(range(900, 903), 'a')!r})")
     env = dict(os.environ, PQKIT_DATASET_CRASH_AT="commit.tmp_written",
                PQKIT_DATASET_FSYNC="0")
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          check=False)
     if done.returncode != -9:
         raise AssertionError(f"the writer was not killed: {done.returncode} {done.stderr!r}")
 
@@ -43,13 +44,15 @@ def lifecycle_states(base):
     """[(step, copied root, manifest rows)] after each step of a dataset's life."""
     root = os.path.join(str(base), "live")
     steps = [
-        ("create", lambda: pds.write(root, _batch(range(0, 6), "a"), partition_by=["p"],
+        ("create", lambda: pds.write(root, _batch(range(6), "a"), partition_by=["p"],
                                      mode="create",
                                      properties={"planning.index.min_files": "0"})),
         ("append", lambda: pds.write(root, _batch(range(6, 9), "b"))),
         ("build_index", lambda: pds.build_index(root, "k")),
         ("append_indexed", lambda: pds.write(root, _batch(range(9, 12), "c"))),
         ("delete", lambda: pds.delete(root, [("k", "in", [1, 7])])),
+        ("merge", lambda: pds.merge(root, {"k": [2, 8, 40], "p": ["b", "b", "c"],
+                                           "v": [-2.0, -8.0, -40.0]}, on=["k"])),
         ("overwrite", lambda: pds.write(root, _batch(range(20, 24), "a"), mode="overwrite")),
         ("append_small", lambda: pds.write(root, _batch(range(24, 26), "a"))),
         ("compact", lambda: pds.compact(root)),

@@ -4,9 +4,9 @@ and returns what a full scan filtered in Python returns."""
 import operator
 
 import pytest
+from dshelpers import count_opened
 
 import pqkit.dataset as pds
-from pqkit.dataset import scan
 
 
 def _batch(i):
@@ -39,17 +39,6 @@ def _by_id(row):
     return row["id"]
 
 
-def _count_opened(monkeypatch):
-    opened = []
-    real = scan.ParquetFile
-
-    def counted(path, *a, **k):
-        opened.append(path)
-        return real(path, *a, **k)
-    monkeypatch.setattr(scan, "ParquetFile", counted)
-    return opened
-
-
 def test_struct_leaves_get_stats_and_lists_do_not(points):
     stats = pds.open(points).manifest.files[2]["stats"]
     assert stats["id"] == {"min": "20", "max": "22", "nulls": 0}
@@ -69,7 +58,7 @@ def test_struct_leaves_get_stats_and_lists_do_not(points):
 ])
 def test_struct_leaf_filters_prune_files(points, monkeypatch, filters, files):
     everything = pds.open(points).read().to_pylist()
-    opened = _count_opened(monkeypatch)
+    opened = count_opened(monkeypatch)
     got = pds.open(points).read(filters=filters).to_pylist()
     assert len(opened) == files
 

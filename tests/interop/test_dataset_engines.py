@@ -8,9 +8,9 @@ must see the manifest's rows: none from staged, retired or index files.
 import os
 
 import pytest
-from dataset_states import lifecycle_states, parquet_files_under, rows
 
 import pqkit.dataset as pds
+from dataset_states import lifecycle_states, parquet_files_under, rows
 from pqkit.dataset.layout import Layout
 
 pytestmark = pytest.mark.interop
@@ -19,7 +19,7 @@ duckdb = pytest.importorskip("duckdb")
 pl = pytest.importorskip("polars")
 pa_ds = pytest.importorskip("pyarrow.dataset")
 
-STEPS = ["create", "append", "build_index", "append_indexed", "delete", "overwrite",
+STEPS = ["create", "append", "build_index", "append_indexed", "delete", "merge", "overwrite",
          "append_small", "compact", "killed_writer", "run_id", "run_id_again"]
 
 
@@ -67,7 +67,7 @@ def test_states_hold_what_the_engines_must_skip(states):
     assert hidden and all(n.endswith(".parquet.shadow") for n in hidden)
     assert parquet_files_under(root, "_pqkit") == []
     ds = pds.open(root)
-    assert ds.version == 8 and len(expected) == ds.count()
+    assert ds.version == 9 and len(expected) == ds.count()
     assert {k for k, _, _ in expected} >= {30, 31}
 
 

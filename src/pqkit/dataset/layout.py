@@ -115,7 +115,7 @@ class Layout:
     def shadow_relpath(self, path):
         """The data path a file under ``shadow/`` is the hidden copy of."""
         rel = os.path.relpath(path, self.shadow_dir).replace(os.sep, "/")
-        return rel[:-len(SHADOW_SUFFIX)] if rel.endswith(SHADOW_SUFFIX) else rel
+        return rel.removesuffix(SHADOW_SUFFIX)
 
     def tag_path(self, name):
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}", name or ""):
