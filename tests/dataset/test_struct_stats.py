@@ -5,8 +5,12 @@ import operator
 
 import pytest
 from dshelpers import count_opened
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+import pqkit
 import pqkit.dataset as pds
+import pqkit.datatypes as T
 
 
 def _batch(i):
@@ -72,3 +76,57 @@ def test_stats_limit_counts_leaves(tmp_path):
     root = str(tmp_path / "limited")
     pds.write(root, _batch(0), stats_columns=2)
     assert set(pds.open(root).manifest.files[0]["stats"]) == {"id", "point.x"}
+
+
+XS = [float("nan"), -0.0, 0.0, 1.5, -2.25, float("inf"), None]
+NAMES = ["", "a", "b", "p" * 70, "p" * 70 + "b", None]
+member = st.one_of(st.none(), st.fixed_dictionaries({
+    "x": st.one_of(st.sampled_from(XS), st.floats(-1e6, 1e6)),
+    "name": st.one_of(st.sampled_from(NAMES), st.text(max_size=8))}))
+STRUCT_OPS = ["==", "!=", "<", "<=", ">", ">=", "in", "is_null", "is_not_null"]
+
+
+def _leaf(row, col):
+    v = row["pt"]
+    return None if v is None else v[col.split(".")[1]]
+
+
+def _term_holds(value, op, operand):
+    if op in ("is_null", "is_not_null"):
+        return (value is None) == (op == "is_null")
+    if value is None:
+        return False
+    if op == "in":
+        return any(value == o for o in operand)
+    return {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+            ">": operator.gt, ">=": operator.ge}[op](value, operand)
+
+
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.data(), rows=st.lists(member, min_size=1, max_size=12),
+       files=st.integers(1, 4))
+def test_struct_leaf_pruning_is_sound(tmp_path_factory, data, rows, files):
+    root = str(tmp_path_factory.mktemp("structprop") / "ds")
+    schema = [T.field("id", T.int64()),
+              T.field("pt", T.struct([T.field("x", T.float64()),
+                                      T.field("name", T.string())]))]
+    chunk = -(-len(rows) // files)
+    for k in range(0, len(rows), chunk):
+        pds.write(root, {"id": list(range(k, min(k + chunk, len(rows)))),
+                         "pt": rows[k:k + chunk]}, schema=schema)
+    col = data.draw(st.sampled_from(["pt.x", "pt.name"]))
+    op = data.draw(st.sampled_from(STRUCT_OPS))
+    pool = st.sampled_from([v for v in (XS if col == "pt.x" else NAMES) if v is not None])
+    operand = None if op.startswith("is_") else \
+        data.draw(st.lists(pool, min_size=1, max_size=2)) if op == "in" else data.draw(pool)
+    table = [{"id": i, "pt": r} for i, r in enumerate(rows)]
+    expected = [r["id"] for r in table if _term_holds(_leaf(r, col), op, operand)]
+    ds = pds.open(root)
+    got = ds.read(filters=[(col, op, operand)]).to_pylist()
+    assert sorted(r["id"] for r in got) == expected
+    kept = {f.key for f in ds.files([(col, op, operand)])}
+    for f in ds.files():
+        if f.key not in kept:                # a pruned file holds no matching row
+            pruned = pqkit.read_table(f.location).to_pylist()
+            assert not [r for r in pruned if _term_holds(_leaf(r, col), op, operand)]
