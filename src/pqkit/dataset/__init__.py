@@ -43,7 +43,8 @@ Modules: ``layout`` (paths), ``canonical`` (type and value text),
 ``maintenance``, ``indices`` (index segments, index pruning), ``index_ops``,
 ``vacuum``, ``fsops`` (link-if-absent, flock, crash points);
 ``layouts`` (layout detection), ``front`` (operations dispatched by layout), ``legacy_hive``, ``rfc_manifest``,
-``rfc_write``, ``filefacts`` (footer facts of foreign files).
+``rfc_write``, ``filefacts`` (footer facts of foreign files), ``kartothek_meta`` /
+``kartothek`` / ``kartothek_import`` (Kartothek v4: metadata, read-only source, import).
 """
 from pqkit.dataset import index_ops as _index_ops
 from pqkit.dataset import maintenance as _maintenance
@@ -59,6 +60,7 @@ from pqkit.dataset.front import (
     verify,
     write,
 )
+from pqkit.dataset.kartothek_import import import_kartothek, open_kartothek
 from pqkit.dataset.layout import Layout
 from pqkit.dataset.partitioning import (
     HIVE_NULL,
@@ -113,5 +115,5 @@ __all__ = [
     "escape_path_component", "unescape_path_component", "parse_partition_dirs",
     "DatasetError", "DatasetNotFound", "DatasetExists", "DatasetIncomplete",
     "ManifestCorrupted", "UnsupportedFeature", "CommitConflict",
-    "convert", "verify", "detect_layout", "publish_state",
+    "convert", "verify", "detect_layout", "publish_state", "open_kartothek", "import_kartothek",
 ]
