@@ -44,7 +44,8 @@ Modules: ``layout`` (paths), ``canonical`` (type and value text),
 ``vacuum``, ``fsops`` (link-if-absent, flock, crash points);
 ``layouts`` (layout detection), ``front`` (operations dispatched by layout), ``legacy_hive``, ``rfc_manifest``,
 ``rfc_write``, ``filefacts`` (footer facts of foreign files), ``kartothek_meta`` /
-``kartothek`` / ``kartothek_import`` (Kartothek v4: metadata, read-only source, import).
+``kartothek`` / ``kartothek_import`` (Kartothek v4: metadata, read-only source, import),
+``rfc_schema`` (RFC-0008's schema_hash), ``rfc_store`` (RFC-0008's API names).
 """
 from pqkit.dataset import index_ops as _index_ops
 from pqkit.dataset import maintenance as _maintenance
@@ -69,11 +70,18 @@ from pqkit.dataset.partitioning import (
     unescape_path_component,
 )
 from pqkit.dataset.publish import publish as _publish
+from pqkit.dataset.rfc_store import (
+    DatasetManifest,
+    ParquetDatasetStore,
+    dataset_exists,
+    delete_dataset,
+)
 from pqkit.dataset.scan import FileSource, ManifestSource
 from pqkit.dataset.staging import stage_file as _stage_file
 from pqkit.dataset.vacuum import vacuum as _vacuum
 from pqkit.dataset.write import MODES
 from pqkit.errors import (
+    AlreadyExists,
     CommitConflict,
     DatasetError,
     DatasetExists,
@@ -116,4 +124,5 @@ __all__ = [
     "DatasetError", "DatasetNotFound", "DatasetExists", "DatasetIncomplete",
     "ManifestCorrupted", "UnsupportedFeature", "CommitConflict",
     "convert", "verify", "detect_layout", "publish_state", "open_kartothek", "import_kartothek",
+    "ParquetDatasetStore", "DatasetManifest", "dataset_exists", "delete_dataset", "AlreadyExists",
 ]
