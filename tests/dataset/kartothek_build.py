@@ -55,21 +55,23 @@ def _rows(i):
     return {"core": core, "aux": aux}
 
 
-def build(store, fmt="json", *, uuid=UUID, stray=True, index=True):
+def build(store, fmt="json", *, uuid=UUID, stray=True, index=True,
+          partition_types=PARTITION_TYPES, partitions=PARTITIONS):
     """Write the dataset into ``store``; returns a dict describing what was written.
 
     Returns
     -------
     dict
         ``labels`` (partition labels in order), ``files`` (table -> [path]),
-        ``metadata_path``, ``index_path``, ``rows`` (table -> rows per label).
+        ``metadata_path``, ``index_path``, ``rows`` (table -> rows per label),
+        ``partitions`` (the typed values of each label), ``partition_types``.
     """
     os.makedirs(store, exist_ok=True)
     schemas = {"core": CORE_SCHEMA, "aux": AUX_SCHEMA}
-    partitions, labels, files, rows = {}, [], {t: [] for t in TABLES}, {t: {} for t in TABLES}
+    listed, labels, files, rows = {}, [], {t: [] for t in TABLES}, {t: {} for t in TABLES}
     index_map = {}
-    for i, values in enumerate(PARTITIONS):
-        pairs = [f"{quote(name)}={quote(v)}" for (name, _), v in zip(PARTITION_TYPES, values)]
+    for i, values in enumerate(partitions):
+        pairs = [f"{quote(name)}={quote(v)}" for (name, _), v in zip(partition_types, values)]
         leaf = f"{i:04d}" + "f" * 28
         label = "/".join(pairs + [leaf])
         labels.append(label)
@@ -83,15 +85,16 @@ def build(store, fmt="json", *, uuid=UUID, stray=True, index=True):
             entry[table] = key
             files[table].append(path)
             rows[table][label] = data[table]
-        partitions[label] = {"files": entry}
+        listed[label] = {"files": entry}
         for v in data["core"][INDEX_COLUMN]:
             index_map.setdefault(v, []).append(label)
     for table in TABLES:
-        full = pa.schema(schemas[table] + PARTITION_TYPES)
+        full = pa.schema(schemas[table] + list(partition_types))
+        os.makedirs(os.path.join(store, uuid, table), exist_ok=True)
         pq.write_metadata(full, os.path.join(store, uuid, table, "_common_metadata"))
     doc = {"dataset_metadata_version": 4, "dataset_uuid": uuid,
            "metadata": {"creator": "kartothek_build"},
-           "partitions": partitions, "partition_keys": [n for n, _ in PARTITION_TYPES]}
+           "partitions": listed, "partition_keys": [n for n, _ in partition_types]}
     index_path = None
     if index:
         stamp = quote(datetime.datetime(2024, 3, 1, 12, 0, 0, 123456).isoformat())
@@ -112,7 +115,8 @@ def build(store, fmt="json", *, uuid=UUID, stray=True, index=True):
     with open(metadata_path, "wb") as f:
         f.write(encode(doc, fmt))
     return {"labels": labels, "files": files, "metadata_path": metadata_path,
-            "index_path": index_path, "rows": rows, "index_map": index_map}
+            "index_path": index_path, "rows": rows, "index_map": index_map,
+            "partitions": partitions, "partition_types": partition_types}
 
 
 def encode(doc, fmt):
@@ -126,9 +130,10 @@ def encode(doc, fmt):
 def expected_rows(built, table, columns):
     """Row tuples of ``table``: pyarrow reading each listed file plus typed partitions."""
     out = []
-    for label, path, values in zip(built["labels"], built["files"][table], PARTITIONS):
+    names = [n for n, _ in built["partition_types"]]
+    for path, values in zip(built["files"][table], built["partitions"]):
         data = pq.read_table(path).to_pydict()
-        parts = dict(zip([n for n, _ in PARTITION_TYPES], values))
+        parts = dict(zip(names, values))
         n = len(next(iter(data.values())))
         for r in range(n):
             row = {**{k: v[r] for k, v in data.items()}, **parts}

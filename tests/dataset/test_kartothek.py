@@ -250,3 +250,28 @@ def test_import_of_msgpack_dataset_other_table(tmp_path):
     assert row_set(ds.read(), COLUMNS["aux"]) == expected_rows(built, "aux", COLUMNS["aux"])
     assert [f.partition_values["p_date"] for f in ds.files(filters=[("p_int", "==", 3)])] == \
         [PARTITIONS[3][2]]
+
+
+def test_bool_and_timestamp_partitions_typed_from_common_metadata(tmp_path):
+    import pyarrow as pa
+    types = [("p_flag", pa.bool_()), ("p_ts", pa.timestamp("ns"))]
+    # Kartothek writes str() of the value: "True", "2024-01-31 12:30:00"
+    parts = [(True, datetime.datetime(2024, 1, 31, 12, 30)),
+             (False, datetime.datetime(2023, 5, 6, 0, 0, 1))]
+    root = str(tmp_path / "s")
+    built = build(root, "json", partition_types=types, partitions=parts, index=False)
+    ds = pds.open_kartothek(root, table="core")
+    assert {f.name: f.type for f in ds.schema}["p_flag"] == T.bool_()
+    assert str({f.name: f.type for f in ds.schema}["p_ts"]) == "timestamp[ns]"
+    cols = ["c_id", "name", "p_flag", "p_ts"]
+    assert row_set(ds.read(), cols) == expected_rows(built, "core", cols)
+    assert ds.read(filters=[("p_flag", "==", False)]).num_rows == 3
+
+
+def test_dataset_without_partitions_is_empty(tmp_path):
+    root = str(tmp_path / "s")
+    build(root, "json", partitions=[], index=False, stray=False)
+    ds = pds.open_kartothek(root, table="aux")
+    assert ds.count() == 0 and ds.file_count == 0
+    assert ds.partition_by == ["p_int", "p_str", "p_date"]
+    assert ds.read().num_rows == 0
