@@ -124,7 +124,7 @@ def test_partition_filter_prunes_typed(store, opened):
 
 
 def test_open_detects_store_dataset_and_table_paths(store):
-    root, built = store
+    root, _ = store
     with pytest.raises(DatasetError, match="choose one with table="):
         pds.open(root)
     with pytest.raises(DatasetError, match="choose one with table="):
@@ -140,7 +140,8 @@ def test_single_table_dataset_opens_from_the_store(tmp_path):
     root = str(tmp_path / "s")
     built = build(root, "json")
     path = built["metadata_path"]
-    doc = json.load(open(path))
+    with open(path) as f:
+        doc = json.load(f)
     for part in doc["partitions"].values():
         del part["files"]["aux"]
     with open(path, "w") as f:
@@ -153,7 +154,8 @@ def test_bad_metadata_is_named(tmp_path):
     root = str(tmp_path / "s")
     built = build(root, "json")
     path = built["metadata_path"]
-    doc = json.load(open(path))
+    with open(path) as f:
+        doc = json.load(f)
     for change, error, text in [
         ({"dataset_metadata_version": 3}, UnsupportedFeature, "version 3"),
         ({"dataset_uuid": "other"}, ManifestCorrupted, "dataset_uuid"),
@@ -177,7 +179,8 @@ def test_truncated_msgpack_zstd_is_corrupted(tmp_path):
     pytest.importorskip("msgpack")
     root = str(tmp_path / "s")
     built = build(root, "msgpack")
-    data = open(built["metadata_path"], "rb").read()
+    with open(built["metadata_path"], "rb") as f:
+        data = f.read()
     with open(built["metadata_path"], "wb") as f:
         f.write(data[: len(data) // 2])
     with pytest.raises(ManifestCorrupted, match="zstd"):

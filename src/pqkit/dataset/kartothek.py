@@ -46,7 +46,7 @@ KEYS_COLUMN = "partition"
 class KartothekFile:
     """One listed file of the chosen table: its label, path below the table and partition."""
 
-    __slots__ = ("label", "relpath", "pairs")
+    __slots__ = ("label", "pairs", "relpath")
 
     def __init__(self, label, relpath, pairs):
         self.label = label
@@ -198,4 +198,4 @@ class KartothekSource(SnapshotSource):
         return out
 
 
-__all__ = ["KartothekSource", "listed_files", "declared_types"]
+__all__ = ["KartothekSource", "declared_types", "listed_files"]

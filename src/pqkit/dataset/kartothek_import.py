@@ -123,4 +123,4 @@ def _segment(layout, source, snap, schema, ix, keys, dataset_id):
     return write_segment(layout, field, values, keys, dataset_id, 0)
 
 
-__all__ = ["open_kartothek", "import_kartothek"]
+__all__ = ["import_kartothek", "open_kartothek"]

@@ -168,4 +168,4 @@ def delete_dataset(store, key):
     ParquetDatasetStore(store).delete_dataset(key)
 
 
-__all__ = ["ParquetDatasetStore", "DatasetManifest", "dataset_exists", "delete_dataset"]
+__all__ = ["DatasetManifest", "ParquetDatasetStore", "dataset_exists", "delete_dataset"]
