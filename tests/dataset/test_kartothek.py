@@ -278,3 +278,18 @@ def test_dataset_without_partitions_is_empty(tmp_path):
     assert ds.count() == 0 and ds.file_count == 0
     assert ds.partition_by == ["p_int", "p_str", "p_date"]
     assert ds.read().num_rows == 0
+
+
+def test_pqinspect_dataset_reads_a_kartothek_table(store, capsys):
+    from pqkit.cli.main import main
+    root, _ = store
+    table_root = os.path.join(root, UUID, "core")
+    assert main(["dataset", "info", table_root, "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["layout"] == "kartothek" and info["dataset_key"] == UUID
+    assert info["totals"]["files"] == 4 and info["publish"]["state"] == "complete"
+    assert main(["dataset", "files", table_root, "--json", "--filter", "p_int == 2"]) == 0
+    files = json.loads(capsys.readouterr().out)
+    assert files["pruning"]["selected_files"] == 1
+    with pytest.raises(DatasetError, match="nothing to repair"):
+        pds.repair(table_root)
