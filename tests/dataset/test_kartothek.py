@@ -293,3 +293,24 @@ def test_pqinspect_dataset_reads_a_kartothek_table(store, capsys):
     assert files["pruning"]["selected_files"] == 1
     with pytest.raises(DatasetError, match="nothing to repair"):
         pds.repair(table_root)
+
+
+def test_operations_that_would_move_kartothek_files_are_refused(tmp_path):
+    root = str(tmp_path / "s")
+    build(root, "json")
+    before = tree_checksums(root)
+    table_root = pds.import_kartothek(root, table="aux")
+    new = {"c_id": [1], "flag": [True], "p_int": [1], "p_str": ["a b"],
+           "p_date": [datetime.date(2024, 1, 31)]}
+    for attempt in (lambda: pds.write(table_root, new, mode="overwrite"),
+                    lambda: pds.delete(table_root, [("p_int", "==", 3)])):
+        with pytest.raises(DatasetError, match="kartothek still references"):
+            attempt()
+    assert pds.open(table_root).version == 0
+    assert pds.write(table_root, new) == 1                 # appending stays possible
+    # two small files in one partition now: compacting would rewrite the imported one
+    with pytest.raises(DatasetError, match="kartothek still references"):
+        pds.compact(table_root)
+    assert pds.open(table_root).count() == 13 and pds.open(table_root).version == 1
+    now = tree_checksums(root)
+    assert {p: now.get(p) for p in before} == before

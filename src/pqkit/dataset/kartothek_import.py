@@ -10,7 +10,9 @@ property ``common_metadata = foreign``, so publishing never replaces
 Kartothek's ``_common_metadata`` with pqkit's own; the publish step adds only
 ``_SUCCESS`` and ``_pqkit/``. Later appends write pqkit-named files beside the
 Kartothek ones, which Kartothek itself does not see (its metadata is never
-touched).
+touched). The imported entries carry ``"origin": "kartothek"``, and a commit that
+would remove one of them (overwrite, delete, compact, replace_partitions) is
+refused: publishing it would move a file Kartothek still lists.
 """
 import os
 
@@ -95,7 +97,8 @@ def import_kartothek(store, uuid=None, table=None, *, run_id=None):
                                                 "metadata": os.path.basename(
                                                     source.metadata_file)}},
         "schema": schema.to_json(),
-        "files": [{**e, "schema_id": schema.id, "added_version": 0} for e in snap.files],
+        "files": [{**e, "schema_id": schema.id, "added_version": 0, "origin": "kartothek"}
+                  for e in snap.files],
         "properties": {"common_metadata": "foreign", "kartothek.uuid": source.uuid,
                        "kartothek.table": source.table},
         "indices": [{"column": c, "kind": KIND, "segments": [seg]} for c, seg in segments],
