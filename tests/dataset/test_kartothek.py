@@ -164,6 +164,7 @@ def test_bad_metadata_is_named(tmp_path):
         ({"partitions": {"a": {"files": {"core": f"{UUID}/core/../x.parquet"}}}},
          ManifestCorrupted, "not a relative"),
         ({"partitions": [1, 2]}, ManifestCorrupted, "partitions"),
+        ({"partition_keys": ["p_int"]}, ManifestCorrupted, "partition_keys"),
     ]:
         with open(path, "w") as f:
             json.dump({**doc, **change}, f)

@@ -142,8 +142,11 @@ class KartothekSource(SnapshotSource):
 
     def _build(self):
         declared = declared_types(os.path.join(self.root, COMMON_METADATA))
-        names = [n for n, _ in self.files[0].pairs] if self.files else \
-            list(self.document.get("partition_keys") or [])
+        stated = self.document.get("partition_keys")
+        names = [n for n, _ in self.files[0].pairs] if self.files else list(stated or [])
+        if stated is not None and list(stated) != names:
+            raise ManifestCorrupted(f"{self.metadata_file}: partition_keys {stated} but the "
+                                    f"files of table {self.table!r} are partitioned by {names}")
         partitioning = Partitioning([
             typed_partition_column(name, [kartothek_value(dict(f.pairs)[name], declared.get(name))
                                           for f in self.files], declared.get(name), self.root)
