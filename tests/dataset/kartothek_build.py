@@ -1,8 +1,9 @@
 """Kartothek v4 datasets built by hand from the Kartothek specification (test helper).
 
-The ``kartothek`` package does not install on this Python (its build pins
-numpy 1.21), so the layout is written here with pyarrow, following the
-specification's storage layout and metadata attributes:
+The ``kartothek`` package does not install on this Python 3.11: it requires
+pyarrow < 7, which has no wheel here, and building pyarrow 6.0.1 from source
+pins numpy 1.21.3, which has none either. So the layout is written here with
+pyarrow, following the specification's storage layout and metadata attributes:
 
 * ``<uuid>.by-dataset-metadata.json`` or ``.msgpack.zstd`` (msgpack, then zstd) with
   ``dataset_metadata_version`` 4, ``dataset_uuid``, ``partitions`` (label ->
