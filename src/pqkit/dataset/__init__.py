@@ -43,7 +43,9 @@ Modules: ``layout`` (paths), ``canonical`` (type and value text),
 ``maintenance``, ``merging`` (merge: upsert by key), ``indices`` (index segments, index pruning), ``index_ops``,
 ``vacuum``, ``fsops`` (link-if-absent, flock, crash points);
 ``layouts`` (layout detection), ``front`` (operations dispatched by layout), ``legacy_hive``, ``rfc_manifest``,
-``rfc_write``, ``filefacts`` (footer facts of foreign files).
+``rfc_write``, ``filefacts`` (footer facts of foreign files), ``kartothek_meta`` /
+``kartothek`` / ``kartothek_import`` (Kartothek v4: metadata, read-only source, import),
+``rfc_schema`` (RFC-0008's schema_hash), ``rfc_store`` (RFC-0008's API names).
 """
 from pqkit.dataset import index_ops as _index_ops
 from pqkit.dataset import maintenance as _maintenance
@@ -60,6 +62,7 @@ from pqkit.dataset.front import (
     verify,
     write,
 )
+from pqkit.dataset.kartothek_import import import_kartothek, open_kartothek
 from pqkit.dataset.layout import Layout
 from pqkit.dataset.partitioning import (
     HIVE_NULL,
@@ -68,11 +71,18 @@ from pqkit.dataset.partitioning import (
     unescape_path_component,
 )
 from pqkit.dataset.publish import publish as _publish
+from pqkit.dataset.rfc_store import (
+    DatasetManifest,
+    ParquetDatasetStore,
+    dataset_exists,
+    delete_dataset,
+)
 from pqkit.dataset.scan import FileSource, ManifestSource
 from pqkit.dataset.staging import stage_file as _stage_file
 from pqkit.dataset.vacuum import vacuum as _vacuum
 from pqkit.dataset.write import MODES
 from pqkit.errors import (
+    AlreadyExists,
     CommitConflict,
     DatasetError,
     DatasetExists,
@@ -117,5 +127,6 @@ __all__ = [
     "escape_path_component", "unescape_path_component", "parse_partition_dirs",
     "DatasetError", "DatasetNotFound", "DatasetExists", "DatasetIncomplete",
     "ManifestCorrupted", "UnsupportedFeature", "CommitConflict",
-    "convert", "verify", "detect_layout", "publish_state",
+    "convert", "verify", "detect_layout", "publish_state", "open_kartothek", "import_kartothek",
+    "ParquetDatasetStore", "DatasetManifest", "dataset_exists", "delete_dataset", "AlreadyExists",
 ]

@@ -30,6 +30,7 @@ from pqkit.dataset.layout import new_txn, parse_version_file_name
 from pqkit.dataset.manifest import Manifest
 from pqkit.errors import (
     CommitConflict,
+    DatasetError,
     DatasetExists,
     DatasetIncomplete,
     DatasetNotFound,
@@ -171,6 +172,7 @@ def commit_operation(layout, op, *, max_attempts=MAX_ATTEMPTS):
                 return cur
         dataset_id = parent.dataset_id if parent is not None else new_txn()
         data = op.build(parent, cur + 1, attempt, dataset_id)
+        _refuse_moving_foreign(layout, parent, data["operation"].get("removed", ()))
         missing = [e["path"] for e in op.entries if not staged_file_present(layout, e)]
         if missing:
             raise DatasetIncomplete(f"staged file {missing[0]!r} is gone (removed by vacuum "
@@ -215,6 +217,22 @@ def _discard_unused(layout, op, current):
     for _, seg in op.index_segments or ():
         if seg["path"] not in paths:
             fsops.remove_if_exists(os.path.join(layout.root, *seg["path"].split("/")))
+
+
+def _refuse_moving_foreign(layout, parent, removed):
+    """Files registered in place from another system (an entry's ``origin``, e.g. an
+    imported Kartothek table) stay where that system expects them: an operation that
+    would retire one (overwrite, delete, compact, ...) is refused before it commits."""
+    if parent is None or not removed:
+        return
+    files = parent.by_key()
+    foreign = [k for k in removed if files.get(k, {}).get("origin")]
+    if foreign:
+        origin = files[foreign[0]]["origin"]
+        raise DatasetError(f"{layout.root}: this operation would remove {len(foreign)} file(s) "
+                           f"that {origin} still references (e.g. {files[foreign[0]]['path']}); "
+                           f"pqkit never moves files it registered from {origin}. Append "
+                           "instead, or convert() the dataset into a new root first")
 
 
 def _latest_or_none(layout):

@@ -238,13 +238,16 @@ class IndexPruner:
         out = set()
         for seg in ix["segments"]:
             path = os.path.join(self.root, *seg["path"].split("/"))
+            # A foreign index (Kartothek's) names its own value and key columns.
+            keys_col = seg.get("keys_column", "files")
             try:
-                table = read_table(path, columns=["files"],
-                                   filters=[("value", "in", list(values))])
+                table = read_table(path, columns=[keys_col],
+                                   filters=[(seg.get("value_column", "value"), "in",
+                                             list(values))])
             except (OSError, ParquetError, TypeError, ValueError):
                 return None                    # missing or incomparable: do not prune
             self.lookups += 1
-            for keys in table.column("files").to_pylist():
+            for keys in table.column(keys_col).to_pylist():
                 out.update(keys or ())
         return out
 

@@ -163,7 +163,9 @@ def summary_metadata_bytes(layout, manifest):
 
 
 def _write_derived(layout, manifest):
-    fsops.atomic_replace(layout.common_metadata, common_metadata_bytes(manifest))
+    # An imported Kartothek table keeps its own _common_metadata (pqkit never rewrites it).
+    if manifest.properties.get("common_metadata") != "foreign":
+        fsops.atomic_replace(layout.common_metadata, common_metadata_bytes(manifest))
     fsops.crash_point("publish.common_metadata")
     planindex.write_index(layout, manifest)
     if manifest.properties.get("summary.metadata", "never") == "always":
