@@ -16,8 +16,8 @@ pinned to a version, and planning needs no directory listing::
     pds.open("sales", version=0)                            # time travel
 
 Distributed writers stage files with :func:`stage_file` (e.g. on Spark
-executors) and commit them as one version with :func:`commit`. Maintenance:
-:func:`delete`, :func:`compact`, :func:`restore`, :func:`tag`, :func:`vacuum`,
+executors) and commit them as one version with :func:`commit`. :func:`merge`
+upserts or deletes by key (copy-on-write). Maintenance: :func:`delete`, :func:`compact`, :func:`restore`, :func:`tag`, :func:`vacuum`,
 :func:`repair`, :func:`publish`. Inverted indices (:mod:`.indices`):
 :func:`build_index` indexes a column, appends index their own files in the same
 commit, ``==``/``in`` filters on it prune files, :func:`optimize_index` merges the
@@ -40,7 +40,7 @@ Modules: ``layout`` (paths), ``canonical`` (type and value text),
 (conflict table, next snapshot), ``commit`` (latest version, commit loop),
 ``publish`` (plain-reader view), ``planning`` (pruning), ``planindex``,
 ``scan`` (file sources, reading files), ``dataset`` (open/read), ``write``,
-``maintenance``, ``indices`` (index segments, index pruning), ``index_ops``,
+``maintenance``, ``merging`` (merge: upsert by key), ``indices`` (index segments, index pruning), ``index_ops``,
 ``vacuum``, ``fsops`` (link-if-absent, flock, crash points);
 ``layouts`` (layout detection), ``front`` (operations dispatched by layout), ``legacy_hive``, ``rfc_manifest``,
 ``rfc_write``, ``filefacts`` (footer facts of foreign files), ``kartothek_meta`` /
@@ -49,6 +49,7 @@ Modules: ``layout`` (paths), ``canonical`` (type and value text),
 """
 from pqkit.dataset import index_ops as _index_ops
 from pqkit.dataset import maintenance as _maintenance
+from pqkit.dataset import merging as _merging
 from pqkit.dataset.commit import find_latest
 from pqkit.dataset.dataset import DataFile, Dataset, VerifyReport, open_dataset
 from pqkit.dataset.front import (
@@ -102,6 +103,9 @@ stage_file = pqds_only(_stage_file)
 vacuum = pqds_only(_vacuum)
 build_index = pqds_only(_index_ops.build_index)
 optimize_index = pqds_only(_index_ops.optimize_index)
+merge = pqds_only(_merging.merge)
+merge_plan = pqds_only(_merging.merge_plan)
+compact_plan = pqds_only(_maintenance.compact_plan)
 
 
 @pqds_only
@@ -118,7 +122,7 @@ def latest_version(root):
 __all__ = [
     "write", "stage_file", "commit", "open", "open_dataset", "Dataset", "DataFile",
     "VerifyReport", "repair", "vacuum", "publish", "delete", "compact", "restore", "tag",
-    "untag", "build_index", "optimize_index", "latest_version", "FileSource",
+    "untag", "merge", "merge_plan", "compact_plan", "build_index", "optimize_index", "latest_version", "FileSource",
     "ManifestSource", "MODES", "HIVE_NULL",
     "escape_path_component", "unescape_path_component", "parse_partition_dirs",
     "DatasetError", "DatasetNotFound", "DatasetExists", "DatasetIncomplete",

@@ -131,7 +131,7 @@ def _backoff(attempt):
 
 def staged_file_present(layout, entry):
     path = entry["path"]
-    return os.path.exists(layout.shadow(path)) or os.path.exists(layout.visible(path))
+    return layout.find_shadow(path) is not None or os.path.exists(layout.visible(path))
 
 
 def commit_operation(layout, op, *, max_attempts=MAX_ATTEMPTS):
@@ -168,6 +168,7 @@ def commit_operation(layout, op, *, max_attempts=MAX_ATTEMPTS):
             _validate_range(layout, op, checked, cur)
             checked = cur
             if op.already_applied(parent):
+                _discard_unused(layout, op, parent)
                 return cur
         dataset_id = parent.dataset_id if parent is not None else new_txn()
         data = op.build(parent, cur + 1, attempt, dataset_id)
@@ -198,6 +199,24 @@ def commit_operation(layout, op, *, max_attempts=MAX_ATTEMPTS):
         _backoff(attempt)
     raise CommitConflict(f"gave up after {max_attempts} attempts: other writers kept "
                          "committing first", retryable=True, reason="contention")
+
+
+def _discard_unused(layout, op, current):
+    """Remove what ``op`` staged for a run that turned out to be applied already.
+
+    Entries the current version lists are kept: a retried ``commit()`` may hand
+    in the very files that the first attempt committed.
+    """
+    live = current.by_key()
+    paths = {seg["path"] for ix in (current.data.get("indices") or [])
+             for seg in ix.get("segments", [])}
+    for e in op.entries:
+        if e.get("key") not in live:
+            for path in layout.shadow_copies(e["path"]):
+                fsops.remove_if_exists(path)
+    for _, seg in op.index_segments or ():
+        if seg["path"] not in paths:
+            fsops.remove_if_exists(os.path.join(layout.root, *seg["path"].split("/")))
 
 
 def _refuse_moving_foreign(layout, parent, removed):

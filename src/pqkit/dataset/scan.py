@@ -146,7 +146,7 @@ class ManifestSource(FileSource):
         except DatasetError as exc:
             raise ManifestCorrupted(str(exc)) from None
         layout = self.layout
-        for path in (layout.visible(rel), layout.shadow(rel), layout.visible(rel)):
+        for path in (layout.visible(rel), *layout.shadow_copies(rel), layout.visible(rel)):
             try:
                 return path, os.stat(path).st_size
             except FileNotFoundError:

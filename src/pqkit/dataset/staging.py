@@ -137,7 +137,7 @@ def stage_file(root, table, partition_values=None, *, txn=None, seq=0, schema=No
     partition_types : dict, optional
         Types of the partition columns; default the dataset's, else inferred.
     stats_columns : int, default 32
-        Per-file statistics for the first this-many flat columns.
+        Per-file statistics for the first this-many non-repeated leaves.
     **writer_options
         Passed to :class:`pqkit.ParquetWriter` (compression, row_group_size, ...).
 
