@@ -14,7 +14,7 @@ timestamp                   ``datetime64[unit(, tz)]``, NaT       same
 duration                    ``timedelta64[unit]``, NaT            same
 dictionary                  ``category``                          same (fails on null
                                                                   or repeated values)
-list / fixed_size_list      object: Python lists                  object: numpy arrays
+list / fixed_size_list      object: numpy arrays (see below)      same
 struct                      object: dicts                         same
 everything else             object: the ``to_pylist()`` values    same (intervals as
                                                                   ``DateOffset``)
@@ -38,6 +38,13 @@ String columns follow the ``strings`` option of ``Table.to_pandas``:
     decoded from a dictionary reuses its dictionary's strings, any other is
     deduplicated with a hash table when a sample shows repeats.
 
+Lists become what pyarrow gives: each row a read-only numpy array viewing one
+flat array of the child values (no copy or Python object per element), None
+for a null row. The flat array is the child's numbers (integers with nulls as
+float64 with NaN, floats with NaN, bool and timestamps and durations without a
+time zone as their numpy dtypes) or, for other children, an object array of
+their Python values (``str``, dicts, lists).
+
 For example ``int32`` values ``[1, 2]`` with validity ``[True, False]`` become
 ``pd.array([1, <NA>], dtype="Int32")``, sharing no memory with the column.
 """
@@ -47,6 +54,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from pqkit import datatypes as T
+from pqkit._native.array_rows import array_rows
 from pqkit._native.dictenc import dictionary_encode
 from pqkit._native.pyobjects import (
     first_invalid_utf8,
@@ -145,9 +153,36 @@ def interval_objects(pd, col):
 
 
 def nested_array(col):
-    """Lists, fixed-size lists and structs: an object array of rows built in Cython."""
+    """Structs (and lists inside them): an object array of rows built in Cython."""
     with _collection_paused():
         return col._object_rows(True)
+
+
+def list_arrays(pd, child, offsets, validity):
+    """Lists: an object array of numpy views of ``child`` (the values the rows use,
+    starting at ``offsets[0]``), None where ``validity`` is False."""
+    return array_rows(_flat_values(pd, child), offsets, validity)
+
+
+def _flat_values(pd, child):
+    """The child values of lists as one 1-D numpy array (see the module docstring)."""
+    t = child.type
+    plain = isinstance(t, (T.IntegerType, T.FloatingType, T.BooleanType)) or \
+        (isinstance(t, (T.TimestampType, T.DurationType)) and getattr(t, "tz", None) is None)
+    values = getattr(child, "values", None)
+    if plain and isinstance(values, np.ndarray) and values.ndim == 1:
+        if child.null_count == 0:
+            flat = temporal(pd, child) if isinstance(t, (T.TimestampType, T.DurationType)) \
+                else values
+            return np.ascontiguousarray(flat)
+        if isinstance(t, (T.IntegerType, T.FloatingType)):
+            flat = values.astype(np.float64 if isinstance(t, T.IntegerType) else values.dtype)
+            flat[~child.validity] = np.nan
+            return flat
+        if not isinstance(t, T.BooleanType):
+            return np.ascontiguousarray(temporal(pd, child))
+    with _collection_paused():
+        return child._object_rows(True)
 
 
 # --- strings -----------------------------------------------------------------------------
