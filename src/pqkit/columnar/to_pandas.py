@@ -270,12 +270,20 @@ def _collection_paused():
 
 
 # --- other types -------------------------------------------------------------------------
-def temporal(pd, col):
+def temporal(pd, col, take=False):
+    """Timestamps and durations as datetime64/timedelta64 of their unit with NaT for
+    nulls: the int64 values viewed as such, copied once at most (not with ``take``)."""
     t = col.type
-    values = pv.null_filled(col.values, col.validity, _NAT)
+    values = col.values
+    if values.dtype != np.int64:
+        values = values.astype(np.int64)
+    elif col.null_count or not take:
+        values = _writable(values, take)
+    if col.null_count:
+        values[~col.validity] = _NAT
     if isinstance(t, T.DurationType):
-        return values.astype(f"m8[{t.unit}]")
-    values = values.astype(f"M8[{t.unit}]")
+        return values.view(f"m8[{t.unit}]")
+    values = values.view(f"M8[{t.unit}]")
     if t.tz is None:
         return values
     idx = pd.DatetimeIndex(values).tz_localize("UTC").tz_convert(pv.tzinfo_for(t.tz))
