@@ -236,7 +236,7 @@ def rss_child(reader, path):
 def peak_rss(reader, path):
     """Peak RSS (bytes) ``reader`` adds, measured in a fresh interpreter; None on failure."""
     out = subprocess.run([sys.executable, os.path.abspath(__file__), "--rss-child", reader,
-                          path], capture_output=True, text=True)
+                          path], capture_output=True, text=True, check=False)
     return int(out.stdout.strip()) if out.returncode == 0 else None
 
 
@@ -370,7 +370,8 @@ def report_read(results):
         note = r["fp_options"] or ""
         if r["fp_correct"] is False:
             note += "; fastparquet WRONG (values differ), ratio left out"
-        print(f"{r['case']:18s} {r['codec']:7s} {'pa' if r.get('writer', 'pyarrow') == 'pyarrow' else 'pq':2s} "
+        writer = "pa" if r.get("writer", "pyarrow") == "pyarrow" else "pq"
+        print(f"{r['case']:18s} {r['codec']:7s} {writer:2s} "
               f"{fmt_ms(r['pqkit'])} {fmt_ms(r['pyarrow'])} {fmt_x(a):>7s} "
               f"{fmt_ms(r['pqkit_pandas'])} {fmt_ms(r.get('pqkit_read_pandas'))} "
               f"{fmt_ms(r['pyarrow_pandas'])} {fmt_x(b):>7s} {fmt_x(rd):>7s} "
