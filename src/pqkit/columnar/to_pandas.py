@@ -16,6 +16,7 @@ dictionary                  ``category``                          same (fails on
                                                                   or repeated values)
 list / fixed_size_list      object: numpy arrays (see below)      same
 struct                      object: dicts                         same
+decimal                     object: ``decimal.Decimal``           same
 everything else             object: the ``to_pylist()`` values    same (intervals as
                                                                   ``DateOffset``)
 ==========================  ====================================  ======================
