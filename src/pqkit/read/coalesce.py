@@ -2,18 +2,19 @@
 
 On an object store a request costs far more than the bytes it carries, so the
 ranges a read needs are merged before they are fetched: two ranges merge when
-the hole between them is at most ``hole_size`` bytes, as long as the merged
-range stays within ``max_range_size`` bytes (a single range larger than that is
-split into pieces of that size, so pieces can be fetched concurrently).
+the hole between them is at most ``hole_size`` bytes; then every merged run
+longer than ``max_range_size`` is cut into pieces of that size (a piece may end
+inside a column chunk: the reader joins the pieces), which are fetched
+concurrently.
 
 Example, with ``hole_size=10`` and ``max_range_size=100``::
 
     [(0, 20), (25, 20), (200, 30), (300, 250)]
     -> [(0, 45), (200, 30), (300, 100), (400, 100), (500, 50)]
 
-A read of ``B`` selected bytes with no hole larger than ``hole_size`` thus
-costs at most ``ceil(B' / max_range_size) + 1`` requests, ``B'`` being the bytes
-including the small holes.
+A read of ``B`` selected bytes lying in one run (no hole larger than
+``hole_size``) thus costs ``ceil(B' / max_range_size)`` requests, ``B'`` being
+``B`` plus the holes read; each further run costs at most one more.
 """
 from dataclasses import dataclass
 
@@ -63,20 +64,14 @@ def coalesce(ranges, policy=DEFAULT_POLICY):
     list of (int, int)
         Ranges covering every input byte, each at most ``policy.max_range_size`` long.
     """
+    hole = min(policy.hole_size, policy.max_range_size)
     merged = []
     for off, length in sorted((o, n) for o, n in ranges if n > 0):
         end = off + length
-        if merged:
-            start, prev_end = merged[-1]
-            if off <= prev_end + policy.hole_size and \
-                    max(end, prev_end) - start <= policy.max_range_size:
-                merged[-1] = (start, max(end, prev_end))
-                continue
-            if off < prev_end:               # overlaps but would grow too large
-                off = prev_end
-                if end <= off:
-                    continue
-        merged.append((off, end))
+        if merged and off <= merged[-1][1] + hole:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((off, end))
     out = []
     step = policy.max_range_size
     for start, end in merged:

@@ -23,37 +23,16 @@ protocol's package (s3fs, gcsfs, adlfs, aiohttp) are optional
 (``pip install pqkit[s3]``).
 """
 import bisect
-import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 from pqkit.errors import CorruptFileError, ParquetError
+from pqkit.filesystems import resolve
 from pqkit.read.coalesce import DEFAULT_POLICY, coalesce
 from pqkit.read.source import Source
 
-__all__ = ["BufferSource", "RangeSource", "is_url", "open_source", "url_filesystem"]
-
-
-def is_url(source):
-    """Whether ``source`` is a string with a protocol (``s3://``, ``https://``, ``memory://``);
-    ``file://`` URLs count too."""
-    return isinstance(source, str) and "://" in source[:32]
-
-
-def url_filesystem(url, storage_options=None):
-    """(fsspec file system, path) of ``url``, its options from ``storage_options``.
-
-    Raises
-    ------
-    ImportError
-        fsspec, or the package of the URL's protocol, is not installed.
-    """
-    try:
-        from fsspec.core import url_to_fs
-    except ImportError:
-        raise ImportError(f"reading {url} needs fsspec and the package of its protocol: "
-                          f"pip install 'pqkit[s3]' (or gcs, azure, http)") from None
-    return url_to_fs(url, **(storage_options or {}))
+__all__ = ["BufferSource", "RangeSource", "open_source"]
 
 
 def open_source(source, storage_options=None, filesystem=None, policy=DEFAULT_POLICY):
@@ -62,14 +41,11 @@ def open_source(source, storage_options=None, filesystem=None, policy=DEFAULT_PO
     and file objects; an existing source as is."""
     if isinstance(source, (Source, RangeSource, BufferSource)):
         return source
-    if filesystem is not None:
-        if not isinstance(source, (str, os.PathLike)):
-            raise TypeError("with filesystem=, the source must be a path on it")
-        return RangeSource(filesystem, os.fspath(source), policy=policy)
-    if is_url(source):
-        fs, path = url_filesystem(source, storage_options)
-        return RangeSource(fs, path, policy=policy, name=source)
-    if storage_options:
+    if filesystem is not None or isinstance(source, str):
+        remote = resolve(source, storage_options, filesystem)
+        if remote is not None:
+            return RangeSource(remote[0], remote[1], policy=policy, name=str(source))
+    elif storage_options:
         raise ValueError("storage_options apply to URLs only, not to "
                          f"{type(source).__name__} sources")
     return Source(source)
@@ -165,18 +141,20 @@ class RangeSource:
                                    f"{len(data)} of {length} bytes")
         self._cache.add(offset, bytes(data))
 
-    def prefetch(self, ranges):
-        """Fetch the (offset, length) ``ranges`` not yet cached: coalesced, concurrently."""
+    def prefetch(self, ranges, policy=None):
+        """Fetch the (offset, length) ``ranges`` not yet cached: coalesced by ``policy``
+        (default the source's), concurrently."""
+        policy = policy or self.policy
         self._check_open()
         missing = [(o, n) for o, n in ranges if n > 0 and self._cache.get(o, n) is None]
         for o, n in missing:
             self._check_range(o, n)
-        todo = coalesce(missing, self.policy)
+        todo = coalesce(missing, policy)
         if len(todo) <= 1:
             for o, n in todo:
                 self._fetch(o, n)
             return
-        workers = min(len(todo), self.policy.max_concurrency)
+        workers = min(len(todo), policy.max_concurrency)
         with ThreadPoolExecutor(workers, thread_name_prefix="pqkit-fetch") as pool:
             for fut in [pool.submit(self._fetch, o, n) for o, n in todo]:
                 fut.result()
@@ -202,8 +180,10 @@ class RangeSource:
         return bytes(self.read_view(offset, length))
 
     def read_many(self, ranges):
-        """The bytes of several ranges, fetched in as few requests as the policy allows."""
-        self.prefetch(ranges)
+        """The bytes of several ranges (pages a page index chose), fetched concurrently;
+        only touching ranges are merged, since the point of choosing pages is to skip
+        the bytes between them."""
+        self.prefetch(ranges, replace(self.policy, hole_size=0))
         return [self.read(o, n) for o, n in ranges]
 
     def _check_range(self, offset, length):
