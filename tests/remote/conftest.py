@@ -1,35 +1,8 @@
-"""Fixtures of the object-store tests: one local S3 server (moto) per session.
-
-The server listens on 127.0.0.1 only and is stopped after the session; its
-request log counts the GETs each operation makes.
-"""
+"""The object-store tests: marked ``remote``; their S3 server fixtures (``s3``,
+``s3fs_options``, ``s3_fs``) are in tests/conftest.py, shared with tests/spark."""
 import os
 
 import pytest
-
-from s3server import BUCKET, CountingS3Server
-
-
-@pytest.fixture(scope="session")
-def s3():
-    server = CountingS3Server()
-    server.start()
-    server.boto3_client().create_bucket(Bucket=BUCKET)
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture(scope="session")
-def s3fs_options(s3):
-    return s3.storage_options()
-
-
-@pytest.fixture(scope="session")
-def s3_fs(s3fs_options):
-    import s3fs
-    return s3fs.S3FileSystem(skip_instance_cache=True, **s3fs_options)
 
 
 def pytest_collection_modifyitems(items):

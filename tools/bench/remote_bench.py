@@ -1,7 +1,7 @@
 """pqkit against pyarrow on a local S3 server: requests and wall time per operation.
 
 Starts moto's S3 server on 127.0.0.1 behind the request counter of
-``tests/remote/s3server.py``, uploads a 3-column file of 50 row groups (small
+``tests/s3server.py``, uploads a 3-column file of 50 row groups (small
 pages, page index) and a Hive-partitioned prefix of ``--files`` small files,
 then measures in one run, for pqkit (s3fs through fsspec) and pyarrow
 (``pyarrow.fs.S3FileSystem`` pointed at the same server):
@@ -31,7 +31,7 @@ import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "remote"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tests"))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "src"))
 
 import pqkit  # noqa: E402
