@@ -42,7 +42,8 @@ Modules: ``layout`` (paths), ``canonical`` (type and value text),
 ``scan`` (file sources, reading files), ``dataset`` (open/read), ``write``,
 ``maintenance``, ``indices`` (index segments, index pruning), ``index_ops``,
 ``vacuum``, ``fsops`` (link-if-absent, flock, crash points), ``storage`` (the
-store behind the commit: a link locally, a conditional PUT on an object store);
+store behind the commit: a link locally, a conditional PUT on an object store),
+``remote_source`` (a published dataset read at a URL, without listing);
 ``layouts`` (layout detection), ``front`` (operations dispatched by layout), ``legacy_hive``, ``rfc_manifest``,
 ``rfc_write``, ``filefacts`` (footer facts of foreign files).
 """
