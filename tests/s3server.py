@@ -95,4 +95,5 @@ class CountingS3Server(ThreadedMotoServer):
         from pyarrow import fs
         host, port = self.get_host_and_port()
         return fs.S3FileSystem(access_key=KEY, secret_key=SECRET, region=REGION,
-                               endpoint_override=f"{host}:{port}", scheme="http")
+                               endpoint_override=f"{host}:{port}", scheme="http",
+                               request_timeout=120, connect_timeout=30)

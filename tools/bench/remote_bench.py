@@ -2,26 +2,30 @@
 
 Starts moto's S3 server on 127.0.0.1 behind the request counter of
 ``tests/s3server.py``, uploads a 3-column file of 50 row groups (small
-pages, page index) and a Hive-partitioned prefix of ``--files`` small files,
-then measures in one run, for pqkit (s3fs through fsspec) and pyarrow
+pages, page index) and a published PQDS/1 dataset of ``--files`` one-row files
+(written by pqkit.dataset into ``--root``, kept between runs), then measures
+in one run, for pqkit (s3fs through fsspec) and pyarrow
 (``pyarrow.fs.S3FileSystem`` pointed at the same server):
 
 * read_metadata: the footer only;
 * one column: ``read_table(columns=["b"])``;
 * point query: ``a == 77777`` reading columns a and s;
-* prefix discovery: pyarrow.dataset's discovery of the Hive prefix (listing)
-  and ``get_fragments`` for one partition.
+* dataset planning of the point query ``a == 42 and b == 17 and id == <one id>``:
+  pqkit ``pqkit.dataset.open(url).files(filters)`` (hint, version file, next
+  version: no listing) against pyarrow.dataset's discovery of the same prefix
+  (listing) and ``get_fragments(filter)``.
 
 Reported: GET, HEAD and LIST requests and the median wall time of ``--repeat``
 runs after one warm-up run (every run opens the file anew). Usage::
 
-    python tools/bench/remote_bench.py [--repeat 5] [--files 2000]
+    python tools/bench/remote_bench.py [--repeat 5] [--files 10000] [--root DIR]
 """
 import argparse
 import io
 import os
 import statistics
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -69,30 +73,51 @@ def upload_file(client):
     return len(buf.getvalue())
 
 
-def upload_prefix(client, files):
-    """``files`` identical one-row files under ``bench/hive/a=<i>/b=<j>/``."""
-    buf = io.BytesIO()
-    pq.write_table(pa.table({"id": [1]}), buf)
-    body = buf.getvalue()
-    side = int(np.ceil(np.sqrt(files)))
-    keys = [f"bench/hive/a={i // side}/b={i % side}/part-0.parquet" for i in range(files)]
+def build_dataset(root, files):
+    """A PQDS/1 dataset of ``files`` one-row files in partitions a=<i>/b=<j> (kept)."""
+    import pqkit.dataset as pds
+    if os.path.isdir(os.path.join(root, "_pqkit")):
+        return
+    side = 100
+    os.environ.setdefault("PQKIT_DATASET_FSYNC", "0")
+    pds.write(root, {"a": np.arange(files) // side, "b": np.arange(files) % side,
+                     "id": np.arange(files)}, partition_by=["a", "b"], mode="create")
+
+
+def upload_dataset(client, root):
+    """The published view of the dataset (visible files, hint, version files)."""
+    keys = []
+    for dirpath, _, names in os.walk(root):
+        rel = os.path.relpath(dirpath, root).replace(os.sep, "/")
+        if rel.startswith("_pqkit/") and rel != "_pqkit/versions":
+            continue
+        keys += [os.path.join(dirpath, n) for n in names if n != "publish.lock"]
+
+    def put(path):
+        with open(path, "rb") as f:
+            key = "bench/ds/" + os.path.relpath(path, root).replace(os.sep, "/")
+            client.put_object(Bucket=BUCKET, Key=key, Body=f.read())
+
     with ThreadPoolExecutor(16) as pool:
-        list(pool.map(lambda k: client.put_object(Bucket=BUCKET, Key=k, Body=body), keys))
-    return side
+        list(pool.map(put, keys))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--files", type=int, default=2000)
+    ap.add_argument("--files", type=int, default=10_000)
+    ap.add_argument("--root", default=None,
+                    help="where the dataset is built and kept (default: a temp dir per size)")
     args = ap.parse_args()
+    root = args.root or os.path.join(tempfile.gettempdir(), f"pqkit-remote-bench-{args.files}")
+    build_dataset(root, args.files)
     server = CountingS3Server()
     server.start()
     try:
         client = server.boto3_client()
         client.create_bucket(Bucket=BUCKET)
         size = upload_file(client)
-        side = upload_prefix(client, args.files)
+        upload_dataset(client, root)
         so = server.storage_options()
         url = f"s3://{BUCKET}/bench/fifty.parquet"
         path = f"{BUCKET}/bench/fifty.parquet"
@@ -108,7 +133,7 @@ def main():
                                       storage_options=so),
              lambda: pq.read_table(path, columns=["a", "s"], filters=point, filesystem=afs)),
         ]
-        print(f"file: {size:,} bytes, 50 row groups x 3 columns; prefix: {args.files:,} files; "
+        print(f"file: {size:,} bytes, 50 row groups x 3 columns; dataset: {args.files:,} files; "
               f"median of {args.repeat} runs; requests as GET/HEAD/LIST")
         print(f"{'operation':28} {'pqkit req':>11} {'pqkit ms':>9} {'pyarrow req':>12} "
               f"{'pyarrow ms':>10}")
@@ -118,15 +143,25 @@ def main():
             print(f"{name:28} {g1:>5}/{h1}/{l1:<3} {t1 * 1e3:9.1f} {g2:>6}/{h2}/{l2:<3} "
                   f"{t2 * 1e3:10.1f}")
 
+        import pqkit.dataset as pds
+        target = 42 * 100 + 17
+        point_ds = [("a", "==", 42), ("b", "==", 17), ("id", "==", target)]
+
+        def pqkit_plan():
+            files = pds.open(f"s3://{BUCKET}/bench/ds", storage_options=so).files(point_ds)
+            assert len(files) == 1
+
         def pyarrow_plan():
-            ds = pads.dataset(f"{BUCKET}/bench/hive", filesystem=afs, format="parquet",
+            ds = pads.dataset(f"{BUCKET}/bench/ds", filesystem=afs, format="parquet",
                               partitioning="hive")
-            frags = list(ds.get_fragments(filter=(pads.field("a") == side // 2) &
-                                          (pads.field("b") == 1)))
+            frags = list(ds.get_fragments(filter=(pads.field("a") == 42) &
+                                          (pads.field("b") == 17) &
+                                          (pads.field("id") == target)))
             assert len(frags) == 1
-        (g, h, lst), t = measure(server, pyarrow_plan, min(args.repeat, 3))
-        print(f"{'prefix discovery+prune':28} {'-':>11} {'-':>9} {g:>6}/{h}/{lst:<3} "
-              f"{t * 1e3:10.1f}")
+        (g1, h1, l1), t1 = measure(server, pqkit_plan, min(args.repeat, 3))
+        (g2, h2, l2), t2 = measure(server, pyarrow_plan, min(args.repeat, 3))
+        print(f"{'dataset planning':28} {g1:>5}/{h1}/{l1:<3} {t1 * 1e3:9.1f} "
+              f"{g2:>6}/{h2}/{l2:<3} {t2 * 1e3:10.1f}")
     finally:
         server.stop()
 
