@@ -5,7 +5,9 @@ WSGI layer that logs every request's method, path, query and ``Range``
 header, so tests and benchmarks can count the GETs an operation costs.
 """
 import logging
+import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from moto.moto_server.threaded_moto_server import ThreadedMotoServer
@@ -97,3 +99,22 @@ class CountingS3Server(ThreadedMotoServer):
         return fs.S3FileSystem(access_key=KEY, secret_key=SECRET, region=REGION,
                                endpoint_override=f"{host}:{port}", scheme="http",
                                request_timeout=120, connect_timeout=30)
+
+
+def upload_published(client, root, prefix):
+    """Upload the published view of the local PQDS/1 dataset at ``root`` under ``prefix``:
+    the visible tree, ``_pqkit/_latest`` and the version files (not staging or locks)."""
+    paths = []
+    for dirpath, _, names in os.walk(root):
+        rel = os.path.relpath(dirpath, root).replace(os.sep, "/")
+        if rel.startswith("_pqkit/") and rel != "_pqkit/versions":
+            continue
+        paths += [os.path.join(dirpath, n) for n in names if n != "publish.lock"]
+
+    def put(path):
+        with open(path, "rb") as f:
+            key = prefix + os.path.relpath(path, root).replace(os.sep, "/")
+            client.put_object(Bucket=BUCKET, Key=key, Body=f.read())
+
+    with ThreadPoolExecutor(16) as pool:
+        list(pool.map(put, paths))

@@ -11,7 +11,7 @@ fsspec and the protocol's package are optional dependencies
 """
 import os
 
-__all__ = ["is_url", "url_filesystem", "resolve"]
+__all__ = ["is_url", "resolve", "url_filesystem"]
 
 
 def is_url(where):

@@ -5,16 +5,14 @@ published (visible Hive tree, ``_pqkit/_latest`` and the version files); the
 object-store read side then names every key it needs, so planning costs the
 same three requests at any file count.
 """
-import os
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pyarrow.dataset as pads
 import pytest
 
 import pqkit.dataset as pds
-from s3server import BUCKET
+from s3server import BUCKET, upload_published
 
 
 def _published(root, files):
@@ -25,25 +23,6 @@ def _published(root, files):
     pds.write(root, {"a": [0, 1], "b": [0, 1], "id": [n, n + 1], "x": [-1.0, -2.0]})
 
 
-def _upload(s3, root, prefix):
-    """The published view: the visible tree, the hint and the version files."""
-    client = s3.boto3_client()
-    paths = []
-    for dirpath, dirnames, names in os.walk(root):
-        rel = os.path.relpath(dirpath, root).replace(os.sep, "/")
-        if rel.startswith("_pqkit/") and rel != "_pqkit/versions":
-            continue
-        paths += [os.path.join(dirpath, n) for n in names if n != "publish.lock"]
-
-    def put(path):
-        with open(path, "rb") as f:
-            key = prefix + os.path.relpath(path, root).replace(os.sep, "/")
-            client.put_object(Bucket=BUCKET, Key=key, Body=f.read())
-
-    with ThreadPoolExecutor(8) as pool:
-        list(pool.map(put, paths))
-
-
 @pytest.fixture(scope="module")
 def datasets(s3, tmp_path_factory):
     """{file count: (local root, URL)} for datasets of 30 and 300 partitions."""
@@ -52,7 +31,7 @@ def datasets(s3, tmp_path_factory):
         root = str(tmp_path_factory.mktemp("ds") / "t")
         _published(root, files)
         prefix = f"datasets/{uuid.uuid4().hex}/"
-        _upload(s3, root, prefix)
+        upload_published(s3.boto3_client(), root, prefix)
         out[files] = root, f"s3://{BUCKET}/{prefix.rstrip('/')}"
     return out
 
@@ -91,7 +70,7 @@ def test_planning_costs_three_requests_at_any_file_count(s3, datasets, s3fs_opti
 
 
 def test_pyarrow_dataset_reads_the_same_rows(s3, datasets, s3fs_options):
-    root, url = datasets[300]
+    url = datasets[300][1]
     prefix = url.removeprefix("s3://")
     table = pads.dataset(prefix, filesystem=s3.pyarrow_fs(), format="parquet",
                          partitioning="hive").to_table()

@@ -15,9 +15,7 @@ import pytest
 
 import pqkit
 from pqkit.cli.main import main as pqinspect
-from pqkit.read.coalesce import CoalescePolicy, coalesce
 from pqkit.read.page_index import read_page_index
-
 from s3server import BUCKET
 
 ROWS = 100_000
@@ -167,7 +165,7 @@ def test_point_query_fetches_only_its_pages(s3, s3fs_options, fifty_groups):
 
 
 def test_plan_then_read_from_own_buffers(s3, s3fs_options, fifty_groups):
-    url, data, table = fifty_groups
+    url = fifty_groups[0]
     client = s3.boto3_client()
     with pqkit.ParquetFile(url, storage_options=s3fs_options) as f:
         plan = f.plan(columns=["s"], filters=[("a", ">=", 99_000)])
@@ -199,11 +197,10 @@ def test_write_table_to_s3_and_read_back(s3, s3fs_options, s3_fs):
 def test_failed_writer_leaves_no_object(s3, s3fs_options, s3_fs):
     key = f"{BUCKET}/failed/{uuid.uuid4().hex}.parquet"
     table = pqkit.Table.from_arrow(pa.table({"x": list(range(10))}))
-    with pytest.raises(RuntimeError):
-        with pqkit.ParquetWriter(f"s3://{key}", table.schema,
-                                 storage_options=s3fs_options) as w:
-            w.write(table)
-            raise RuntimeError("stop")
+    with pytest.raises(RuntimeError), pqkit.ParquetWriter(f"s3://{key}", table.schema,
+                             storage_options=s3fs_options) as w:
+        w.write(table)
+        raise RuntimeError("stop")
     assert not s3_fs.exists(key)
 
 
@@ -215,13 +212,12 @@ def test_storage_options_refused_for_a_local_path(tmp_path):
 
 def test_pqinspect_schema_is_one_get(s3, fifty_groups, monkeypatch, capsys):
     url, _, _ = fifty_groups
-    host, port = s3.get_host_and_port()
     monkeypatch.setenv("AWS_ENDPOINT_URL", s3.endpoint)
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
     for command, shows in (("schema", '"a"'), ("meta", '"num_row_groups": 50')):
-        code, requests = _count(s3, lambda: pqinspect([command, "--json", url]))
+        code, requests = _count(s3, lambda c=command: pqinspect([c, "--json", url]))
         out = capsys.readouterr().out
         heads, gets = _split(requests)
         assert code == 0 and shows in out

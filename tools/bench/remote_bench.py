@@ -27,7 +27,6 @@ import statistics
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pyarrow as pa
@@ -38,8 +37,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tests"))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "src"))
 
-import pqkit  # noqa: E402
-from s3server import BUCKET, CountingS3Server  # noqa: E402
+import pqkit
+from s3server import BUCKET, CountingS3Server, upload_published
 
 ROWS = 100_000
 
@@ -84,24 +83,6 @@ def build_dataset(root, files):
                      "id": np.arange(files)}, partition_by=["a", "b"], mode="create")
 
 
-def upload_dataset(client, root):
-    """The published view of the dataset (visible files, hint, version files)."""
-    keys = []
-    for dirpath, _, names in os.walk(root):
-        rel = os.path.relpath(dirpath, root).replace(os.sep, "/")
-        if rel.startswith("_pqkit/") and rel != "_pqkit/versions":
-            continue
-        keys += [os.path.join(dirpath, n) for n in names if n != "publish.lock"]
-
-    def put(path):
-        with open(path, "rb") as f:
-            key = "bench/ds/" + os.path.relpath(path, root).replace(os.sep, "/")
-            client.put_object(Bucket=BUCKET, Key=key, Body=f.read())
-
-    with ThreadPoolExecutor(16) as pool:
-        list(pool.map(put, keys))
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
@@ -117,7 +98,7 @@ def main():
         client = server.boto3_client()
         client.create_bucket(Bucket=BUCKET)
         size = upload_file(client)
-        upload_dataset(client, root)
+        upload_published(client, root, "bench/ds/")
         so = server.storage_options()
         url = f"s3://{BUCKET}/bench/fifty.parquet"
         path = f"{BUCKET}/bench/fifty.parquet"

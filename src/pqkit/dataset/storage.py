@@ -23,6 +23,8 @@ from pqkit.errors import UnsupportedFeature
 
 __all__ = ["LocalStorage", "ObjectStorage"]
 
+_PROBED = {}        # (file system, root) -> None (conditional puts work) or the refusal
+
 
 class LocalStorage:
     """A dataset root on a local or network file system."""
@@ -51,7 +53,6 @@ class ObjectStorage:
     """
 
     remote = True
-    _checked = {}           # (file system, root) -> None (ok) or the refusal message
 
     def __init__(self, fs):
         self.fs = fs
@@ -66,10 +67,10 @@ class ObjectStorage:
             system cannot ask for one.
         """
         key = (id(self.fs), root)
-        if key not in self._checked:
-            self._checked[key] = self._probe(root)
-        if self._checked[key] is not None:
-            raise UnsupportedFeature(self._checked[key])
+        if key not in _PROBED:
+            _PROBED[key] = self._probe(root)
+        if _PROBED[key] is not None:
+            raise UnsupportedFeature(_PROBED[key])
 
     def _probe(self, root):
         probe = f"{root}/_pqkit/tmp/conditional-put-{uuid.uuid4().hex}"

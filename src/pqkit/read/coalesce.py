@@ -18,7 +18,7 @@ A read of ``B`` selected bytes lying in one run (no hole larger than
 """
 from dataclasses import dataclass
 
-__all__ = ["CoalescePolicy", "DEFAULT_POLICY", "coalesce"]
+__all__ = ["DEFAULT_POLICY", "CoalescePolicy", "coalesce"]
 
 
 @dataclass(frozen=True)

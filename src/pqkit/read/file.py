@@ -193,7 +193,7 @@ class ParquetFile:
             a filter's statistics keep, and with a filter their page indexes. Fetch them
             yourself and pass them to ``read(..., buffers=...)``.
         """
-        tops, wanted = self._select(columns)
+        _, wanted = self._select(columns)
         fr = FilteredReader(self.row_group_reader, filters) if filters else None
         return plan_read(self.row_group_reader, self._groups(row_groups), wanted, fr)
 
