@@ -14,7 +14,7 @@ LAYERS = [
     Layer("datatypes", ("pqkit.datatypes",)),
     Layer("stage modules", ("pqkit.compression", "pqkit.levels", "pqkit.memory",
                             "pqkit.statistics", "pqkit.bloom", "pqkit.page",
-                            "pqkit.encodings"), True),
+                            "pqkit.encodings", "pqkit.filesystems"), True),
     Layer("schema", ("pqkit.schema",)),
     Layer("columnar", ("pqkit.columnar",)),
     Layer("variant", ("pqkit.variant",)),

@@ -41,7 +41,9 @@ Modules: ``layout`` (paths), ``canonical`` (type and value text),
 ``publish`` (plain-reader view), ``planning`` (pruning), ``planindex``,
 ``scan`` (file sources, reading files), ``dataset`` (open/read), ``write``,
 ``maintenance``, ``merging`` (merge: upsert by key), ``indices`` (index segments, index pruning), ``index_ops``,
-``vacuum``, ``fsops`` (link-if-absent, flock, crash points);
+``vacuum``, ``fsops`` (link-if-absent, flock, crash points), ``storage`` (the
+store behind the commit: a link locally, a conditional PUT on an object store),
+``remote_source`` (a published dataset read at a URL, without listing);
 ``layouts`` (layout detection), ``front`` (operations dispatched by layout), ``legacy_hive``, ``rfc_manifest``,
 ``rfc_write``, ``filefacts`` (footer facts of foreign files), ``kartothek_meta`` /
 ``kartothek`` / ``kartothek_import`` (Kartothek v4: metadata, read-only source, import),

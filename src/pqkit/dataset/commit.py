@@ -15,8 +15,9 @@ is missing (a crash before the first publish) or stale beyond repair is
         (conflict table, operations.py); run id already applied -> no-op
         M <- the next snapshot: cur's files + the operation
         check the staged files still exist (vacuum-grace guard)
-        write _pqkit/tmp/<txn>-<attempt>.json, fsync
-        publish_if_absent(tmp, versions/<cur+1>.json)  -> committed
+        create versions/<cur+1>.json if absent -> committed
+          (layout.storage: tmp file + link on a file system, a conditional PUT
+          on an object store; see storage.py)
         else base <- cur
     publish()   (best effort)
 """
@@ -180,14 +181,9 @@ def commit_operation(layout, op, *, max_attempts=MAX_ATTEMPTS):
         if op.index_segments:
             from pqkit.dataset.indices import check_segments_present
             check_segments_present(layout, [seg for _, seg in op.index_segments])
-        tmp = layout.tmp_path(op.txn, attempt)
-        fsops.write_file(tmp, fsops.dump_json(data), crash_step="commit.tmp_partial")
-        fsops.crash_point("commit.tmp_written")
-        try:
-            won = fsops.publish_if_absent(tmp, layout.version_path(cur + 1))
-        except BaseException:
-            fsops.remove_if_exists(tmp)
-            raise
+        won = layout.storage.create_version(layout, layout.tmp_path(op.txn, attempt),
+                                            layout.version_path(cur + 1),
+                                            fsops.dump_json(data))
         if won:
             fsops.crash_point("commit.committed")
             return cur + 1

@@ -28,6 +28,7 @@ import os
 import re
 import uuid
 
+from pqkit.dataset.storage import LocalStorage
 from pqkit.errors import DatasetError
 
 META_DIR = "_pqkit"
@@ -71,10 +72,12 @@ def check_relative_path(path, where):
 
 
 class Layout:
-    """Paths of one dataset root."""
+    """Paths of one dataset root, and the store they are on (``storage``: a local
+    :class:`~pqkit.dataset.storage.LocalStorage` unless one is given)."""
 
-    def __init__(self, root):
-        self.root = os.path.abspath(os.fspath(root))
+    def __init__(self, root, storage=None):
+        self.storage = storage if storage is not None else LocalStorage()
+        self.root = os.fspath(root) if self.storage.remote else os.path.abspath(os.fspath(root))
         self.meta = os.path.join(self.root, META_DIR)
         self.versions_dir = os.path.join(self.meta, "versions")
         self.tmp_dir = os.path.join(self.meta, "tmp")

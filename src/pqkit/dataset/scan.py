@@ -63,6 +63,10 @@ class FileSource:
         """(absolute path, size on disk) of a file entry."""
         raise NotImplementedError
 
+    def open_file(self, path):
+        """The :class:`pqkit.ParquetFile` of a resolved path."""
+        return ParquetFile(path)
+
     def load_latest(self, latest=None):
         version = self.latest() if latest is None else latest
         return version, self.load(version)
@@ -178,7 +182,7 @@ class FileReader:
         rows of ``entry`` satisfying ``residual`` ([] = all)."""
         data_cols = [c for c in columns if c not in self.partitioning.by_name]
         path = open_entry(self.source, entry)
-        with ParquetFile(path) as pf:
+        with self.source.open_file(path) as pf:
             present = set(pf.schema.names)
             table, n = self._read_data(pf, data_cols, residual, present)
         if not columns:

@@ -18,8 +18,9 @@ from pqkit.read.batches import BatchReader, concat_row_groups
 from pqkit.read.filtered import FilteredReader
 from pqkit.read.footer import read_metadata_from
 from pqkit.read.options import DEFAULT_OPTIONS
+from pqkit.read.plan import fetch_ahead, plan_read
+from pqkit.read.remote import BufferSource, open_source
 from pqkit.read.row_group import RowGroupReader
-from pqkit.read.source import Source
 from pqkit.variant import decode_table
 
 __all__ = ["ParquetFile", "read_table"]
@@ -32,7 +33,10 @@ class ParquetFile:
 
     Parameters
     ----------
-    source : path, bytes-like or seekable binary file object
+    source : path, URL, bytes-like or seekable binary file object
+        A URL (``s3://``, ``gs://``, ``abfs://``, ``https://``, ``memory://``) is read by
+        ranged requests through fsspec: the footer with one read of the tail, the
+        column chunks planned first, coalesced and fetched concurrently.
     verify_checksums : bool, default True
         Check every page CRC32 that a writer stored; a mismatch raises
         :class:`pqkit.ChecksumError` naming the column, row group and page offset.
@@ -42,7 +46,13 @@ class ParquetFile:
         coarser unit keeps every year exact.
     options : pqkit.ReadOptions, optional
         Resource limits (decompressed page and dictionary sizes, bytes per column
-        chunk); exceeding one raises :class:`pqkit.AllocationLimitError`.
+        chunk); exceeding one raises :class:`pqkit.AllocationLimitError`. Its
+        ``tail_read``, ``hole_size``, ``max_range_size`` and ``max_concurrency`` say how a
+        remote file is fetched.
+    storage_options : dict, optional
+        Options of the URL's fsspec file system (``{"endpoint_url": ..., "anon": True}``).
+    filesystem : fsspec.AbstractFileSystem, optional
+        Read ``source`` as a path on this file system.
 
     Examples
     --------
@@ -52,10 +62,13 @@ class ParquetFile:
     """
 
     def __init__(self, source, *, verify_checksums=True, coerce_int96_timestamp_unit=None,
-                 options=None):
-        self._source = Source(source)
+                 options=None, storage_options=None, filesystem=None):
+        options = options or DEFAULT_OPTIONS
+        self._source = open_source(source, storage_options, filesystem,
+                                   options.coalesce_policy)
+        self._tail_read = options.tail_read
         try:
-            self.metadata = read_metadata_from(self._source)
+            self.metadata = read_metadata_from(self._source, options.tail_read)
         except BaseException:
             self._source.close()
             raise
@@ -65,7 +78,7 @@ class ParquetFile:
             self.row_group_reader = RowGroupReader(self._source, self.metadata,
                                                    verify_checksums,
                                                    coerce_int96_timestamp_unit or "ns",
-                                                   options or DEFAULT_OPTIONS)
+                                                   options)
         except BaseException:
             self._source.close()
             raise
@@ -170,22 +183,46 @@ class ParquetFile:
         tops, wanted = self._select(columns)
         return self._read_group(i, tops, wanted)
 
+    def plan(self, columns=None, filters=None, row_groups=None):
+        """The byte ranges :meth:`read` with the same arguments may fetch.
+
+        Returns
+        -------
+        list of pqkit.read.plan.ByteRange
+            (offset, length) pairs, sorted: the selected column chunks of the row groups
+            a filter's statistics keep, and with a filter their page indexes. Fetch them
+            yourself and pass them to ``read(..., buffers=...)``.
+        """
+        _, wanted = self._select(columns)
+        fr = FilteredReader(self.row_group_reader, filters) if filters else None
+        return plan_read(self.row_group_reader, self._groups(row_groups), wanted, fr)
+
     @uses_pool
-    def read(self, columns=None, row_groups=None, filters=None):
+    def read(self, columns=None, row_groups=None, filters=None, *, buffers=None):
         """Read the whole file (or the given row groups) into one Table.
 
         ``filters`` (DNF, as in pyarrow: ``[("x", "<", 5)]`` or a list of such lists)
         keeps only matching rows, skipping row groups and pages whose statistics or
-        page index rule them out (see :mod:`pqkit.read.filtered`).
+        page index rule them out (see :mod:`pqkit.read.filtered`). ``buffers``
+        (``{offset: bytes}`` or (offset, bytes) pairs, e.g. the ranges :meth:`plan`
+        named, fetched by the caller) makes the read decode from them and fetch nothing.
         """
         tops, wanted = self._select(columns)
         groups = self._groups(row_groups)
-        if filters:
-            fr = FilteredReader(self.row_group_reader, filters)
-            tables = [t for t in (fr.read_group(g, tops, wanted) for g in groups)
-                      if t is not None]
-        else:
-            tables = [self._read_group(g, tops, wanted) for g in groups]
+        reader = self.row_group_reader
+        if buffers is not None:
+            reader = reader.with_source(BufferSource(self.metadata.file_size, buffers,
+                                                     self._source.name))
+        fr = FilteredReader(reader, filters) if filters else None
+        fetch_ahead(reader, groups, wanted, fr)
+        try:
+            if fr is not None:
+                tables = [t for t in (fr.read_group(g, tops, wanted) for g in groups)
+                          if t is not None]
+            else:
+                tables = [reader.read(g, tops, wanted) for g in groups]
+        finally:
+            reader.source.forget(self.metadata.file_size - self._tail_read)
         if not tables:
             return self._empty(tops, wanted)
         return concat_row_groups(tables)
@@ -218,9 +255,11 @@ class ParquetFile:
         if filters:
             fr = FilteredReader(self.row_group_reader, filters)
             def read_group(g):
+                fetch_ahead(self.row_group_reader, [g], wanted, fr)
                 return fr.read_group(g, tops, wanted)
         else:
             def read_group(g):
+                fetch_ahead(self.row_group_reader, [g], wanted)
                 return self._read_group(g, tops, wanted)
         return BatchReader(read_group, groups, self._empty(tops, wanted), batch_size)
 
@@ -251,12 +290,14 @@ class ParquetFile:
 
 
 def read_table(source, columns=None, row_groups=None, *, filters=None, verify_checksums=True,
-               variant="struct", coerce_int96_timestamp_unit=None, options=None):
+               variant="struct", coerce_int96_timestamp_unit=None, options=None,
+               storage_options=None, filesystem=None):
     """Read a Parquet file into a :class:`pqkit.Table`.
 
     Parameters
     ----------
-    source : path, bytes-like or seekable binary file object
+    source : path, URL, bytes-like or seekable binary file object
+        A URL is read through fsspec with few, coalesced requests (see :class:`ParquetFile`).
     columns : list of str, optional
         Top-level names or dotted paths (``"a.b"``), in the order the result gives
         them; default all columns, and ``[]`` gives the rows without any column. As
@@ -279,7 +320,11 @@ def read_table(source, columns=None, row_groups=None, *, filters=None, verify_ch
     coerce_int96_timestamp_unit : {"ns", "us", "ms", "s"}, optional
         See :class:`ParquetFile`.
     options : pqkit.ReadOptions, optional
-        Resource limits; see :class:`pqkit.ReadOptions`.
+        Resource limits and remote fetching; see :class:`pqkit.ReadOptions`.
+    storage_options : dict, optional
+        Options of the URL's fsspec file system.
+    filesystem : fsspec.AbstractFileSystem, optional
+        Read ``source`` as a path on this file system.
 
     Examples
     --------
@@ -289,7 +334,8 @@ def read_table(source, columns=None, row_groups=None, *, filters=None, verify_ch
         raise ValueError(f"variant must be 'struct' or 'decode', got {variant!r}")
     with ParquetFile(source, verify_checksums=verify_checksums,
                      coerce_int96_timestamp_unit=coerce_int96_timestamp_unit,
-                     options=options) as f:
+                     options=options, storage_options=storage_options,
+                     filesystem=filesystem) as f:
         table = f.read(columns=columns, row_groups=row_groups, filters=filters)
         if columns is not None:
             table = _as_requested(table, columns)
@@ -329,7 +375,7 @@ def _descend(table, path):
 
 
 def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings=None,
-                verify_checksums=True):
+                verify_checksums=True, storage_options=None):
     """Read a Parquet file straight into a pandas DataFrame.
 
     The same frame as ``read_table(...).to_pandas(strings=strings)``, without the
@@ -343,7 +389,8 @@ def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings=
     --------
     >>> pqkit.read_pandas("fixtures/sample.parquet", columns=["id"])  # doctest: +SKIP
     """
-    with ParquetFile(source, verify_checksums=verify_checksums) as f:
+    with ParquetFile(source, verify_checksums=verify_checksums,
+                     storage_options=storage_options) as f:
         if columns is not None:
             columns = _with_index_columns(list(columns), f.metadata.key_value_metadata,
                                           f.schema.names)

@@ -45,9 +45,9 @@ class FilteredReader:
 
     def read_group(self, g, tops, wanted):
         """The rows of row group ``g`` matching the filter, or None when it is pruned."""
-        rg = self.groups.metadata.checked_row_group(g)
-        if not self._any_conj(lambda t: self._chunk_may(rg, t)):
+        if not self.group_may_match(g):
             return None
+        rg = self.groups.metadata.checked_row_group(g)
         candidates = self._candidate_rows(g, rg)
         if candidates is not None and not len(candidates):
             return None
@@ -56,6 +56,11 @@ class FilteredReader:
         mask = row_mask(ftable, self.dnf)
         table = self._read_rows(g, rg, tops, wanted, candidates)
         return table.take(np.flatnonzero(mask))
+
+    def group_may_match(self, g):
+        """False when the chunk statistics of row group ``g`` rule every row out."""
+        rg = self.groups.metadata.checked_row_group(g)
+        return self._any_conj(lambda t: self._chunk_may(rg, t))
 
     def _any_conj(self, test):
         return any(all(test(term) for term in conj) for conj in self.dnf)

@@ -14,7 +14,7 @@ import struct
 
 from pqkit import format as fmt
 from pqkit.errors import CorruptFileError, EncryptedFileError, SchemaError
-from pqkit.read.source import Source
+from pqkit.read.remote import open_source
 from pqkit.read.validate import check_file, check_row_group
 from pqkit.schema.tree import Schema
 
@@ -112,12 +112,13 @@ def _decode_footer(buf, origin):
     return raw, used
 
 
-def read_metadata_from(src):
-    """Read the footer of an open :class:`~pqkit.read.source.Source`."""
+def read_metadata_from(src, tail_read=TAIL_READ):
+    """Read the footer of an open source (local or remote), reading the last ``tail_read``
+    bytes speculatively."""
     size = src.size
     if size < 12:
         raise CorruptFileError(f"file of {size} bytes is too small to be Parquet (at least 12)")
-    tail_len = min(size, TAIL_READ)
+    tail_len = min(size, max(tail_read, 12))
     tail = src.read(size - tail_len, tail_len)
     magic = tail[-4:]
     if magic == MAGIC_ENCRYPTED:
@@ -127,7 +128,9 @@ def read_metadata_from(src):
     if magic != MAGIC:
         raise CorruptFileError(
             f"bad magic {magic!r} at offset {size - 4}: not a Parquet file (expected b'PAR1')")
-    head = src.read(0, 4)
+    # On an object store the leading magic would cost a request of its own; the trailing
+    # magic and a footer that decodes and validates are the evidence there (as in Arrow).
+    head = src.read(0, 4) if not src.ranged or tail_len == size else MAGIC
     if head != MAGIC:
         raise CorruptFileError(f"bad magic {head!r} at offset 0 (expected b'PAR1')")
     footer_len = struct.unpack("<I", tail[-8:-4])[0]
@@ -144,13 +147,20 @@ def read_metadata_from(src):
     return FileMetadata(raw, size, footer_offset, footer_len)
 
 
-def read_metadata(source):
+def read_metadata(source, *, storage_options=None, filesystem=None, tail_read=TAIL_READ):
     """Read and validate the footer of a Parquet file.
 
     Parameters
     ----------
-    source : path, bytes-like or seekable binary file object
-        Only the tail of the file is read.
+    source : path, URL, bytes-like or seekable binary file object
+        Only the tail of the file is read: on an object store one GET of the last
+        ``tail_read`` bytes when the footer fits in them.
+    storage_options : dict, optional
+        Options of the URL's fsspec file system (credentials, endpoint), as pandas takes them.
+    filesystem : fsspec.AbstractFileSystem, optional
+        Read ``source`` as a path on this file system.
+    tail_read : int, default 64 KiB
+        Bytes read speculatively from the end of the file.
 
     Returns
     -------
@@ -163,5 +173,5 @@ def read_metadata(source):
     pqkit.EncryptedFileError
         The footer is encrypted ("PARE").
     """
-    with Source(source) as src:
-        return read_metadata_from(src)
+    with open_source(source, storage_options, filesystem) as src:
+        return read_metadata_from(src, tail_read)

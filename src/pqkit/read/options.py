@@ -20,13 +20,15 @@ its header declares is cut at the declared size and reported as corrupt.
 from dataclasses import dataclass
 
 from pqkit.errors import AllocationLimitError
+from pqkit.read.coalesce import CoalescePolicy
+from pqkit.read.footer import TAIL_READ
 
 __all__ = ["DEFAULT_OPTIONS", "ReadOptions"]
 
 
 @dataclass(frozen=True)
 class ReadOptions:
-    """Limits on what reading one file may allocate.
+    """Limits on what reading one file may allocate, and how a remote file is fetched.
 
     Parameters
     ----------
@@ -52,6 +54,15 @@ class ReadOptions:
     max_page_size: int = 1 << 30
     max_dictionary_size: int = 1 << 30
     max_chunk_bytes: int = 4 << 30
+    tail_read: int = TAIL_READ
+    hole_size: int = 1 << 20
+    max_range_size: int = 32 << 20
+    max_concurrency: int = 8
+
+    @property
+    def coalesce_policy(self):
+        """The :class:`pqkit.read.coalesce.CoalescePolicy` of the remote-read fields."""
+        return CoalescePolicy(self.hole_size, self.max_range_size, self.max_concurrency)
 
     def check(self, name, value, what, where):
         """Raise AllocationLimitError when ``value`` exceeds the limit ``name``."""

@@ -11,6 +11,8 @@ and offsets (:func:`pqkit.levels.assemble`), types the values
 reader (:mod:`pqkit.read.filtered`) decodes chosen pages of a chunk with
 :meth:`RowGroupReader.read_pages` and then uses the same leaf and nesting steps.
 """
+import copy
+
 import numpy as np
 
 from pqkit import datatypes as T
@@ -74,6 +76,12 @@ class RowGroupReader:
         # parquet-mr before 1.2.9 left the dictionary page header out of chunk sizes.
         self.pad = dictionary_header_padding(metadata.created_by)
 
+    def with_source(self, source):
+        """A reader of the same file that takes its bytes from ``source``."""
+        other = copy.copy(self)
+        other.source = source
+        return other
+
     # --- one column chunk ---------------------------------------------------------------
     def column_chunk(self, g, node):
         """The ColumnChunk of leaf ``node`` in row group ``g``, refused when encrypted."""
@@ -100,7 +108,8 @@ class RowGroupReader:
     def read_pages(self, g, node, segments):
         """Decode only some pages of a chunk: ``segments`` are (file offset, length) pairs
         of whole pages, the dictionary page first if the chunk has one."""
-        data = [(self.source.read(offset, length), offset) for offset, length in segments]
+        pieces = self.source.read_many(segments)
+        data = list(zip(pieces, (offset for offset, _ in segments)))
         return self.chunk_reader(g, node).read_pages(data)
 
     @staticmethod

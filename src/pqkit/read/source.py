@@ -33,6 +33,7 @@ class Source:
         A path is opened (and closed by :meth:`close`); a file object must be
         seekable and is left open.
     """
+    ranged = False      # each read is a cheap local call, not a request
 
     def __init__(self, source):
         self._owned = False
@@ -93,6 +94,17 @@ class Source:
         if got != length:
             raise CorruptFileError(f"short read at offset {offset}: {got} of {length} bytes")
         return view
+
+    def read_many(self, ranges):
+        """The bytes of several (offset, length) ranges, in order."""
+        return [self.read(offset, length) for offset, length in ranges]
+
+    def prefetch(self, ranges):
+        """Nothing to do: local reads are cheap one by one (a remote source fetches
+        ``ranges`` ahead, coalesced)."""
+
+    def forget(self, keep_from):
+        """Nothing to drop: a local source keeps no ranges."""
 
     def _check_open(self):
         # A stream or batch iterator may outlive the ParquetFile's `with` block.

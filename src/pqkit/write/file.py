@@ -28,6 +28,7 @@ from pqkit.write.chunk import ChunkOptions, ColumnChunkWriter, check_encoding
 from pqkit.write.shred import leaf_columns, shred_leaf
 from pqkit.write.stats import StatisticsAccumulator, column_order
 from pqkit.write.version import adapt_column, adapt_field, check_version, footer_version
+from pqkit.write.sink import discard, open_sink
 
 MAGIC = b"PAR1"
 DEFAULT_ROW_GROUP_SIZE = 1 << 20
@@ -53,7 +54,8 @@ class ParquetWriter:
 
     Parameters
     ----------
-    where : path or binary file object
+    where : path, URL or binary file object
+        A URL (``s3://bucket/key``) is written through fsspec and appears when closed.
     schema : list of pqkit.Field, a pqkit.Table or pandas DataFrame whose fields are used,
         or any ``__arrow_c_schema__`` producer (a pyarrow Schema, a pyarrow Table...)
         A Table's (or DataFrame's) ``pandas`` metadata entry is stored too.
@@ -76,7 +78,7 @@ class ParquetWriter:
                  data_page_version="1.0", write_statistics=True, write_page_index=True,
                  write_checksums=True, bloom_filter_columns=None, key_value_metadata=None,
                  sorting_columns=None, store_schema=True, statistics_truncate_length=64,
-                 preserve_index=None, version="2.6"):
+                 preserve_index=None, version="2.6", storage_options=None, filesystem=None):
         from pqkit.convert import is_dataframe, table_from_data
         if is_dataframe(schema):
             schema = table_from_data(schema, preserve_index=preserve_index)
@@ -115,7 +117,7 @@ class ParquetWriter:
                 raise SchemaError(f"{option} names no column: {unknown}")
         self._stats_factory = _stats_factory(statistics_truncate_length)
         self._owned = isinstance(where, (str, os.PathLike))
-        self.sink = open(where, "wb") if self._owned else where
+        self.sink = open_sink(where, storage_options, filesystem) if self._owned else where
         self.pos = 0
         self.row_groups = []
         self.page_records = []          # per row group: per column: WrittenChunk
@@ -294,7 +296,7 @@ class ParquetWriter:
             self.close()
         elif self._owned:
             self.closed = True
-            self.sink.close()
+            discard(self.sink)
 
 
 class _Counting:
@@ -374,7 +376,8 @@ def write_table(data, where, *, schema=None, preserve_index=None, **options):
     data : pqkit.Table, dict of name -> list/numpy array, pandas.DataFrame, or any
         Arrow PyCapsule producer (pyarrow Table, polars DataFrame, DuckDB relation...),
         read through :meth:`pqkit.Table.from_arrow`
-    where : path or binary file object
+    where : path, URL or binary file object
+        A URL (``s3://...``, ``memory://...``) is written through fsspec.
     schema : list of pqkit.Field, optional
         Types and nullability; inferred from ``data`` when omitted.
     preserve_index : None, True or False, default None
@@ -401,6 +404,10 @@ def write_table(data, where, *, schema=None, preserve_index=None, **options):
     store_schema : bool, default True
         Store the Arrow schema (``ARROW:schema``) so that Arrow-based readers, and
         pqkit, restore types Parquet has no annotation for.
+    storage_options : dict, optional
+        Options of the URL's fsspec file system (credentials, endpoint).
+    filesystem : fsspec.AbstractFileSystem, optional
+        Write ``where`` as a path on this file system.
 
     Examples
     --------
