@@ -14,6 +14,7 @@ from pqkit.columnar.pandas_metadata import pandas_metadata_of
 from pqkit.columnar.table import Table
 from pqkit.errors import CorruptFileError, SchemaError
 from pqkit.memory import uses_pool
+from pqkit.read import parallel
 from pqkit.read.batches import BatchReader, concat_row_groups
 from pqkit.read.filtered import FilteredReader
 from pqkit.read.footer import read_metadata_from
@@ -78,6 +79,13 @@ class ParquetFile:
     @property
     def num_rows(self):
         return self.metadata.num_rows
+
+    @property
+    def schema_arrow(self):
+        """The fields (:class:`pqkit.datatypes.Field`) of the Table :meth:`read` gives:
+        pyarrow's ``ParquetFile.schema_arrow``; ``pyarrow.schema(f)`` makes it a pyarrow
+        schema through ``__arrow_c_schema__``."""
+        return self._empty(*self._select(None)).schema
 
     def close(self):
         self._source.close()
@@ -161,22 +169,27 @@ class ParquetFile:
 
     # --- reading ------------------------------------------------------------------------
     @uses_pool
-    def read_row_group(self, i, columns=None):
-        """Read row group ``i`` (the selected columns only) into a Table."""
+    def read_row_group(self, i, columns=None, use_threads=True):
+        """Read row group ``i`` (the selected columns only) into a Table; ``use_threads``
+        as in :meth:`read`."""
         if not -self.num_row_groups <= i < self.num_row_groups:
             raise IndexError(f"row group {i} out of range: the file has "
                              f"{self.num_row_groups}")
         i %= self.num_row_groups
         tops, wanted = self._select(columns)
-        return self._read_group(i, tops, wanted)
+        return parallel.read_row_groups(self.row_group_reader, [i], tops, wanted,
+                                        use_threads)[0]
 
     @uses_pool
-    def read(self, columns=None, row_groups=None, filters=None):
+    def read(self, columns=None, row_groups=None, filters=None, use_threads=True):
         """Read the whole file (or the given row groups) into one Table.
 
         ``filters`` (DNF, as in pyarrow: ``[("x", "<", 5)]`` or a list of such lists)
         keeps only matching rows, skipping row groups and pages whose statistics or
-        page index rule them out (see :mod:`pqkit.read.filtered`).
+        page index rule them out (see :mod:`pqkit.read.filtered`). With
+        ``use_threads`` (the default) column chunks are decoded on
+        :func:`pqkit.threads.max_threads` threads (:mod:`pqkit.read.parallel`); the
+        Table is the same either way.
         """
         tops, wanted = self._select(columns)
         groups = self._groups(row_groups)
@@ -185,10 +198,16 @@ class ParquetFile:
             tables = [t for t in (fr.read_group(g, tops, wanted) for g in groups)
                       if t is not None]
         else:
-            tables = [self._read_group(g, tops, wanted) for g in groups]
+            tables = parallel.read_row_groups(self.row_group_reader, groups, tops, wanted,
+                                              use_threads)
         if not tables:
             return self._empty(tops, wanted)
         return concat_row_groups(tables)
+
+    def read_row_groups(self, row_groups, columns=None, use_threads=True):
+        """Read the given row groups (in that order) into one Table, as pyarrow's
+        ``ParquetFile.read_row_groups``."""
+        return self.read(columns=columns, row_groups=row_groups, use_threads=use_threads)
 
     def iter_batches(self, batch_size=65536, columns=None, row_groups=None, *, filters=None):
         """Batches of ``batch_size`` rows, decoding one row group at a time.
@@ -251,7 +270,8 @@ class ParquetFile:
 
 
 def read_table(source, columns=None, row_groups=None, *, filters=None, verify_checksums=True,
-               variant="struct", coerce_int96_timestamp_unit=None, options=None):
+               variant="struct", coerce_int96_timestamp_unit=None, options=None,
+               use_threads=True):
     """Read a Parquet file into a :class:`pqkit.Table`.
 
     Parameters
@@ -280,6 +300,9 @@ def read_table(source, columns=None, row_groups=None, *, filters=None, verify_ch
         See :class:`ParquetFile`.
     options : pqkit.ReadOptions, optional
         Resource limits; see :class:`pqkit.ReadOptions`.
+    use_threads : bool, default True
+        Decode column chunks on several threads (:func:`pqkit.threads.max_threads`,
+        ``PQKIT_NUM_THREADS``); False decodes in the calling thread. Same result.
 
     Examples
     --------
@@ -290,7 +313,8 @@ def read_table(source, columns=None, row_groups=None, *, filters=None, verify_ch
     with ParquetFile(source, verify_checksums=verify_checksums,
                      coerce_int96_timestamp_unit=coerce_int96_timestamp_unit,
                      options=options) as f:
-        table = f.read(columns=columns, row_groups=row_groups, filters=filters)
+        table = f.read(columns=columns, row_groups=row_groups, filters=filters,
+                       use_threads=use_threads)
         if columns is not None:
             table = _as_requested(table, columns)
         return decode_table(table, f.schema) if variant == "decode" else table
@@ -329,7 +353,7 @@ def _descend(table, path):
 
 
 def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings=None,
-                verify_checksums=True):
+                verify_checksums=True, use_threads=True):
     """Read a Parquet file straight into a pandas DataFrame.
 
     The same frame as ``read_table(...).to_pandas(strings=strings)``, without the
@@ -347,7 +371,8 @@ def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings=
         if columns is not None:
             columns = _with_index_columns(list(columns), f.metadata.key_value_metadata,
                                           f.schema.names)
-        table = f.read(columns=columns, row_groups=row_groups, filters=filters)
+        table = f.read(columns=columns, row_groups=row_groups, filters=filters,
+                       use_threads=use_threads)
     return table.to_pandas(strings=strings, self_destruct=True)
 
 
