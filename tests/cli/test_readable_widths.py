@@ -101,7 +101,7 @@ def test_meta_sample_shows_types_whole(capsys, monkeypatch, width):
 def test_meta_shows_page_index_and_bloom_offsets(capsys, monkeypatch):
     _, out, _ = view(capsys, monkeypatch, 140, "meta", SAMPLE)
     md = read_metadata(str(SAMPLE))
-    chunk = md.row_group(1).columns[1]          # city
+    chunk = md.row_group(1).thrift.columns[1]          # city
     want = (f"{chunk.column_index_offset:,} +{chunk.column_index_length:,}",
             f"{chunk.offset_index_offset:,} +{chunk.offset_index_length:,}")
     line = next(x for x in out.splitlines() if "│ city " in x and want[0] in x)
@@ -113,7 +113,7 @@ def test_meta_bloom_filter_offsets(tmp_path, capsys, monkeypatch):
     pq.write_table(pa.table({"k": [f"key{i}" for i in range(100)]}), str(path),
                    bloom_filter_options={"k": {"ndv": 100}})
     md = read_metadata(str(path))
-    m = md.row_group(0).columns[0].meta_data
+    m = md.row_group(0).thrift.columns[0].meta_data
     assert m.bloom_filter_offset is not None
     _, out, _ = view(capsys, monkeypatch, 80, "meta", path)
     span = f"{m.bloom_filter_offset:,}" + (

@@ -166,7 +166,7 @@ def _write(path, n=500):
 
 def _flip_first_page_byte(path):
     md = pqkit.read_metadata(path)
-    cmd = md.row_group(0).columns[0].meta_data
+    cmd = md.row_group(0).thrift.columns[0].meta_data
     data = bytearray(open(path, "rb").read())
     data[cmd.data_page_offset + cmd.total_compressed_size - 10] ^= 0x01   # in the values
     open(path, "wb").write(bytes(data))

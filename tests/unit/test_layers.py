@@ -12,7 +12,7 @@ LAYERS = [
     Layer("generated and native", ("pqkit.format", "pqkit._native", "pqkit._version"), True),
     Layer("errors", ("pqkit.errors",)),
     Layer("datatypes", ("pqkit.datatypes",)),
-    Layer("stage modules", ("pqkit.compression", "pqkit.levels", "pqkit.memory",
+    Layer("stage modules", ("pqkit.compression", "pqkit.levels", "pqkit.memory", "pqkit.threads",
                             "pqkit.statistics", "pqkit.bloom", "pqkit.page",
                             "pqkit.encodings", "pqkit.filesystems"), True),
     Layer("schema", ("pqkit.schema",)),

@@ -60,7 +60,7 @@ def selected_chunks(md, row_groups=None, columns=None):
             raise IndexError(f"row group {g} out of range (file has {md.num_row_groups})")
     out = []
     for g in groups:
-        chunks = md.row_group(g).columns or []
+        chunks = md.row_group(g).thrift.columns or []
         if len(chunks) != len(md.schema.columns):
             raise CorruptFileError(
                 f"row group {g} has {len(chunks)} column chunks but the schema has "

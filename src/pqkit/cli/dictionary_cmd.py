@@ -100,7 +100,7 @@ def chunk_dict(pf, src, node, g, limit=None, style=VIEWER_STYLE):
     """(dict for one chunk's dictionary, list of problems met); ``src`` is a Source of the
     same file, for walking the chunk's page headers; values are spelled with ``style``."""
     path = node.dotted_path
-    chunks = pf.metadata.row_group(g).columns or []
+    chunks = pf.metadata.row_group(g).thrift.columns or []
     chunk = chunks[node.column_index] if node.column_index < len(chunks) else None
     cmd = None if chunk is None else chunk.meta_data
     d = {"row_group": g, "dictionary": None}

@@ -96,10 +96,10 @@ def _column_list(text):
 
 
 def _row_group_offset(md, g):
-    starts = [chunk_start(c.meta_data) for c in md.row_group(g).columns or []
+    starts = [chunk_start(c.meta_data) for c in md.row_group(g).thrift.columns or []
               if c.meta_data is not None]
     starts = [s for s in starts if s is not None]
-    return min(starts) if starts else md.row_group(g).file_offset
+    return min(starts) if starts else md.row_group(g).thrift.file_offset
 
 
 def _failure_place(md, g, message):
@@ -109,7 +109,7 @@ def _failure_place(md, g, message):
     if m is not None:
         try:
             node = md.schema.column(m.group(1))
-            start = chunk_start(md.row_group(g).columns[node.column_index].meta_data)
+            start = chunk_start(md.row_group(g).thrift.columns[node.column_index].meta_data)
         except (KeyError, IndexError, AttributeError):
             start = None
         if start is not None:

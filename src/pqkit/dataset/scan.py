@@ -293,7 +293,7 @@ def _bloom_values(type_, values):
 
 def _any_present(pf, column, group, values):
     node = pf.schema.column(column)
-    md = pf.metadata.row_group(group).columns[node.column_index].meta_data
+    md = pf.metadata.row_group(group).thrift.columns[node.column_index].meta_data
     if md is None or md.bloom_filter_offset is None:
         return True
     bloom = pf.bloom_filter(column, group)

@@ -14,6 +14,7 @@ from pqkit.columnar.pandas_metadata import pandas_metadata_of
 from pqkit.columnar.table import Table
 from pqkit.errors import CorruptFileError, SchemaError
 from pqkit.memory import uses_pool
+from pqkit.read import parallel
 from pqkit.read.batches import BatchReader, concat_row_groups
 from pqkit.read.filtered import FilteredReader
 from pqkit.read.footer import read_metadata_from
@@ -91,6 +92,13 @@ class ParquetFile:
     @property
     def num_rows(self):
         return self.metadata.num_rows
+
+    @property
+    def schema_arrow(self):
+        """The fields (:class:`pqkit.datatypes.Field`) of the Table :meth:`read` gives:
+        pyarrow's ``ParquetFile.schema_arrow``; ``pyarrow.schema(f)`` makes it a pyarrow
+        schema through ``__arrow_c_schema__``."""
+        return self._empty(*self._select(None)).schema
 
     def close(self):
         self._source.close()
@@ -174,14 +182,16 @@ class ParquetFile:
 
     # --- reading ------------------------------------------------------------------------
     @uses_pool
-    def read_row_group(self, i, columns=None):
-        """Read row group ``i`` (the selected columns only) into a Table."""
+    def read_row_group(self, i, columns=None, use_threads=True):
+        """Read row group ``i`` (the selected columns only) into a Table; ``use_threads``
+        as in :meth:`read`."""
         if not -self.num_row_groups <= i < self.num_row_groups:
             raise IndexError(f"row group {i} out of range: the file has "
                              f"{self.num_row_groups}")
         i %= self.num_row_groups
         tops, wanted = self._select(columns)
-        return self._read_group(i, tops, wanted)
+        return parallel.read_row_groups(self.row_group_reader, [i], tops, wanted,
+                                        use_threads)[0]
 
     def plan(self, columns=None, filters=None, row_groups=None):
         """The byte ranges :meth:`read` with the same arguments may fetch.
@@ -198,7 +208,8 @@ class ParquetFile:
         return plan_read(self.row_group_reader, self._groups(row_groups), wanted, fr)
 
     @uses_pool
-    def read(self, columns=None, row_groups=None, filters=None, *, buffers=None):
+    def read(self, columns=None, row_groups=None, filters=None, use_threads=True, *,
+             buffers=None):
         """Read the whole file (or the given row groups) into one Table.
 
         ``filters`` (DNF, as in pyarrow: ``[("x", "<", 5)]`` or a list of such lists)
@@ -206,6 +217,9 @@ class ParquetFile:
         page index rule them out (see :mod:`pqkit.read.filtered`). ``buffers``
         (``{offset: bytes}`` or (offset, bytes) pairs, e.g. the ranges :meth:`plan`
         named, fetched by the caller) makes the read decode from them and fetch nothing.
+        With ``use_threads`` (the default) column chunks are decoded on
+        :func:`pqkit.threads.max_threads` threads (:mod:`pqkit.read.parallel`); the
+        Table is the same either way.
         """
         tops, wanted = self._select(columns)
         groups = self._groups(row_groups)
@@ -220,12 +234,17 @@ class ParquetFile:
                 tables = [t for t in (fr.read_group(g, tops, wanted) for g in groups)
                           if t is not None]
             else:
-                tables = [reader.read(g, tops, wanted) for g in groups]
+                tables = parallel.read_row_groups(reader, groups, tops, wanted, use_threads)
         finally:
             reader.source.forget(self.metadata.file_size - self._tail_read)
         if not tables:
             return self._empty(tops, wanted)
         return concat_row_groups(tables)
+
+    def read_row_groups(self, row_groups, columns=None, use_threads=True):
+        """Read the given row groups (in that order) into one Table, as pyarrow's
+        ``ParquetFile.read_row_groups``."""
+        return self.read(columns=columns, row_groups=row_groups, use_threads=use_threads)
 
     def iter_batches(self, batch_size=65536, columns=None, row_groups=None, *, filters=None):
         """Batches of ``batch_size`` rows, decoding one row group at a time.
@@ -291,7 +310,7 @@ class ParquetFile:
 
 def read_table(source, columns=None, row_groups=None, *, filters=None, verify_checksums=True,
                variant="struct", coerce_int96_timestamp_unit=None, options=None,
-               storage_options=None, filesystem=None):
+               storage_options=None, filesystem=None, use_threads=True):
     """Read a Parquet file into a :class:`pqkit.Table`.
 
     Parameters
@@ -325,6 +344,9 @@ def read_table(source, columns=None, row_groups=None, *, filters=None, verify_ch
         Options of the URL's fsspec file system.
     filesystem : fsspec.AbstractFileSystem, optional
         Read ``source`` as a path on this file system.
+    use_threads : bool, default True
+        Decode column chunks on several threads (:func:`pqkit.threads.max_threads`,
+        ``PQKIT_NUM_THREADS``); False decodes in the calling thread. Same result.
 
     Examples
     --------
@@ -336,7 +358,8 @@ def read_table(source, columns=None, row_groups=None, *, filters=None, verify_ch
                      coerce_int96_timestamp_unit=coerce_int96_timestamp_unit,
                      options=options, storage_options=storage_options,
                      filesystem=filesystem) as f:
-        table = f.read(columns=columns, row_groups=row_groups, filters=filters)
+        table = f.read(columns=columns, row_groups=row_groups, filters=filters,
+                       use_threads=use_threads)
         if columns is not None:
             table = _as_requested(table, columns)
         return decode_table(table, f.schema) if variant == "decode" else table
@@ -375,7 +398,7 @@ def _descend(table, path):
 
 
 def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings=None,
-                verify_checksums=True, storage_options=None):
+                verify_checksums=True, storage_options=None, use_threads=True):
     """Read a Parquet file straight into a pandas DataFrame.
 
     The same frame as ``read_table(...).to_pandas(strings=strings)``, without the
@@ -394,7 +417,8 @@ def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings=
         if columns is not None:
             columns = _with_index_columns(list(columns), f.metadata.key_value_metadata,
                                           f.schema.names)
-        table = f.read(columns=columns, row_groups=row_groups, filters=filters)
+        table = f.read(columns=columns, row_groups=row_groups, filters=filters,
+                       use_threads=use_threads)
     return table.to_pandas(strings=strings, self_destruct=True)
 
 

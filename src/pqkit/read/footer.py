@@ -14,6 +14,7 @@ import struct
 
 from pqkit import format as fmt
 from pqkit.errors import CorruptFileError, EncryptedFileError, SchemaError
+from pqkit.read.metadata import RowGroupMetaData, format_version_name, key_values
 from pqkit.read.remote import open_source
 from pqkit.read.validate import check_file, check_row_group
 from pqkit.schema.tree import Schema
@@ -26,9 +27,16 @@ TAIL_READ = 64 * 1024
 class FileMetadata:
     """The decoded footer of a Parquet file plus where it was found.
 
+    Shaped as pyarrow's ``FileMetaData`` (``pqkit.FileMetaData`` is the same
+    class): ``row_group(i).column(j).statistics`` and ``to_dict()`` give the
+    names and values pyarrow gives, over the Thrift structs, which stay
+    reachable as ``.thrift`` at each level. Two deviations: ``created_by`` is
+    None (not "") when the footer has none, and ``schema`` is the
+    :class:`pqkit.Schema` tree.
+
     Attributes
     ----------
-    raw : pqkit.format.FileMetaData
+    raw, thrift : pqkit.format.FileMetaData
         The Thrift struct as stored.
     schema : pqkit.Schema
         The schema tree with column paths and levels.
@@ -67,7 +75,27 @@ class FileMetadata:
 
     @property
     def version(self):
+        """The footer's version field as stored (1 or 2)."""
         return self.raw.version
+
+    @property
+    def thrift(self):
+        return self.raw
+
+    @property
+    def format_version(self):
+        """The format version as pyarrow names it: "1.0" or "2.6"."""
+        return format_version_name(self.raw.version)
+
+    @property
+    def serialized_size(self):
+        """Bytes of the Thrift-encoded footer."""
+        return self.footer_length
+
+    @property
+    def metadata(self):
+        """Key/value metadata as ``{bytes: bytes}`` as in pyarrow, or None."""
+        return key_values(self.raw.key_value_metadata)
 
     @property
     def key_value_metadata(self):
@@ -75,8 +103,25 @@ class FileMetadata:
         return {kv.key: kv.value for kv in (self.raw.key_value_metadata or [])}
 
     def row_group(self, i):
-        """The Thrift RowGroup `i`."""
-        return self.raw.row_groups[i]
+        """Row group `i` as a :class:`pqkit.read.metadata.RowGroupMetaData`
+        (its Thrift struct is ``.thrift``, also ``raw.row_groups[i]``)."""
+        if not -self.num_row_groups <= i < self.num_row_groups:
+            raise IndexError(f"row group index {i} out of range for a file of "
+                             f"{self.num_row_groups} row groups")
+        return RowGroupMetaData(self.raw.row_groups[i], self.schema, self.raw.column_orders)
+
+    def to_dict(self):
+        """The keys pyarrow's ``FileMetaData.to_dict`` gives."""
+        return {"created_by": self.created_by, "num_columns": self.num_columns,
+                "num_rows": self.num_rows, "num_row_groups": self.num_row_groups,
+                "row_groups": [self.row_group(i).to_dict() for i in range(self.num_row_groups)],
+                "format_version": self.format_version, "serialized_size": self.serialized_size}
+
+    def equals(self, other):
+        """Whether two footers describe the same file contents (``to_dict`` equal)."""
+        return isinstance(other, FileMetadata) and self.to_dict() == other.to_dict()
+
+    __eq__ = equals
 
     def checked_row_group(self, i):
         """The Thrift RowGroup `i`, its chunks' metadata checked for reading
@@ -94,6 +139,9 @@ class FileMetadata:
     def __repr__(self):
         return (f"<pqkit.FileMetadata rows={self.num_rows} row_groups={self.num_row_groups} "
                 f"columns={self.num_columns} created_by={self.created_by!r}>")
+
+
+FileMetaData = FileMetadata     # pyarrow's spelling
 
 
 def _decode_footer(buf, origin):

@@ -153,10 +153,17 @@ class RowGroupReader:
     def read(self, g, tops, wanted):
         """Row group ``g`` as a Table of the top-level nodes ``tops``, decoding the leaves
         whose paths are in ``wanted``."""
-        leaves = {}
-        for node in self.schema.columns:
-            if node.path in wanted:
-                leaves[node.path] = self.leaf(node, self.read_chunk(g, node), where_of(node, g))
+        leaves = {node.path: self.decode_leaf(g, node)
+                  for node in self.schema.columns if node.path in wanted}
+        return self.group_table(g, tops, leaves)
+
+    def decode_leaf(self, g, node):
+        """(assembled levels, typed leaf column) of leaf ``node`` in row group ``g``: the
+        unit of work :mod:`pqkit.read.parallel` runs on several threads."""
+        return self.leaf(node, self.read_chunk(g, node), where_of(node, g))
+
+    def group_table(self, g, tops, leaves):
+        """Row group ``g``'s Table from its decoded leaves (``{path: decode_leaf(...)}``)."""
         rows = self.metadata.checked_row_group(g).num_rows
         table = self.nest(tops, leaves, rows)
         if table.num_rows != rows:

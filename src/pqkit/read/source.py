@@ -37,6 +37,7 @@ class Source:
 
     def __init__(self, source):
         self._owned = False
+        self._lock = threading.Lock()   # a seek and its read are one step for threads
         self._buffer = None
         self._file = None
         self.name = None
@@ -67,8 +68,9 @@ class Source:
                 f"of {self.size} bytes")
         if self._buffer is not None:
             return self._buffer[offset:offset + length]
-        self._file.seek(offset)
-        data = self._file.read(length)
+        with self._lock:
+            self._file.seek(offset)
+            data = self._file.read(length)
         if len(data) != length:
             raise CorruptFileError(f"short read at offset {offset}: {len(data)} of {length} bytes")
         return bytes(data)
@@ -89,8 +91,9 @@ class Source:
         if self._buffer is not None:
             return memoryview(self._buffer)[offset:offset + length]
         view = _scratch(length)
-        self._file.seek(offset)
-        got = self._file.readinto(view)
+        with self._lock:
+            self._file.seek(offset)
+            got = self._file.readinto(view)
         if got != length:
             raise CorruptFileError(f"short read at offset {offset}: {got} of {length} bytes")
         return view

@@ -382,8 +382,8 @@ def _file_splits(src, conjs, partition_names, split_by):
         return []
     if residual is not None:
         pruner = _GroupPruner(src.schema, residual)
-        groups = [g for g in groups if pruner.may_match(md.row_group(g))]
-    sizes = [_group_bytes(md.row_group(g)) for g in groups]
+        groups = [g for g in groups if pruner.may_match(md.row_group(g).thrift)]
+    sizes = [_group_bytes(md.row_group(g).thrift) for g in groups]
     rows = [md.row_group(g).num_rows for g in groups]
     if not groups:
         return []

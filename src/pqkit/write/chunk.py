@@ -100,6 +100,17 @@ class WrittenChunk:
     dictionary_offset: int = None
     bloom: object = None                # SplitBlockBloomFilter, written later by the file
 
+    def move(self, delta):
+        """Shift every file offset by ``delta``: the chunk was encoded at offset 0 into
+        memory and is written at ``delta`` (:mod:`pqkit.write.parallel`)."""
+        self.meta.data_page_offset += delta
+        if self.meta.dictionary_page_offset is not None:
+            self.meta.dictionary_page_offset += delta
+        if self.dictionary_offset is not None:
+            self.dictionary_offset += delta
+        for page in self.pages:
+            page.offset += delta
+
 
 def bloom_filter(physical, values, fpp, ndv=None):
     """A split-block bloom filter holding every value (physical layout) of a chunk."""

@@ -24,8 +24,10 @@ from pqkit.memory import uses_pool
 from pqkit.schema.arrow_write import encode_arrow_schema
 from pqkit.schema.from_table import parquet_schema
 from pqkit.schema.tree import Schema
-from pqkit.write.chunk import ChunkOptions, ColumnChunkWriter, check_encoding
-from pqkit.write.shred import leaf_columns, shred_leaf
+from pqkit.threads import max_threads
+from pqkit.write.chunk import ChunkOptions, check_encoding
+from pqkit.write.parallel import ChunkJob, encode_chunks
+from pqkit.write.shred import leaf_columns
 from pqkit.write.stats import StatisticsAccumulator, column_order
 from pqkit.write.version import adapt_column, adapt_field, check_version, footer_version
 from pqkit.write.sink import discard, open_sink
@@ -78,7 +80,8 @@ class ParquetWriter:
                  data_page_version="1.0", write_statistics=True, write_page_index=True,
                  write_checksums=True, bloom_filter_columns=None, key_value_metadata=None,
                  sorting_columns=None, store_schema=True, statistics_truncate_length=64,
-                 preserve_index=None, version="2.6", storage_options=None, filesystem=None):
+                 preserve_index=None, version="2.6", storage_options=None, filesystem=None,
+                 use_threads=True):
         from pqkit.convert import is_dataframe, table_from_data
         if is_dataframe(schema):
             schema = table_from_data(schema, preserve_index=preserve_index)
@@ -125,6 +128,7 @@ class ParquetWriter:
         self.pending_rows = 0
         self.num_rows = 0
         self.closed = False
+        self.use_threads = use_threads
         self._write(MAGIC)
 
     def _chunk_options(self, node, compression, level, page_size, dict_limit, use_dictionary,
@@ -178,20 +182,33 @@ class ParquetWriter:
 
     def _write_row_group(self, table):
         ordinal = len(self.row_groups)
-        chunks, written = [], []
-        leaf_index = 0
-        start = self.pos
+        jobs = []
         for f, col in zip(self.fields, table.columns):
             for layouts, leaf_col in leaf_columns(col, f):
-                node = self.schema.columns[leaf_index]
-                where = f"column {node.dotted_path}, row group {ordinal}"
-                leaf = shred_leaf(layouts, leaf_col, self.specs[leaf_index], where)
-                writer = ColumnChunkWriter(node, self.options[leaf_index], self._stats_factory)
+                i = len(jobs)
+                node = self.schema.columns[i]
+                jobs.append(ChunkJob(layouts, leaf_col, self.specs[i], node, self.options[i],
+                                     self._stats_factory,
+                                     f"column {node.dotted_path}, row group {ordinal}"))
+        start = self.pos
+        chunks, written = [], []
+        if self.use_threads and max_threads() > 1 and len(jobs) > 1:
+            # Encoded into memory on several threads, then written in order and moved.
+            for data, out in encode_chunks(jobs):
                 chunk_start = self.pos
-                out = writer.write(leaf, _Counting(self), chunk_start)
+                self._write(data)
+                out.move(chunk_start)
                 chunks.append(fmt.ColumnChunk(file_offset=chunk_start, meta_data=out.meta))
                 written.append(out)
-                leaf_index += 1
+        else:
+            for job in jobs:                # streamed straight to the file
+                chunk_start = self.pos
+                out = job.encode(_Counting(self), chunk_start)
+                chunks.append(fmt.ColumnChunk(file_offset=chunk_start, meta_data=out.meta))
+                written.append(out)
+        self._finish_row_group(table, ordinal, start, chunks, written)
+
+    def _finish_row_group(self, table, ordinal, start, chunks, written):
         uncompressed = sum(c.meta_data.total_uncompressed_size for c in chunks)
         self.row_groups.append(fmt.RowGroup(
             columns=chunks, total_byte_size=uncompressed, num_rows=table.num_rows,
@@ -408,6 +425,11 @@ def write_table(data, where, *, schema=None, preserve_index=None, **options):
         Options of the URL's fsspec file system (credentials, endpoint).
     filesystem : fsspec.AbstractFileSystem, optional
         Write ``where`` as a path on this file system.
+    use_threads : bool, default True
+        Encode a row group's column chunks on several threads
+        (:func:`pqkit.threads.max_threads`, ``PQKIT_NUM_THREADS``), holding the row
+        group's encoded chunks in memory until they are written; False streams each
+        chunk to the file from the calling thread. The file is the same.
 
     Examples
     --------
