@@ -31,11 +31,9 @@ from dataclasses import dataclass, field
 from pqkit import format as fmt
 from pqkit.errors import CorruptFileError, SchemaError, UnsupportedFeatureError
 from pqkit.write.chunk_merge import MergedChunk, can_merge
-from pqkit.write.existing import MAGIC, read_existing
+from pqkit.write.existing import MAGIC, read_existing, schema_difference
 
 COPY_BLOCK = 8 << 20
-_ELEMENT_FIELDS = ("name", "type", "type_length", "repetition_type", "num_children",
-                   "converted_type", "scale", "precision", "field_id", "logicalType")
 
 
 @dataclass
@@ -95,16 +93,10 @@ def concat(sources, dest, row_group_size=None):
 
 def check_same_schema(first, other):
     """Raise SchemaError naming the first difference between two files' schemas."""
-    a, b = first.meta.schema, other.meta.schema
-    for i, (x, y) in enumerate(zip(a, b)):
-        for name in _ELEMENT_FIELDS:
-            if getattr(x, name) != getattr(y, name):
-                raise SchemaError(
-                    f"{other.path}: schema element {i} ({y.name!r}) has {name} "
-                    f"{getattr(y, name)!r}, {first.path} has {getattr(x, name)!r}")
-    if len(a) != len(b):
-        raise SchemaError(f"{other.path}: schema has {len(b)} elements, {first.path} "
-                          f"has {len(a)}")
+    diff = schema_difference(first.meta.schema, other.meta.schema)
+    if diff is not None:
+        raise SchemaError(f"schemas of {first.path} (first) and {other.path} (second) "
+                          f"differ: {diff}")
     if first.meta.column_orders != other.meta.column_orders:
         raise SchemaError(f"{other.path}: column_orders differ from {first.path}'s")
 

@@ -38,7 +38,8 @@ import zlib
 from dataclasses import dataclass
 
 from pqkit import format as fmt
-from pqkit.errors import CorruptFileError, EncryptedFileError, ParquetError
+from pqkit.errors import CorruptFileError, EncryptedFileError, ParquetError, SchemaError
+from pqkit.schema.logical import leaf_type
 from pqkit.schema.tree import Schema
 
 MAGIC = b"PAR1"
@@ -111,6 +112,35 @@ def read_existing(path):
     return ExistingFile(path, size, offset, footer_len, meta, Schema(meta.schema))
 
 
+_ELEMENT_FIELDS = ("name", "type", "repetition_type", "num_children", "type_length",
+                   "converted_type", "scale", "precision", "field_id", "logicalType")
+
+
+def schema_difference(first, second, exact=True):
+    """The first difference between two lists of SchemaElements as text, or None.
+
+    Of the root only ``num_children`` is compared: its name and repetition mean
+    nothing to readers and writers differ there (pyarrow writes "schema" and no
+    repetition, Spark "spark_schema"). With ``exact=False`` the annotations of a
+    leaf may differ where they give the same data type (pyarrow writes int64
+    without annotation, pqkit with INT(64, signed)): the values mean the same.
+    """
+    fields = _ELEMENT_FIELDS if exact else _ELEMENT_FIELDS[:5]
+    for i, (x, y) in enumerate(zip(first, second)):
+        for name in fields if i else ("num_children",):
+            if getattr(x, name) != getattr(y, name):
+                return (f"schema element {i} ({x.name!r}) has {name} {getattr(x, name)!r} "
+                        f"in the first, {getattr(y, name)!r} in the second")
+    if len(first) != len(second):
+        return f"the schemas have {len(first)} and {len(second)} elements"
+    if not exact:
+        for a, b in zip(Schema(first).columns, Schema(second).columns):
+            if leaf_type(a) != leaf_type(b):
+                return (f"column {a.dotted_path} is {leaf_type(a)} in the first, "
+                        f"{leaf_type(b)} in the second")
+    return None
+
+
 def kill_point(step):
     """SIGKILL this process after ``step`` when the test hook asks for it."""
     if os.environ.get(KILL_ENV) == step:
@@ -146,6 +176,7 @@ class TailSwitch:
         self.path = existing.path
         self.file = None
         self.pos = existing.size
+        self.committed = False
 
     def begin(self):
         finish_interrupted(self.path)
@@ -176,15 +207,49 @@ class TailSwitch:
         self.file.flush()
         os.fsync(self.file.fileno())
         self.file.close()
+        self.committed = True
         kill_point("tail")
         os.remove(journal_path(self.path))
         _fsync_dir(self.path)
         kill_point("done")
 
+    def footer_with(self, row_groups, num_rows):
+        """The old FileMetaData with ``row_groups`` (of ``num_rows`` rows) added after its
+        own; key/value metadata, ``created_by`` and column orders stay the file's."""
+        meta = self.existing.meta
+        old = list(meta.row_groups)
+        for i, rg in enumerate(row_groups):
+            rg.ordinal = len(old) + i
+        meta.row_groups = old + list(row_groups)
+        meta.num_rows += num_rows
+        return meta
+
     def abort(self):
+        """Undo an uncommitted switch: truncate back to the old file."""
         if self.file is not None and not self.file.closed:
             self.file.close()
-        finish_interrupted(self.path)
+        if not self.committed:
+            finish_interrupted(self.path)
+
+    close = abort
+
+
+def start_append(path, elements):
+    """Open the file at ``path`` to add row groups of schema ``elements``: settle any
+    interrupted change, check the schema, write the journal.
+
+    Raises
+    ------
+    SchemaError
+        The file's schema differs (the message names the first difference).
+    """
+    finish_interrupted(path)
+    existing = read_existing(path)
+    diff = schema_difference(existing.meta.schema, elements, exact=False)
+    if diff is not None:
+        raise SchemaError(f"cannot append to {path} (first) rows of another schema "
+                          f"(second): {diff}")
+    return TailSwitch(existing).begin()
 
 
 def finish_interrupted(path):
@@ -233,5 +298,5 @@ def finish_interrupted(path):
     return "committed" if committed else "rolled back"
 
 
-__all__ = ["ExistingFile", "read_existing", "TailSwitch", "finish_interrupted", "STEPS",
+__all__ = ["ExistingFile", "read_existing", "TailSwitch", "start_append", "schema_difference", "finish_interrupted", "STEPS",
            "KILL_ENV", "journal_path"]
