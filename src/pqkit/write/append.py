@@ -9,7 +9,7 @@ stated there). The values are converted to the file's own types: those of its
 """
 from pqkit.columnar.table import Table
 from pqkit.schema.arrow_read import decode_arrow_schema
-from pqkit.write.existing import read_existing
+from pqkit.write.existing import finish_interrupted, read_existing
 from pqkit.write.file import ParquetWriter
 
 ARROW_KEY = "ARROW:schema"
@@ -38,6 +38,7 @@ def append(path, data, **options):
     CorruptFileError
         The file has no readable footer (``pqkit.recover`` may help).
     """
+    finish_interrupted(path)
     existing = read_existing(path)
     schema = _file_fields(existing)
     if schema is None:

@@ -11,15 +11,16 @@ The steps, and what a crash (SIGKILL, power loss) after each one leaves:
 
 1. ``journal``: write ``<path>.pqkit-journal`` (the old size S and the CRC-32
    of the old footer and tail), fsync it and its folder. The file is untouched.
-2. ``body``: write the new data, page indexes and bloom filters at S.. The
-   file ends in bytes that are not a Parquet tail: every reader refuses it
-   (bad magic), none reads wrong values.
+2. ``body``: write the new data, page indexes and bloom filters at S..
+   (``partial``: after the first piece of it). The file ends in bytes that are
+   not a Parquet tail: every reader refuses it (bad magic), none reads wrong
+   values.
 3. ``footer``: write the new footer, fsync the file. Same as 2.
 4. ``tail``: write the last 8 bytes (footer length and ``PAR1``) and fsync:
    this is the commit. From here readers see the new content.
 5. ``done``: remove the journal.
 
-:func:`finish_interrupted` (run by every append and edit before it starts, and
+:func:`finish_interrupted` (run by every append and edit before it reads the file, and
 by ``pqkit.finish_interrupted``) settles a file left between steps 1 and 5: if
 the file ends in a valid tail whose footer starts at or after S, the change
 committed and only the journal goes; otherwise the file is truncated back to S
@@ -45,7 +46,7 @@ from pqkit.schema.tree import Schema
 MAGIC = b"PAR1"
 JOURNAL_SUFFIX = ".pqkit-journal"
 KILL_ENV = "PQKIT_SURGERY_KILL_AT"
-STEPS = ("journal", "body", "footer", "tail", "done")
+STEPS = ("journal", "partial", "body", "footer", "tail", "done")
 
 
 @dataclass
@@ -179,7 +180,6 @@ class TailSwitch:
         self.committed = False
 
     def begin(self):
-        finish_interrupted(self.path)
         self.file = open(self.path, "r+b")
         record = {"size": self.existing.size, "tail_crc": _tail_crc(self.file, self.existing)}
         tmp = journal_path(self.path) + ".tmp"
@@ -195,6 +195,9 @@ class TailSwitch:
 
     def write(self, data):
         self.file.write(data)
+        if self.pos == self.existing.size:
+            self.file.flush()
+            kill_point("partial")
         self.pos += len(data)
 
     def commit(self, footer):

@@ -12,7 +12,7 @@ import struct
 
 from pqkit import format as fmt
 from pqkit.errors import SchemaError
-from pqkit.write.existing import MAGIC, TailSwitch, read_existing
+from pqkit.write.existing import MAGIC, TailSwitch, finish_interrupted, read_existing
 
 _KEEP = object()
 
@@ -49,6 +49,7 @@ def edit_metadata(path, *, key_value_metadata=_KEEP, created_by=_KEEP, column_or
     CorruptFileError, EncryptedFileError
         The file has no readable footer.
     """
+    finish_interrupted(path)
     existing = read_existing(path)
     meta = existing.meta
     if key_value_metadata is not _KEEP:
