@@ -164,8 +164,8 @@ def _fit(page, node, codec):
     h, sub = page.header, page.sub
     body = _body(page, codec)
     n = sub.num_values
-    if page.is_dictionary:
-        return 0 if _values_fit(body, n, node, sub.encoding) else None
+    if page.is_dictionary:      # parquet-mr labels its PLAIN dictionaries PLAIN_DICTIONARY
+        return 0 if _values_fit(body, n, node, Encoding.PLAIN) else None
     max_rep, max_def = node.max_repetition_level, node.max_definition_level
     pos, rows, present = 0, n, n
     if h.type == PageType.DATA_PAGE_V2:
