@@ -20,7 +20,12 @@ from pqkit.encodings.physical import fixed_width
 from pqkit.encodings.rle import decode_levels, decode_levels_bit_packed
 from pqkit.errors import ParquetError
 from pqkit.format import CompressionCodec, Encoding, PageType, Type
+from pqkit.page import MAX_PAGE_SIZE
 
+# A walked header is believed only within these bounds (a garbage header must not make
+# recover allocate gigabytes): the page reader's size cap, and a count of values far
+# above any writer's page.
+MAX_VALUES = 1 << 27
 _KNOWN = (PageType.DATA_PAGE, PageType.DATA_PAGE_V2, PageType.DICTIONARY_PAGE)
 DICTIONARY_ENCODINGS = (Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY)
 # Tried in this order when a chunk's codec is not known from a hint.
@@ -90,10 +95,14 @@ def _implausible(h):
     if h.compressed_page_size is None or h.uncompressed_page_size is None \
             or h.compressed_page_size < 0 or h.uncompressed_page_size < 0:
         return "missing or negative page sizes"
+    if h.uncompressed_page_size > MAX_PAGE_SIZE:
+        return f"uncompressed size {h.uncompressed_page_size} above {MAX_PAGE_SIZE}"
     sub = {PageType.DATA_PAGE: h.data_page_header, PageType.DATA_PAGE_V2: h.data_page_header_v2,
            PageType.DICTIONARY_PAGE: h.dictionary_page_header}[h.type]
     if sub is None or sub.num_values is None or sub.num_values < 0 or sub.encoding is None:
         return "no page type header with num_values and encoding"
+    if sub.num_values > MAX_VALUES:
+        return f"{sub.num_values} values, above {MAX_VALUES}"
     if h.type == PageType.DATA_PAGE_V2 and (sub.num_rows is None or sub.num_rows < 0):
         return "v2 data page without num_rows"
     return None
