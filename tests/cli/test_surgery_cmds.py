@@ -73,3 +73,11 @@ def test_human_views_print_the_results(tmp_path, capsys):
     a = _file(tmp_path / "a.parquet")
     code, out, _ = run(capsys, "recover", a, "-o", tmp_path / "r.parquet")
     assert code == 0 and "rows saved" in out and "40" in out
+
+
+def test_edit_refuses_a_set_without_value(tmp_path, capsys):
+    a = _file(tmp_path / "a.parquet")
+    before = a.read_bytes()
+    code, out, err = run(capsys, "edit", a, "--set", "owner")
+    assert (code, out) == (2, "") and "--set needs KEY=VALUE, got 'owner'" in err
+    assert a.read_bytes() == before

@@ -1,4 +1,6 @@
 """pqinspect edit: change footer metadata (key/value entries, created_by, column orders)."""
+import sys
+
 from pqkit.cli import render
 from pqkit.read.footer import read_metadata
 from pqkit.write.footer_edit import edit_metadata
@@ -28,9 +30,7 @@ def _key_values(args, current):
     for key in args.unset:
         kv.pop(key, None)
     for item in args.set:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise SystemExit(f"pqinspect edit: --set needs KEY=VALUE, got {item!r}")
+        key, _, value = item.partition("=")
         kv[key] = value
     return kv
 
@@ -50,6 +50,10 @@ def build(args):
 
 
 def run(args):
+    bad = [item for item in args.set if "=" not in item]
+    if bad:
+        print(f"pqinspect edit: --set needs KEY=VALUE, got {bad[0]!r}", file=sys.stderr)
+        return 2
     doc = build(args)
     if args.json:
         render.emit_json(doc)

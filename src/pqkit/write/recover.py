@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pqkit import format as fmt
 from pqkit.errors import CorruptFileError, ParquetError, SchemaError
 from pqkit.format import Encoding, PageType
+from pqkit.schema.arrow_write import encode_arrow_schema
 from pqkit.schema.from_table import parquet_schema
 from pqkit.schema.tree import Schema
 from pqkit.write.existing import MAGIC, read_existing
@@ -135,9 +136,12 @@ def recover(path, dest, schema=None, schema_from=None):
 
 def _schema(path, schema, schema_from):
     """(elements, key/value list, column orders, codec hints) for the output footer."""
+    if isinstance(schema, Schema):
+        return schema.elements, None, None, None
     if schema is not None:
-        elements = schema.elements if isinstance(schema, Schema) else parquet_schema(schema)[0]
-        return elements, None, None, None
+        # Stored as pqkit writes it, so Arrow-based readers restore the same types.
+        arrow = fmt.KeyValue(key="ARROW:schema", value=encode_arrow_schema(list(schema)))
+        return parquet_schema(schema)[0], [arrow], None, None
     source = schema_from if schema_from is not None else path
     try:
         existing = read_existing(source)
