@@ -58,27 +58,42 @@ def _duck(paths):
         return str(exc)
 
 
+def _column_bytes(path):
+    """Per leaf column, its chunks' bytes joined over the row groups: equal before and
+    after concat whether or not row groups were merged."""
+    chunks = _chunk_bytes(path)
+    n = pq.ParquetFile(path).metadata.num_columns
+    return [b"".join(chunks[c::n]) for c in range(n)]
+
+
 @SETTINGS
 @given(table=tables(), cuts=st.lists(st.integers(0, 40), max_size=2),
        codecs=st.lists(st.sampled_from(CODECS), min_size=3, max_size=3),
-       row_group_size=st.integers(1, 15), page_size=st.sampled_from([64, 1 << 20]))
+       row_group_size=st.integers(1, 15), page_size=st.sampled_from([64, 1 << 20]),
+       dictionary=st.booleans(), merge_to=st.sampled_from([None, 10, 1000]))
 def test_concat_random_tables(tmp_path_factory, table, cuts, codecs, row_group_size,
-                              page_size):
+                              page_size, dictionary, merge_to):
     tmp = tmp_path_factory.mktemp("concat")
     table = table.append_column("key", pa.array(range(table.num_rows), pa.int64()))
     bounds = sorted({0, table.num_rows, *[min(c, table.num_rows) for c in cuts]})
     parts = [table.slice(a, b - a) for a, b in zip(bounds, bounds[1:])] or [table]
     sources = [_write(p, tmp / f"s{i}.parquet", compression=codecs[i % 3],
                       row_group_size=row_group_size, data_page_size=page_size,
-                      bloom_filter_columns=["key"])
+                      bloom_filter_columns=["key"], use_dictionary=dictionary)
                for i, p in enumerate(parts)]
-    result = pqkit.concat(sources, tmp / "out.parquet")
+    result = pqkit.concat(sources, tmp / "out.parquet", row_group_size=merge_to)
     out = tmp / "out.parquet"
     assert result.num_rows == table.num_rows
     assert pq.read_table(out).equals(pa.concat_tables([pq.read_table(s) for s in sources]))
     same_values(pq.read_table(out).to_pydict(), table.to_pydict())
     assert _duck([out]) == _duck(sources)
-    assert _chunk_bytes(out) == [b for s in sources for b in _chunk_bytes(s)]
+    if merge_to is None:
+        assert _chunk_bytes(out) == [b for s in sources for b in _chunk_bytes(s)]
+    else:
+        joined = [_column_bytes(s) for s in sources]
+        assert _column_bytes(out) == [b"".join(c) for c in zip(*joined)]
+        if not dictionary and len(set(codecs)) == 1:
+            assert result.merges_refused == []
     _clean(out)
 
 

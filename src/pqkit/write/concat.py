@@ -151,26 +151,29 @@ def _write(files, groups, out, result):
 def _copy_group(files, handles, members, out, ordinal, result):
     start = out.tell()
     first_rg = files[members[0][0]].meta.row_groups[members[0][1]]
-    merged = [MergedChunk(files[members[0][0]].schema.columns[c]) for c in
-              range(len(first_rg.columns))]
-    rows_before = 0
+    ncols = len(first_rg.columns)
+    merged = [MergedChunk(files[members[0][0]].schema.columns[c]) for c in range(ncols)]
+    parts, rows = [], 0         # (file, row group, RowGroup, rows before it)
     for fi, gi in members:
-        f = files[fi]
-        rg = f.meta.row_groups[gi]
-        if len(rg.columns) != len(merged):
-            raise CorruptFileError(f"{f.path}: row group {gi} has {len(rg.columns)} column "
-                                   f"chunks for {len(merged)} leaf columns")
-        for c, chunk in enumerate(rg.columns):
+        rg = files[fi].meta.row_groups[gi]
+        if len(rg.columns) != ncols:
+            raise CorruptFileError(f"{files[fi].path}: row group {gi} has {len(rg.columns)} "
+                                   f"column chunks for {ncols} leaf columns")
+        parts.append((fi, gi, rg, rows))
+        rows += rg.num_rows
+    # Column by column: the parts of a merged chunk must lie back to back.
+    for c in range(ncols):
+        for fi, gi, rg, rows_before in parts:
+            f = files[fi]
             where = f"{f.path}: column {f.schema.columns[c].dotted_path}, row group {gi}"
-            begin, length = _chunk_span(chunk, f.data_end, where)
+            begin, length = _chunk_span(rg.columns[c], f.data_end, where)
             delta = out.tell() - begin
             _copy(handles[fi], out, begin, length)
             result.bytes_copied += length
-            merged[c].add(chunk, fi, delta, rows_before, where)
-        rows_before += rg.num_rows
+            merged[c].add(rg.columns[c], fi, delta, rows_before, where)
     chunks = [m.finish() for m in merged]
     rg = fmt.RowGroup(
-        columns=chunks, num_rows=rows_before, file_offset=start,
+        columns=chunks, num_rows=rows, file_offset=start,
         total_byte_size=sum(c.meta_data.total_uncompressed_size for c in chunks),
         total_compressed_size=out.tell() - start, ordinal=ordinal,
         sorting_columns=first_rg.sorting_columns if len(members) == 1 else None)
