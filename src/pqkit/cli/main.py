@@ -9,15 +9,19 @@ import sys
 
 from pqkit import __version__
 from pqkit.cli import (
+    append_cmd,
     bloom_cmd,
+    concat_cmd,
     convert_cmd,
     dataset_cmd,
     dictionary_cmd,
     diff_cmd,
+    edit_cmd,
     index_cmd,
     layout_cmd,
     meta_cmd,
     pages_cmd,
+    recover_cmd,
     rows_cmd,
     schema_cmd,
     verify_cmd,
@@ -38,6 +42,10 @@ COMMANDS = {
     "diff": diff_cmd,
     "convert": convert_cmd,
     "dataset": dataset_cmd,
+    "concat": concat_cmd,
+    "append": append_cmd,
+    "edit": edit_cmd,
+    "recover": recover_cmd,
 }
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE = 0, 1, 2

@@ -28,6 +28,7 @@ from pqkit.threads import max_threads
 from pqkit.write.chunk import ChunkOptions, check_encoding
 from pqkit.write.parallel import ChunkJob, encode_chunks
 from pqkit.write.shred import leaf_columns
+from pqkit.write.existing import start_append
 from pqkit.write.stats import StatisticsAccumulator, column_order
 from pqkit.write.version import adapt_column, adapt_field, check_version, footer_version
 from pqkit.write.sink import discard, open_sink
@@ -66,6 +67,10 @@ class ParquetWriter:
     **options
         As :func:`write_table`. Without a ``pandas`` entry in ``key_value_metadata`` or
         from ``schema``, the first written table's (or DataFrame's) entry is stored.
+    append : bool, default False
+        Add row groups to the existing file at ``where`` (its schema must equal the one
+        ``schema`` gives), crash-safe: see :mod:`pqkit.write.existing` for the exact
+        guarantee. The file's footer fields (key/value metadata, created_by) are kept.
 
     Examples
     --------
@@ -81,7 +86,7 @@ class ParquetWriter:
                  write_checksums=True, bloom_filter_columns=None, key_value_metadata=None,
                  sorting_columns=None, store_schema=True, statistics_truncate_length=64,
                  preserve_index=None, version="2.6", storage_options=None, filesystem=None,
-                 use_threads=True):
+                 use_threads=True, append=False):
         from pqkit.convert import is_dataframe, table_from_data
         if is_dataframe(schema):
             schema = table_from_data(schema, preserve_index=preserve_index)
@@ -120,8 +125,15 @@ class ParquetWriter:
                 raise SchemaError(f"{option} names no column: {unknown}")
         self._stats_factory = _stats_factory(statistics_truncate_length)
         self._owned = isinstance(where, (str, os.PathLike))
-        self.sink = open_sink(where, storage_options, filesystem) if self._owned else where
-        self.pos = 0
+        self._switch = None     # appending: the crash-safe tail switch of the old file
+        if append:
+            if not self._owned or storage_options is not None or filesystem is not None \
+                    or "://" in os.fspath(where):
+                raise SchemaError("append=True needs a local path, not a file object or URL")
+            self._switch = self.sink = start_append(where, self.elements)
+        else:
+            self.sink = open_sink(where, storage_options, filesystem) if self._owned else where
+        self.pos = 0 if self._switch is None else self._switch.pos
         self.row_groups = []
         self.page_records = []          # per row group: per column: WrittenChunk
         self.pending = []
@@ -129,7 +141,8 @@ class ParquetWriter:
         self.num_rows = 0
         self.closed = False
         self.use_threads = use_threads
-        self._write(MAGIC)
+        if self._switch is None:
+            self._write(MAGIC)
 
     def _chunk_options(self, node, compression, level, page_size, dict_limit, use_dictionary,
                        column_encoding, version, stats, checksums, bloom):
@@ -282,6 +295,10 @@ class ParquetWriter:
                 chunk.offset_index_length = len(data)
 
     def _write_footer(self):
+        if self._switch is not None:        # appending: the old footer's fields stay
+            self._switch.commit(fmt.encode(self._switch.footer_with(self.row_groups,
+                                                                    self.num_rows)))
+            return
         if self.store_schema and "ARROW:schema" not in self.key_value_metadata:
             # Arrow-based readers restore from it what Parquet cannot say (time zone
             # names, durations, large and fixed-size lists, dictionaries). pyarrow takes
