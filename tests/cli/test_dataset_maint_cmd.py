@@ -155,6 +155,42 @@ def test_merge_from_a_file(capsys, sales, tmp_path):
     assert {r["id"] for r in _rows(sales)} == {0, 2, 3, 4, 5}
 
 
+@pytest.mark.parametrize("name, text, given", [
+    ("changes.csv", "v,id,p\n10,1,b\n1000,100,a\n", None),
+    ("changes.jsonl", '{"id": 1, "v": 10, "p": "b"}\n{"id": 100, "p": "a", "v": 1000}\n',
+     None),
+    ("changes.tsv", "id\tv\tp\n1\t10\tb\n100\t1000\ta\n", None),
+    ("changes.txt", '{"id": 1, "v": 10, "p": "b"}\n{"id": 100, "v": 1000, "p": "a"}\n',
+     "jsonl"),
+])
+def test_merge_from_text(capsys, sales, tmp_path, name, text, given):
+    changes = str(tmp_path / name)
+    with open(changes, "w") as f:
+        f.write(text)
+    args = ["merge", sales, "--from", changes, "--on", "id"]
+    if given:
+        code, _, err = run(capsys, "dataset", *args, "--json")
+        assert code == 2 and "cannot tell the input format" in err
+        args += ["--format", given]
+    plan = dry(capsys, sales, *args)
+    assert plan["format"] == (given or ("jsonl" if name.endswith(".jsonl") else "csv"))
+    assert (plan["plan"]["rows_matched"], plan["plan"]["rows_written"]) == (1, 2)
+    doc = doc_of(capsys, *args)
+    assert doc["version"] == 3 and doc["metrics"]["rows_added"] == 2
+    got = {(r["id"], r["p"]): r["v"] for r in _rows(sales)}
+    assert (got[(1, "b")], got[(100, "a")], len(got)) == (10, 1000, 7)
+
+
+def test_merge_from_csv_reports_a_bad_value_by_line(capsys, sales, tmp_path):
+    changes = str(tmp_path / "bad.csv")
+    with open(changes, "w") as f:
+        f.write("id,v,p\n1,10,b\n2,ten,a\n")
+    before = checksum(sales)
+    code, _, err = run(capsys, "dataset", "merge", sales, "--from", changes, "--on", "id",
+                       "--json")
+    assert code == 2 and "line 3" in err and "ten" in err and checksum(sales) == before
+
+
 def test_merge_refuses_repeated_keys(capsys, sales, tmp_path):
     changes = str(tmp_path / "twice.parquet")
     pqkit.write_table({"id": [1, 1], "v": [1, 2], "p": ["b", "b"]}, changes)
