@@ -181,6 +181,21 @@ def test_merge_from_text(capsys, sales, tmp_path, name, text, given):
     assert (got[(1, "b")], got[(100, "a")], len(got)) == (10, 1000, 7)
 
 
+def test_partial_merge_from_csv_sets_only_its_columns(capsys, sales, tmp_path):
+    changes = str(tmp_path / "v_only.csv")
+    with open(changes, "w") as f:
+        f.write("id,v\n1,10\n3,30\n99,0\n")
+    args = ["merge", sales, "--from", changes, "--on", "id", "--when-not-matched", "ignore"]
+    plan = dry(capsys, sales, *args)
+    assert (plan["plan"]["rows_matched"], plan["plan"]["rows_written"]) == (2, 2)
+    assert doc_of(capsys, *args)["metrics"]["rows_added"] == 2
+    got = {r["id"]: (r["p"], r["v"]) for r in _rows(sales)}
+    assert (got[1], got[3], len(got)) == (("b", 10), ("b", 30), 6)
+    code, _, err = run(capsys, "dataset", "merge", sales, "--from", changes, "--on", "id",
+                       "--json")
+    assert code == 2 and "lacks ['p']" in err
+
+
 def test_merge_from_csv_reports_a_bad_value_by_line(capsys, sales, tmp_path):
     changes = str(tmp_path / "bad.csv")
     with open(changes, "w") as f:
