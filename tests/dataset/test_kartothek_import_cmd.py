@@ -29,7 +29,7 @@ def store(tmp_path):
 
 
 def test_dry_run_reports_and_changes_nothing(capsys, store):
-    path, built = store
+    path, _ = store
     before = tree_checksums(path)
     doc, _ = doc_of(capsys, path, "--table", "core", "--dry-run")
     assert tree_checksums(path) == before
@@ -41,7 +41,7 @@ def test_dry_run_reports_and_changes_nothing(capsys, store):
 
 
 def test_import_registers_version_zero_in_place(capsys, store):
-    path, built = store
+    path, _ = store
     before = tree_checksums(path)
     doc, _ = doc_of(capsys, path, "--uuid", UUID, "--table", "aux")
     assert doc["dry_run"] is False and doc["version"] == 0 and doc["layout"] == "pqds"

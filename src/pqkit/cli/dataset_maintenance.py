@@ -38,8 +38,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from pqkit import dataset as pds
-from pqkit.errors import DatasetError
 from pqkit.cli.merge_source import FORMATS, read_source
+from pqkit.errors import DatasetError
 from pqkit.textio import format_of
 
 SCHEMA_VERSION = 1
