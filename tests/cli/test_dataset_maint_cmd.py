@@ -4,6 +4,7 @@ Each action is checked through its ``--json`` document; with ``--dry-run`` the
 document says what would change and a checksum of every file under the root
 (names and contents) stays the same.
 """
+import gzip
 import hashlib
 import os
 
@@ -160,12 +161,13 @@ def test_merge_from_a_file(capsys, sales, tmp_path):
     ("changes.jsonl", '{"id": 1, "v": 10, "p": "b"}\n{"id": 100, "p": "a", "v": 1000}\n',
      None),
     ("changes.tsv", "id\tv\tp\n1\t10\tb\n100\t1000\ta\n", None),
+    ("changes.tsv.gz", "id\tv\tp\n1\t10\tb\n100\t1000\ta\n", None),
     ("changes.txt", '{"id": 1, "v": 10, "p": "b"}\n{"id": 100, "v": 1000, "p": "a"}\n',
      "jsonl"),
 ])
 def test_merge_from_text(capsys, sales, tmp_path, name, text, given):
     changes = str(tmp_path / name)
-    with open(changes, "w") as f:
+    with (gzip.open if name.endswith(".gz") else open)(changes, "wt") as f:
         f.write(text)
     args = ["merge", sales, "--from", changes, "--on", "id"]
     if given:
