@@ -4,6 +4,7 @@ Each action is checked through its ``--json`` document; with ``--dry-run`` the
 document says what would change and a checksum of every file under the root
 (names and contents) stays the same.
 """
+import gzip
 import hashlib
 import os
 
@@ -153,6 +154,58 @@ def test_merge_from_a_file(capsys, sales, tmp_path):
                      "--when-matched", "delete", "--when-not-matched", "ignore")
     assert deleted["on"] == ["id", "p"] and deleted["metrics"]["rows_removed"] == 2
     assert {r["id"] for r in _rows(sales)} == {0, 2, 3, 4, 5}
+
+
+@pytest.mark.parametrize("name, text, given", [
+    ("changes.csv", "v,id,p\n10,1,b\n1000,100,a\n", None),
+    ("changes.jsonl", '{"id": 1, "v": 10, "p": "b"}\n{"id": 100, "p": "a", "v": 1000}\n',
+     None),
+    ("changes.tsv", "id\tv\tp\n1\t10\tb\n100\t1000\ta\n", None),
+    ("changes.tsv.gz", "id\tv\tp\n1\t10\tb\n100\t1000\ta\n", None),
+    ("changes.txt", '{"id": 1, "v": 10, "p": "b"}\n{"id": 100, "v": 1000, "p": "a"}\n',
+     "jsonl"),
+])
+def test_merge_from_text(capsys, sales, tmp_path, name, text, given):
+    changes = str(tmp_path / name)
+    with (gzip.open if name.endswith(".gz") else open)(changes, "wt") as f:
+        f.write(text)
+    args = ["merge", sales, "--from", changes, "--on", "id"]
+    if given:
+        code, _, err = run(capsys, "dataset", *args, "--json")
+        assert code == 2 and "cannot tell the input format" in err
+        args += ["--format", given]
+    plan = dry(capsys, sales, *args)
+    assert plan["format"] == (given or ("jsonl" if name.endswith(".jsonl") else "csv"))
+    assert (plan["plan"]["rows_matched"], plan["plan"]["rows_written"]) == (1, 2)
+    doc = doc_of(capsys, *args)
+    assert doc["version"] == 3 and doc["metrics"]["rows_added"] == 2
+    got = {(r["id"], r["p"]): r["v"] for r in _rows(sales)}
+    assert (got[(1, "b")], got[(100, "a")], len(got)) == (10, 1000, 7)
+
+
+def test_partial_merge_from_csv_sets_only_its_columns(capsys, sales, tmp_path):
+    changes = str(tmp_path / "v_only.csv")
+    with open(changes, "w") as f:
+        f.write("id,v\n1,10\n3,30\n99,0\n")
+    args = ["merge", sales, "--from", changes, "--on", "id", "--when-not-matched", "ignore"]
+    plan = dry(capsys, sales, *args)
+    assert (plan["plan"]["rows_matched"], plan["plan"]["rows_written"]) == (2, 2)
+    assert doc_of(capsys, *args)["metrics"]["rows_added"] == 2
+    got = {r["id"]: (r["p"], r["v"]) for r in _rows(sales)}
+    assert (got[1], got[3], len(got)) == (("b", 10), ("b", 30), 6)
+    code, _, err = run(capsys, "dataset", "merge", sales, "--from", changes, "--on", "id",
+                       "--json")
+    assert code == 2 and "lacks ['p']" in err
+
+
+def test_merge_from_csv_reports_a_bad_value_by_line(capsys, sales, tmp_path):
+    changes = str(tmp_path / "bad.csv")
+    with open(changes, "w") as f:
+        f.write("id,v,p\n1,10,b\n2,ten,a\n")
+    before = checksum(sales)
+    code, _, err = run(capsys, "dataset", "merge", sales, "--from", changes, "--on", "id",
+                       "--json")
+    assert code == 2 and "line 3" in err and "ten" in err and checksum(sales) == before
 
 
 def test_merge_refuses_repeated_keys(capsys, sales, tmp_path):

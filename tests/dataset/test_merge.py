@@ -3,7 +3,9 @@ and crashes.
 
 The oracle: a target row whose key is in the source is replaced by the source
 row (``update``) or dropped (``delete``); source rows with no target row are
-added (``insert``) or not (``ignore``).
+added (``insert``) or not (``ignore``). A source without some columns (partial
+update) sets only its columns on each matched target row and inserts nulls for
+the others.
 """
 import os
 
@@ -26,15 +28,20 @@ def _frame(ids, parts, values):
 
 
 def _oracle(target, source, when_matched, when_not_matched):
-    t, s = pd.DataFrame(target), pd.DataFrame(source)
+    t, s = pd.DataFrame(target, columns=COLUMNS), pd.DataFrame(source)
+    given = [c for c in COLUMNS if c in source]
     matched_target = t["id"].isin(s["id"])
     matched_source = s["id"].isin(t["id"])
     pieces = [t[~matched_target]]
-    if when_matched == "update":
+    if when_matched == "update" and len(given) == len(COLUMNS):
         pieces.append(s[matched_source])
+    elif when_matched == "update":                 # partial: each target row keeps the rest
+        kept = t[matched_target].drop(columns=[c for c in given if c != "id"])
+        pieces.append(kept.merge(s[given], on="id", how="inner"))
     if when_not_matched == "insert":
-        pieces.append(s[~matched_source])
-    out = pd.concat(pieces)
+        pieces.append(s[~matched_source].reindex(columns=COLUMNS))
+    out = pd.concat(pieces).astype(object)
+    out = out.where(out.notna(), None)
     return row_set({c: out[c].tolist() for c in COLUMNS}, COLUMNS)
 
 
@@ -54,9 +61,9 @@ rows = st.lists(st.tuples(st.integers(0, 30), st.sampled_from("abc"), st.integer
                        max_size=10, unique_by=lambda r: r[0]),
        when_matched=st.sampled_from(["update", "delete"]),
        when_not_matched=st.sampled_from(["insert", "ignore"]),
-       index=st.booleans())
+       index=st.booleans(), drop=st.sampled_from([(), ("v",), ("p",), ("p", "v")]))
 def test_merge_equals_the_pandas_oracle(tmp_path_factory, batches, source, when_matched,
-                                        when_not_matched, index):
+                                        when_not_matched, index, drop):
     root = str(tmp_path_factory.mktemp("merge") / "ds")
     target = _frame([], [], [])
     for i, batch in enumerate(batches):
@@ -67,6 +74,14 @@ def test_merge_equals_the_pandas_oracle(tmp_path_factory, batches, source, when_
     if index:
         pds.build_index(root, "id")
     src = _frame(*zip(*source)) if source else _frame([], [], [])
+    src = {c: v for c, v in src.items() if c not in drop}
+    before = pds.open(root)
+    if when_not_matched == "insert" and "p" in drop:
+        with pytest.raises(SchemaError, match=r"lacks \['p'\], which inserted rows"):
+            pds.merge(root, src, on=["id"], when_matched=when_matched,
+                      when_not_matched=when_not_matched)
+        assert pds.open(root).version == before.version and _staged_files(root) == []
+        return
     pds.merge(root, src, on=["id"], when_matched=when_matched,
               when_not_matched=when_not_matched)
     ds = pds.open(root)
@@ -105,8 +120,34 @@ def test_bad_merge_arguments(sales, kwargs, match, error):
 
 
 def test_source_columns_must_be_the_datasets(sales):
-    with pytest.raises(SchemaError, match=r"missing \['v'\]"):
-        pds.merge(sales, {"id": [1], "p": ["a"]}, on="id")
+    with pytest.raises(SchemaError, match=r"columns the dataset lacks: \['w'\]"):
+        pds.merge(sales, {"id": [1], "w": [1]}, on="id")
+    with pytest.raises(SchemaError, match="lacks the key column 'id'"):
+        pds.merge(sales, {"v": [1]}, on="id")
+
+
+def test_partial_update_keeps_the_other_columns(tmp_path):
+    root = str(tmp_path / "wide")
+    pds.write(root, {"id": [1, 2, 2], "v": [10, 20, 21], "w": ["x", "y", "y2"],
+                     "p": ["a", "b", "a"]}, partition_by=["p"])
+    pds.merge(root, {"id": [2, 3], "w": ["Y", "new"], "p": ["b", "c"]}, on="id")
+    got = row_set(pds.open(root).read(), ["id", "v", "w", "p"])
+    # both target rows of id 2 get w and p (the row in p=a moves); each keeps its v; the
+    # inserted row has a null v
+    assert got == sorted([(1, 10, "x", "a"), (2, 20, "Y", "b"), (2, 21, "Y", "b"),
+                          (3, None, "new", "c")], key=repr)
+
+
+def test_a_missing_non_nullable_column_is_refused_for_inserts(tmp_path):
+    import pqkit.datatypes as T
+    root = str(tmp_path / "strict")
+    pds.write(root, {"id": [1, 2], "v": [10, 20]},
+              schema=[T.Field("id", T.int64(), False), T.Field("v", T.int64(), False)])
+    with pytest.raises(SchemaError, match=r"lacks \['v'\].*when_not_matched='ignore'"):
+        pds.merge(root, {"id": [2, 3]}, on="id")
+    assert pds.open(root).version == 0
+    pds.merge(root, {"id": [2, 3], "v": [200, 300]}, on="id", when_not_matched="ignore")
+    assert sorted(pds.open(root).read().to_pydict()["v"]) == [10, 200]
 
 
 def test_only_files_whose_key_bounds_match_are_read_and_rewritten(sales, monkeypatch):

@@ -1,8 +1,8 @@
 """pqinspect dataset: the actions that change a PQDS/1 dataset.
 
 ``vacuum``, ``compact``, ``restore``, ``tag``, ``publish``, ``index build``,
-``index optimize`` and ``merge --from FILE`` call the library function of the
-same name. Those that delete or rewrite files take ``--dry-run``: they then
+``index optimize``, ``merge --from FILE`` and ``import-kartothek STORE`` call
+the library function of the same name. Those that delete or rewrite files take ``--dry-run``: they then
 report what they would do (from the manifest, or by reading the candidate
 files for merge) and change nothing on disk. On a terminal, a long-running
 action shows a rich progress bar on stderr.
@@ -20,8 +20,12 @@ JSON documents (``--json``, schema version 1) carry the common keys of
 * publish: ``before`` and ``after``: :func:`pqkit.dataset.publish_state`;
 * index build / optimize: ``column``, ``version_before``, ``version``,
   ``segments_before``, ``segments``, ``files_uncovered_before``;
-* merge: ``source``, ``on``, ``when_matched``, ``when_not_matched``, ``plan``
-  (:func:`pqkit.dataset.merge_plan`), ``version``, ``metrics`` (of the commit).
+* merge: ``source``, ``format`` (parquet, csv or jsonl; :mod:`.merge_source`),
+  ``on``, ``when_matched``, ``when_not_matched``, ``plan``
+  (:func:`pqkit.dataset.merge_plan`), ``version``, ``metrics`` (of the commit);
+* import-kartothek: ``root`` (``<store>/<uuid>/<table>``), ``store``, ``uuid``,
+  ``table``, ``files``, ``rows``, ``partition_by``, ``indices`` (Kartothek index
+  columns), ``version`` (0; None on a dry run, which only opens the table).
 """
 import argparse
 import contextlib
@@ -34,8 +38,9 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from pqkit import dataset as pds
+from pqkit.cli.merge_source import FORMATS, read_source
 from pqkit.errors import DatasetError
-from pqkit.read.file import read_table
+from pqkit.textio import format_of
 
 SCHEMA_VERSION = 1
 
@@ -57,13 +62,17 @@ def actions():
         "index": ("build or optimize (merge the segments of) an inverted index",
                   _index_options, build_index, _show_result,
                   "pqinspect dataset index build sales customer_id"),
-        "merge": ("upsert or delete rows by key from a Parquet file", _merge_options,
-                  build_merge, _show_result,
-                  "pqinspect dataset merge sales --from changes.parquet --on id --dry-run"),
+        "merge": ("upsert or delete rows by key from a Parquet, CSV or JSON Lines file",
+                  _merge_options, build_merge, _show_result,
+                  "pqinspect dataset merge sales --from changes.csv --on id --dry-run"),
+        "import-kartothek": ("register a Kartothek v4 table as PQDS/1 version 0 in place",
+                             _import_options, build_import, _show_result,
+                             "pqinspect dataset import-kartothek store --table core --dry-run"),
     }
 
 
-NESTED = ("index",)                 # actions whose steps take the root themselves
+# actions that declare their own positional arguments and --json (no ROOT)
+NESTED = ("index", "import-kartothek")
 
 
 # --- options ----------------------------------------------------------------------------------
@@ -115,11 +124,24 @@ def _index_options(parser):
 def _merge_options(parser):
     _dry_run_only(parser)
     parser.add_argument("--from", dest="source", required=True, metavar="FILE",
-                        help="a Parquet file with every column of the dataset")
+                        help="Parquet, CSV or JSON Lines rows: the key columns and the "
+                             "columns to set (an update keeps the others)")
+    parser.add_argument("--format", choices=FORMATS,
+                        help="the format of FILE (default: from its suffix)")
     parser.add_argument("--on", action="append", required=True, metavar="COLUMN",
                         help="key column (repeat, or a,b)")
     parser.add_argument("--when-matched", choices=("update", "delete"), default="update")
     parser.add_argument("--when-not-matched", choices=("insert", "ignore"), default="insert")
+
+
+def _import_options(parser):
+    parser.add_argument("store", metavar="STORE",
+                        help="the Kartothek store (holding <uuid>.by-dataset-metadata.*)")
+    parser.add_argument("--uuid", help="the dataset (default: the only one in STORE)")
+    parser.add_argument("--table", help="the table (default: the dataset's only table)")
+    parser.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                        help="emit JSON instead of a rich view")
+    _dry_run_only(parser)
 
 
 # --- documents ----------------------------------------------------------------------------------
@@ -225,9 +247,10 @@ def build_index(args):
 def build_merge(args):
     doc = _doc(args, "merge")
     on = [c.strip() for text in args.on for c in text.split(",") if c.strip()]
-    data = read_table(args.source)
+    data = read_source(args.source, list(pds.open(args.root).schema), args.format)
     options = {"when_matched": args.when_matched, "when_not_matched": args.when_not_matched}
-    doc.update(source=args.source, on=on, **options)
+    doc.update(source=args.source, format=format_of(args.source, args.format), on=on,
+               **options)
     with _working(args, "merging"):
         doc["plan"] = pds.merge_plan(args.root, data, on, **options)
         if args.dry_run:
@@ -237,6 +260,24 @@ def build_merge(args):
     ds = pds.open(args.root, version=version)
     doc["version"] = version
     doc["metrics"] = ds.operation.get("metrics") if version != doc["plan"]["version"] else None
+    return doc
+
+
+def build_import(args):
+    ds = pds.open_kartothek(args.store, args.uuid, args.table)
+    doc = {"command": "dataset import-kartothek", "schema_version": SCHEMA_VERSION,
+           "root": ds.root, "layout": pds.detect_layout(ds.root), "exit_code": 0,
+           "dry_run": bool(args.dry_run), "store": os.path.abspath(args.store),
+           "uuid": os.path.basename(os.path.dirname(ds.root)),
+           "table": os.path.basename(ds.root), "files": len(ds.manifest.files),
+           "rows": ds.manifest.data["row_count"], "partition_by": list(ds.partition_by),
+           "indices": [ix["column"] for ix in ds.manifest.data.get("indices") or []],
+           "version": None}
+    if args.dry_run:
+        return doc
+    with _working(args, "importing"):
+        root = pds.import_kartothek(args.store, args.uuid, args.table)
+    doc.update(root=root, layout=pds.detect_layout(root), version=pds.open(root).version)
     return doc
 
 

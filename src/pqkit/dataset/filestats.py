@@ -50,12 +50,13 @@ def _decoder(t):
     return None
 
 
-def stats_leaves(fields, limit):
+def stats_leaves(fields, limit, accept=None):
     """``[(path, type)]`` of the leaves that get statistics: the first ``limit``
     non-repeated leaves with bounds, struct members included (depth first).
 
     A struct member's key is its dotted path (``point.x``); one that would
-    collide with a top-level column of that literal name is left out.
+    collide with a top-level column of that literal name is left out. When
+    ``accept`` is given, only leaves with ``accept(path, type)`` true count.
     """
     top = {f.name for f in fields}
     out = []
@@ -67,7 +68,8 @@ def stats_leaves(fields, limit):
             for member in t.fields:
                 walk(path + (member.name,), member.type)
         elif not t.is_nested and _decoder(t) is not None and \
-                (len(path) == 1 or ".".join(path) not in top):
+                (len(path) == 1 or ".".join(path) not in top) and \
+                (accept is None or accept(path, t)):
             out.append((path, t))
 
     for f in fields:
@@ -75,7 +77,7 @@ def stats_leaves(fields, limit):
     return out
 
 
-def file_statistics(fields, schema, row_groups, limit=32):
+def file_statistics(fields, schema, row_groups, limit=32, accept=None):
     """``{column: stats}`` for a written file; struct members are keyed by dotted path.
 
     Parameters
@@ -87,10 +89,13 @@ def file_statistics(fields, schema, row_groups, limit=32):
     row_groups : list of pqkit.format.RowGroup
     limit : int
         Statistics for at most this many non-repeated leaves.
+    accept : callable, optional
+        ``accept(path, type)``: whether the leaf at ``path`` (a tuple of names)
+        may get statistics; files from other writers pass their trust check here.
     """
     leaf_of = {node.path: node.column_index for node in schema.columns}
     out = {}
-    for path, t in stats_leaves(fields, limit):
+    for path, t in stats_leaves(fields, limit, accept):
         leaf = leaf_of.get(path)
         if leaf is None:
             continue

@@ -22,11 +22,19 @@ with the dataset's rows (the *target*) on the key columns ``on``::
    append), a concurrent rewrite of the same files raises CommitConflict.
 
 Target rows whose key holds a null never match (as in SQL's MERGE).
+
+The source may leave columns out (a *partial* update): it must hold the key
+columns, and each matched target row is updated on its own, keeping its
+values of the columns the source lacks (a full-row update replaces all target
+rows of a key by the one source row). An inserted row gets nulls there, so with ``when_not_matched=
+"insert"`` every missing column must be nullable (a missing partition column
+is never: the row's partition would be unknown).
 """
 import numpy as np
 
 from pqkit import datatypes as T
 from pqkit.columnar.table import Table
+from pqkit.convert import column_from_values
 from pqkit.dataset.dataset import open_dataset
 from pqkit.dataset.layout import Layout, new_txn
 from pqkit.dataset.maintenance import _commit, _data_table, _rewrite_entry
@@ -48,8 +56,9 @@ def merge(root, data, on, *, when_matched="update", when_not_matched="insert", r
     root : path
         A PQDS/1 dataset.
     data : pqkit.Table, dict of columns, pandas DataFrame or Arrow table
-        The source rows; they must hold every column of the dataset (partition
-        columns included) and no other.
+        The source rows: the key columns and any other columns of the dataset
+        (partition columns included), no unknown ones. A column left out keeps
+        its value in updated rows and is null in inserted ones.
     on : str or list of str
         Key columns (data or partition columns).
     when_matched : {"update", "delete"}
@@ -72,7 +81,8 @@ def merge(root, data, on, *, when_matched="update", when_not_matched="insert", r
     DatasetError
         A key column is unknown, or the source repeats a key or has a null key.
     SchemaError
-        The source's columns or types do not fit the dataset.
+        The source's columns or types do not fit the dataset, or rows may be
+        inserted while the source lacks a non-nullable or partition column.
     CommitConflict
         A concurrent operation conflicts (see the conflict table).
     """
@@ -80,9 +90,9 @@ def merge(root, data, on, *, when_matched="update", when_not_matched="insert", r
     layout = Layout(root)
     ds = open_dataset(root)
     on = [on] if isinstance(on, str) else list(on)
-    source = _source_table(ds, data, on)
+    source, missing = _source_table(ds, data, on, when_not_matched)
     keys = source_keys(source, on)
-    txn, removed, staged, matched = new_txn(), set(), [], set()
+    txn, removed, staged, matched, kept = new_txn(), set(), [], set(), {}
     try:
         for f, table, hits in _matches(ds, on, keys, matched):
             removed.add(f.key)
@@ -90,10 +100,14 @@ def merge(root, data, on, *, when_matched="update", when_not_matched="insert", r
             if len(keep):
                 staged.append(_rewrite_entry(layout, ds, f.entry, table.take(keep), txn,
                                              len(staged), writer_options))
-        rows = _new_rows(keys, matched, when_matched, when_not_matched)
+            if missing and when_matched == "update":
+                _target_rows(kept, table, f.partition_values, np.flatnonzero(hits), on)
+        rows = sorted(_new_rows(keys, matched, when_matched, when_not_matched))
         if rows:
-            staged += _stage_rows(layout, ds, source.take(np.array(sorted(rows))), txn,
-                                  len(staged), stats_columns, writer_options)
+            written = source.take(np.array(rows)) if not missing else \
+                _completed(ds, source, rows, on, kept)
+            staged += _stage_rows(layout, ds, written, txn, len(staged), stats_columns,
+                                  writer_options)
     except BaseException:
         discard_staged(layout, staged)
         raise
@@ -117,15 +131,17 @@ def merge_plan(root, data, on, *, when_matched="update", when_not_matched="inser
     _check_choices(when_matched, when_not_matched)
     ds = open_dataset(root)
     on = [on] if isinstance(on, str) else list(on)
-    source = _source_table(ds, data, on)
+    source, missing = _source_table(ds, data, on, when_not_matched)
     keys = source_keys(source, on)
     matched, rewritten, rows_matched, read = set(), [], 0, []
     for f, _, hits in _matches(ds, on, keys, matched, read):
         rewritten.append(f.path)
         rows_matched += int(hits.sum())
+    written = len(_new_rows(keys, matched, when_matched, when_not_matched))
+    if missing and when_matched == "update":          # one row per matched target row
+        written += rows_matched - len(matched)
     return {"version": ds.version, "files_read": len(read), "files_rewritten": rewritten,
-            "rows_matched": rows_matched,
-            "rows_written": len(_new_rows(keys, matched, when_matched, when_not_matched))}
+            "rows_matched": rows_matched, "rows_written": written}
 
 
 def _check_choices(when_matched, when_not_matched):
@@ -157,8 +173,9 @@ def _new_rows(keys, matched, when_matched, when_not_matched):
             (k not in matched and when_not_matched == "insert")]
 
 
-def _source_table(ds, data, on):
-    """The source with the dataset's columns in its order and types."""
+def _source_table(ds, data, on, when_not_matched):
+    """(source, missing): the source's columns in the dataset's order and types, and the
+    names of the dataset columns it leaves out."""
     names = ds.column_names
     unknown = [c for c in on if c not in names]
     if not on or unknown:
@@ -168,16 +185,51 @@ def _source_table(ds, data, on):
     if nested:
         raise DatasetError(f"merge key {nested[0]!r} is a nested column; keys must be flat")
     table = plain_table(as_table(data))
-    missing = [n for n in names if n not in table.column_names]
+    given = set(table.column_names)
     extra = [n for n in table.column_names if n not in names]
-    if missing or extra:
-        raise SchemaError(f"merge source columns must be the dataset's {names}: "
-                          + (f"missing {missing}" if missing else f"unknown {extra}"))
-    fields = ds.table_schema.fields
+    if extra:
+        raise SchemaError(f"merge source has columns the dataset lacks: {extra} (dataset "
+                          f"columns: {names})")
+    absent_keys = [c for c in on if c not in given]
+    if absent_keys:
+        raise SchemaError(f"merge source lacks the key column {absent_keys[0]!r}")
+    missing = [n for n in names if n not in given]
+    if missing and when_not_matched == "insert":
+        required = [f.name for f in ds.table_schema.fields
+                    if f.name in missing and not f.nullable] + \
+            [c.name for c in ds.partitioning.columns if c.name in missing]
+        if required:
+            raise SchemaError(f"merge source lacks {required}, which inserted rows cannot "
+                              "leave null (not nullable, or a partition column); give them, "
+                              "or pass when_not_matched='ignore' to only update")
+    fields = [f for f in ds.table_schema.fields if f.name in given]
     data_part = cast_to_fields(table.select([f.name for f in fields]), fields)
-    parts = [_as_partition_type(table, c) for c in ds.partitioning.columns]
-    return Table(data_part.columns + parts,
-                 list(fields) + [T.Field(c.name, c.type) for c in ds.partitioning.columns])
+    parts = [c for c in ds.partitioning.columns if c.name in given]
+    return Table(data_part.columns + [_as_partition_type(table, c) for c in parts],
+                 list(fields) + [T.Field(c.name, c.type) for c in parts]), missing
+
+
+def _target_rows(kept, table, partition_values, rows, on):
+    """Add the target rows ``rows`` of one file (partition values included) to
+    ``kept``: ``{key: [row dict]}``."""
+    for row in table.take(rows).to_pylist():
+        row.update(partition_values)
+        kept.setdefault(tuple(row[c] for c in on), []).append(row)
+
+
+def _completed(ds, source, rows, on, kept):
+    """Full rows for the source rows ``rows``: one per matched target row, taking the
+    columns the source lacks from it (``kept``); an inserted row gets nulls there."""
+    merged = []
+    for row in source.take(np.array(rows)).to_pylist():
+        for base in kept.get(tuple(row[c] for c in on), [{}]):
+            merged.append({**base, **row})
+    fields = list(ds.table_schema.fields)
+    parts = [T.Field(c.name, c.type) for c in ds.partitioning.columns]
+    columns = [column_from_values([r.get(f.name) for r in merged], f.type)
+               for f in fields + parts]
+    return Table(cast_to_fields(Table(columns[:len(fields)], fields), fields).columns
+                 + columns[len(fields):], fields + parts)
 
 
 def source_keys(table, on):
