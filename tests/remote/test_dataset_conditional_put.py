@@ -1,7 +1,7 @@
 """The PQDS/1 commit primitive on the local S3 server: put-if-absent by If-None-Match.
 
-Only the version-file creation goes through :mod:`pqkit.dataset.storage` so far;
-these tests pin down what it relies on: the server answers 412 to a conditional
+The version-file creation goes through :mod:`pqkit.dataset.storage`; these
+tests pin down what it relies on: the server answers 412 to a conditional
 PUT of an existing key, exactly one of several racing writers creates a version,
 and a store that ignores the condition is refused for writing.
 """

@@ -111,14 +111,14 @@ compact_plan = pqds_only(_maintenance.compact_plan)
 
 
 @pqds_only
-def publish(root):
+def publish(root, storage_options=None):
     """Make the visible Hive tree and ``_SUCCESS`` match the latest version; returns it."""
-    return _publish(Layout(root))
+    return _publish(Layout.at(root, storage_options))
 
 
-def latest_version(root):
-    """The newest committed version number of the dataset at ``root``."""
-    return find_latest(Layout(root))
+def latest_version(root, storage_options=None):
+    """The newest committed version number of the dataset at ``root`` (a path or URL)."""
+    return find_latest(Layout.at(root, storage_options))
 
 
 __all__ = [

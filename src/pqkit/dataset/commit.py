@@ -1,8 +1,9 @@
 """Finding the latest version and committing the next one (§3.6, §3.8).
 
 **Latest version.** Read the ``_pqkit/_latest`` hint ``h``, check that version
-``h`` exists, then ``os.stat`` versions ``h+1, h+2, …`` until one is missing:
-one small read and typically two stats, never a listing. Only when the hint
+``h`` exists, then check versions ``h+1, h+2, …`` until one is missing (through
+``layout.storage``: stats locally, HEADs on an object store): one small read and
+typically two checks, never a listing. Only when the hint
 is missing (a crash before the first publish) or stale beyond repair is
 ``_pqkit/versions/`` listed.
 
@@ -46,14 +47,14 @@ _cache = OrderedDict()
 def read_hint(layout):
     """The version in ``_pqkit/_latest``, or None when it is missing or unreadable."""
     try:
-        value = fsops.read_json(layout.latest_hint)
+        value = fsops.parse_json(layout.storage.read(layout.latest_hint), layout.latest_hint)
         return int(value["version"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
 def _probe(layout, version):
-    while os.path.exists(layout.version_path(version + 1)):
+    while layout.storage.exists(layout.version_path(version + 1)):
         version += 1
     return version
 
@@ -61,7 +62,7 @@ def _probe(layout, version):
 def list_versions(layout):
     """Every version number present in ``_pqkit/versions`` (a directory listing)."""
     try:
-        names = os.listdir(layout.versions_dir)
+        names = layout.storage.listdir(layout.versions_dir)
     except FileNotFoundError:
         return []
     return sorted(v for v in map(parse_version_file_name, names) if v is not None)
@@ -75,7 +76,7 @@ def find_latest(layout, start=None):
     if start is not None and start >= 0:
         return _probe(layout, start)
     hint = read_hint(layout)
-    if hint is not None and os.path.exists(layout.version_path(hint)):
+    if hint is not None and layout.storage.exists(layout.version_path(hint)):
         return _probe(layout, hint)
     # Without a usable hint, counting up from 0 could stop at a gap that vacuum left
     # (a tagged version 0 kept, later ones removed), so list the versions instead.
@@ -90,16 +91,20 @@ def load_version(layout, version):
     """The validated Manifest of ``version`` (cached: version files never change)."""
     path = layout.version_path(version)
     try:
-        st = os.stat(path)
+        key = layout.storage.identity(path)
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+            return hit
+        raw = layout.storage.read(path)
     except FileNotFoundError:
         raise DatasetIncomplete(f"version {version} of {layout.root} does not exist (never "
                                 "committed, or removed by vacuum)") from None
-    key = (path, st.st_ino, st.st_size, st.st_mtime_ns)
-    hit = _cache.get(key)
-    if hit is not None:
-        _cache.move_to_end(key)
-        return hit
-    manifest = Manifest.load(path, expected_version=version)
+    try:
+        data = fsops.parse_json(raw, path)
+    except ValueError as exc:
+        raise ManifestCorrupted(str(exc)) from None
+    manifest = Manifest.from_data(data, path, expected_version=version)
     _cache[key] = manifest
     if len(_cache) > _CACHE_SIZE:
         _cache.popitem(last=False)
@@ -132,7 +137,7 @@ def _backoff(attempt):
 
 def staged_file_present(layout, entry):
     path = entry["path"]
-    return layout.find_shadow(path) is not None or os.path.exists(layout.visible(path))
+    return layout.find_shadow(path) is not None or layout.storage.exists(layout.visible(path))
 
 
 def commit_operation(layout, op, *, max_attempts=MAX_ATTEMPTS):
@@ -208,11 +213,11 @@ def _discard_unused(layout, op, current):
              for seg in ix.get("segments", [])}
     for e in op.entries:
         if e.get("key") not in live:
-            for path in layout.shadow_copies(e["path"]):
-                fsops.remove_if_exists(path)
+            for path in layout.storage.staged_copies(layout, e["path"]):
+                layout.storage.remove(path)
     for _, seg in op.index_segments or ():
         if seg["path"] not in paths:
-            fsops.remove_if_exists(os.path.join(layout.root, *seg["path"].split("/")))
+            layout.storage.remove(os.path.join(layout.root, *seg["path"].split("/")))
 
 
 def _refuse_moving_foreign(layout, parent, removed):

@@ -25,6 +25,7 @@ from pqkit.dataset.scan import FileReader
 from pqkit.dataset.staging import stage_file
 from pqkit.dataset.vacuum import repair as repair_pqds
 from pqkit.errors import DatasetError, SchemaError
+from pqkit.filesystems import is_url
 
 __all__ = ["write", "commit", "repair", "convert", "verify", "publish_state", "detect_layout",
            "layout_of", "open_source", "pqds_only", "refuse_foreign_root"]
@@ -74,19 +75,22 @@ def commit(root, file_entries, **options):
     return pqds_write.commit(root, file_entries, **options)
 
 
-def repair(root, *, grace=None):
+def repair(root, *, grace=None, storage_options=None):
     """Bring a dataset back to a clean state after crashes, in its layout's way.
 
     PQDS/1: :func:`pqkit.dataset.vacuum.repair` (torn version set aside, visible tree
     and derived files reconciled, old orphans deleted). RFC single manifest:
     :func:`pqkit.dataset.rfc_write.repair` (a crashed write rolled forward or back,
     ``_SUCCESS`` restored). A plain Hive directory has no pqkit state: DatasetError.
+    A URL root is a PQDS/1 dataset on an object store (``storage_options``: fsspec's).
 
     Returns
     -------
     dict
         What was done (the keys depend on the layout; see the functions above).
     """
+    if is_url(root):
+        return repair_pqds(root, grace=grace, storage_options=storage_options)
     kind = detect_layout(root)
     if kind == "manifest":
         return rfc_write.repair(root)

@@ -28,8 +28,9 @@ import os
 import re
 import uuid
 
-from pqkit.dataset.storage import LocalStorage
+from pqkit.dataset.storage import LocalStorage, ObjectStorage
 from pqkit.errors import DatasetError
+from pqkit.filesystems import is_url, url_filesystem
 
 META_DIR = "_pqkit"
 VERSION_DIGITS = 20
@@ -90,6 +91,18 @@ class Layout:
         self.common_metadata = os.path.join(self.root, "_common_metadata")
         self.summary_metadata = os.path.join(self.root, "_metadata")
 
+    @classmethod
+    def at(cls, root, storage_options=None):
+        """The layout of ``root``: a path, or a URL (``s3://bucket/table``) on an object store."""
+        if is_url(root):
+            fs, path = url_filesystem(root, storage_options)
+            return cls(path.rstrip("/"), ObjectStorage(fs))
+        return cls(root)
+
+    def staged(self, relpath):
+        """Where a new data file ``relpath`` is written before its commit."""
+        return self.storage.staged_path(self, relpath)
+
     def version_path(self, version):
         return os.path.join(self.versions_dir, version_file_name(version))
 
@@ -113,7 +126,7 @@ class Layout:
 
     def find_shadow(self, relpath):
         """The existing hidden copy of ``relpath``, or None."""
-        return next((p for p in self.shadow_copies(relpath) if os.path.exists(p)), None)
+        return next((p for p in self.shadow_copies(relpath) if self.storage.exists(p)), None)
 
     def shadow_relpath(self, path):
         """The data path a file under ``shadow/`` is the hidden copy of."""

@@ -28,6 +28,7 @@ from pqkit.dataset.legacy_hive import HiveSource, hidden
 from pqkit.dataset.rfc_manifest import SUCCESS, RfcManifestSource, manifest_path
 from pqkit.dataset.scan import ManifestSource
 from pqkit.errors import DatasetError, DatasetIncomplete
+from pqkit.filesystems import is_url
 
 LAYOUTS = ("auto", "pqds", "hive", "manifest", "kartothek")
 
@@ -106,7 +107,10 @@ def layout_of(dataset):
 
 
 def refuse_foreign_root(root):
-    """DatasetError when ``root`` holds data but no PQDS/1 version (a Hive or RFC directory)."""
+    """DatasetError when ``root`` holds data but no PQDS/1 version (a Hive or RFC directory).
+    A URL root is only ever written as PQDS/1, so it is not inspected (no listing)."""
+    if is_url(root):
+        return
     root = os.path.abspath(os.fspath(root))
     kind = detect_layout(root)
     if kind not in ("hive", "manifest", "kartothek"):

@@ -34,13 +34,14 @@ from pqkit.write.file import ParquetWriter, created_by
 def published_version(layout):
     """The last version whose publish completed (-1 when none is known)."""
     try:
-        marker = fsops.read_json(layout.success)
+        marker = fsops.parse_json(layout.storage.read(layout.success), layout.success)
         if isinstance(marker, dict) and marker.get("format") == "pqds":
             return int(marker["version"])
     except (OSError, ValueError, KeyError, TypeError):
         pass
     try:
-        return int(fsops.read_json(layout.latest_hint)["version"])
+        return int(fsops.parse_json(layout.storage.read(layout.latest_hint),
+                                    layout.latest_hint)["version"])
     except (OSError, ValueError, KeyError, TypeError):
         return -1
 
@@ -50,17 +51,18 @@ def publish(layout):
 
     Idempotent and crash-safe: safe to run at any time, by any number of processes.
     """
-    with fsops.FileLock(layout.publish_lock):
+    store = layout.storage
+    with store.lock(layout.publish_lock):
         fsops.crash_point("publish.locked")
         latest, target = load_latest(layout)
         done = published_version(layout)
-        if done >= latest and os.path.exists(layout.success):
-            planindex.write_index(layout, target)
+        if done >= latest and store.exists(layout.success):
+            _write_index(layout, target)
             _write_hint(layout, latest)
             return latest
-        fsops.remove_if_exists(layout.success)
-        fsops.remove_if_exists(layout.summary_metadata)
-        fsops.fsync_dir(layout.root)
+        store.remove(layout.success)
+        store.remove(layout.summary_metadata)
+        store.sync_dir(layout.root)
         fsops.crash_point("publish.success_removed")
         to_visible, to_shadow = _moves(layout, done, latest, target)
         _apply_moves(layout, to_visible, to_shadow)
@@ -96,7 +98,7 @@ def _moves(layout, done, latest, target):
 
 def unhide(layout, path):
     """Move the hidden copy of ``path`` (either name) to its visible place; False if none."""
-    return any(fsops.rename_if_present(p, layout.visible(path))
+    return any(layout.storage.move(p, layout.visible(path))
                for p in layout.shadow_copies(path))
 
 
@@ -106,20 +108,18 @@ def _apply_moves(layout, to_visible, to_shadow):
         if i == 0:
             fsops.crash_point("publish.moved_one")
     for path in to_shadow:
-        fsops.rename_if_present(layout.visible(path), layout.shadow(path))
+        layout.storage.move(layout.visible(path), layout.shadow(path))
     for d in {os.path.dirname(layout.visible(p)) for p in to_visible + to_shadow}:
-        fsops.fsync_dir(d)
+        layout.storage.sync_dir(d)
 
 
 def visible_data_files(layout):
     """Relative paths of pqkit-named data files in the visible tree (a listing)."""
     out = []
-    for dirpath, dirnames, filenames in os.walk(layout.root):
-        dirnames[:] = [d for d in dirnames if not d.startswith(("_", "."))]
-        rel = os.path.relpath(dirpath, layout.root).replace(os.sep, "/")
-        for name in filenames:
-            if DATA_FILE_RE.fullmatch(name):
-                out.append(name if rel == "." else f"{rel}/{name}")
+    for rel in layout.storage.list_files(layout.root):
+        *dirs, name = rel.split("/")
+        if DATA_FILE_RE.fullmatch(name) and not any(d.startswith(("_", ".")) for d in dirs):
+            out.append(rel)
     return out
 
 
@@ -164,21 +164,23 @@ def summary_metadata_bytes(layout, manifest):
 
 def _write_derived(layout, manifest):
     # An imported Kartothek table keeps its own _common_metadata (pqkit never rewrites it).
+    store = layout.storage
     if manifest.properties.get("common_metadata") != "foreign":
-        fsops.atomic_replace(layout.common_metadata, common_metadata_bytes(manifest))
+        store.replace(layout.common_metadata, common_metadata_bytes(manifest))
     fsops.crash_point("publish.common_metadata")
-    planindex.write_index(layout, manifest)
-    if manifest.properties.get("summary.metadata", "never") == "always":
+    _write_index(layout, manifest)
+    # the summary reads every footer; on an object store that is a GET per file
+    if manifest.properties.get("summary.metadata", "never") == "always" and not store.remote:
         summary = summary_metadata_bytes(layout, manifest)
         if summary is not None:
-            fsops.atomic_replace(layout.summary_metadata, summary)
+            store.replace(layout.summary_metadata, summary)
     op = manifest.operation
     marker = {"format": "pqds", "dataset_id": manifest.dataset_id, "version": manifest.version,
               "committed_at_utc": manifest.committed_at_utc, "row_count": manifest.row_count,
               "file_count": manifest.file_count, "run_id": op.get("run_id"),
               "schema_hash": manifest.schema.sha256(),
               "manifest": layout.version_relpath(manifest.version)}
-    fsops.atomic_replace(layout.success, fsops.dump_json(marker))
+    store.replace(layout.success, fsops.dump_json(marker))
     fsops.crash_point("publish.success_written")
     _write_hint(layout, manifest.version)
 
@@ -187,11 +189,19 @@ def _write_hint(layout, version):
     """Raise the ``_latest`` hint to ``version`` (never lower it)."""
     current = None
     try:
-        current = int(fsops.read_json(layout.latest_hint)["version"])
+        current = int(fsops.parse_json(layout.storage.read(layout.latest_hint),
+                                       layout.latest_hint)["version"])
     except (OSError, ValueError, KeyError, TypeError):
         pass
     if current is None or current < version:
-        fsops.atomic_replace(layout.latest_hint, fsops.dump_json({"version": version}))
+        layout.storage.replace(layout.latest_hint, fsops.dump_json({"version": version}))
+
+
+def _write_index(layout, manifest):
+    # The planning index is a local accelerator (keyed by inode and mtime); the object
+    # store read side plans from the version file alone (remote_source).
+    if not layout.storage.remote:
+        planindex.write_index(layout, manifest)
 
 
 def try_publish(layout):

@@ -9,7 +9,6 @@ values were given as). Nothing is visible to any reader until a commit lists
 the entry and the publish step moves the file to its visible path.
 """
 import hashlib
-import os
 
 from pqkit import datatypes as T
 from pqkit.columnar.nested import DictionaryColumn
@@ -82,23 +81,18 @@ def _arrow_producer(data):
 
 
 def write_data_file(layout, relpath, table, fields, *, stats_columns=32, **writer_options):
-    """Write ``table`` (columns in ``fields`` order) to the shadow copy of ``relpath``.
+    """Write ``table`` (columns in ``fields`` order) to the staged place of ``relpath``:
+    its shadow copy on a file system, its final key on an object store.
 
     Returns the entry's physical facts: size, row_count, row_groups, codec, stats, sha256.
     """
-    dst = layout.shadow(relpath)
-    fsops.makedirs(os.path.dirname(dst))
     options = {"compression": DEFAULT_PROPERTIES["compression"], **writer_options}
-    with open(dst, "xb") as f:
+    with layout.storage.create(layout.staged(relpath)) as f:
         sink = HashingSink(f)
         writer = new_writer(sink, fields, options)
         writer.write(Table(table.columns, fields))
         fsops.crash_point("stage.partial")
         writer.close()
-        f.flush()
-        if fsops.durable():
-            os.fsync(f.fileno())
-    fsops.fsync_dir(os.path.dirname(dst))
     return {"size": sink.size, "row_count": writer.num_rows,
             "row_groups": len(writer.row_groups),
             "codec": codec_name(writer.row_groups, options.get("compression")),

@@ -15,7 +15,17 @@ A store that ignores the condition would let two writers both "win" the same
 version, so :meth:`ObjectStorage.check_conditional_put` probes the store once
 (create a fresh key twice; the second must fail) before the first commit, and
 refuses writing otherwise; reading needs no such guarantee.
+
+Every other file operation of the dataset layer goes through the same two
+classes (exists, read, replace, remove, move, list, lock), so the layers above
+never call ``os`` for dataset state. The one difference in protocol: an object
+store has no rename, so a data file is written straight to its final, visible
+key (its name is unique: ``part-NNNNN-<txn>.parquet``) instead of to
+``_pqkit/shadow/`` first (:meth:`staged_path`); an uncommitted one is an orphan
+that ``repair``/``vacuum`` delete after the grace period.
 """
+import contextlib
+import os
 import uuid
 
 from pqkit.dataset import fsops
@@ -30,6 +40,77 @@ class LocalStorage:
     """A dataset root on a local or network file system."""
 
     remote = False
+
+    def check_writable(self, root):
+        """Nothing to check: hard links give put-if-absent (fsops falls back otherwise)."""
+
+    def staged_path(self, layout, relpath):
+        """Where a new data file is written: its hidden shadow copy."""
+        return layout.shadow(relpath)
+
+    def staged_copies(self, layout, relpath):
+        return layout.shadow_copies(relpath)
+
+    def exists(self, path):
+        return os.path.exists(path)
+
+    def read(self, path):
+        """The bytes of ``path``; FileNotFoundError when it is missing."""
+        with open(path, "rb") as f:
+            return f.read()
+
+    def identity(self, path):
+        """What changes when ``path`` is replaced (for caches); FileNotFoundError if missing."""
+        st = os.stat(path)
+        return (path, st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def mtime(self, path):
+        """Modification time in seconds, or None when ``path`` is gone."""
+        try:
+            return os.stat(path).st_mtime
+        except FileNotFoundError:
+            return None
+
+    @contextlib.contextmanager
+    def create(self, path):
+        """A binary file to write new file ``path`` through (fails if it exists), made durable."""
+        fsops.makedirs(os.path.dirname(path))
+        with open(path, "xb") as f:
+            yield f
+            f.flush()
+            if fsops.durable():
+                os.fsync(f.fileno())
+        fsops.fsync_dir(os.path.dirname(path))
+
+    def replace(self, path, data):
+        fsops.atomic_replace(path, data)
+
+    def remove(self, path):
+        """Delete ``path``; False when it was already gone."""
+        return fsops.remove_if_exists(path)
+
+    def move(self, src, dst):
+        """Move ``src`` to ``dst``; False when ``src`` is gone (already moved)."""
+        return fsops.rename_if_present(src, dst)
+
+    def listdir(self, path):
+        """Names directly under ``path``; FileNotFoundError when there is none."""
+        return os.listdir(path)
+
+    def list_files(self, top):
+        """Relative POSIX paths of every file below ``top`` (empty when it is missing)."""
+        out = []
+        for dirpath, _, filenames in os.walk(top):
+            rel = os.path.relpath(dirpath, top).replace(os.sep, "/")
+            out.extend(n if rel == "." else f"{rel}/{n}" for n in filenames)
+        return out
+
+    def sync_dir(self, path):
+        fsops.fsync_dir(path)
+
+    def lock(self, path):
+        """The publish lock: flock on ``path``."""
+        return fsops.FileLock(path)
 
     def create_version(self, layout, tmp, dst, data):
         """Create version file ``dst`` with ``data`` unless it exists; True when created.
@@ -56,6 +137,83 @@ class ObjectStorage:
 
     def __init__(self, fs):
         self.fs = fs
+
+    def check_writable(self, root):
+        self.check_conditional_put(root)
+
+    def staged_path(self, layout, relpath):
+        """Where a new data file is written: its final key (no rename on a store)."""
+        return layout.visible(relpath)
+
+    def staged_copies(self, layout, relpath):
+        return (layout.visible(relpath),)
+
+    def _fresh(self, path):
+        # s3fs caches listings; another writer may have added keys since
+        self.fs.invalidate_cache(path)
+
+    def exists(self, path):
+        self._fresh(path)
+        return self.fs.exists(path)
+
+    def read(self, path):
+        # a ranged GET from 0: one request (a whole-object read is HEAD + GET)
+        return self.fs.cat_file(path, start=0)
+
+    def identity(self, path):
+        # version files are written once and never replaced, so the key is enough
+        if not self.exists(path):
+            raise FileNotFoundError(path)
+        return (id(self.fs), path)
+
+    def mtime(self, path):
+        try:
+            modified = self.fs.modified(path)
+        except (FileNotFoundError, NotImplementedError):
+            return None
+        return modified.timestamp()
+
+    @contextlib.contextmanager
+    def create(self, path):
+        """A binary file writing ``path`` (a multipart upload, visible when closed)."""
+        with self.fs.open(path, "wb") as f:
+            yield f
+
+    def replace(self, path, data):
+        self.fs.pipe_file(path, data)
+
+    def remove(self, path):
+        try:
+            self.fs.rm_file(path)
+        except FileNotFoundError:
+            return False
+        return True
+
+    def move(self, src, dst):
+        """Server-side copy then delete: a store has no rename."""
+        if not self.exists(src):
+            return False
+        self.fs.copy(src, dst)
+        self.fs.rm_file(src)
+        return True
+
+    def listdir(self, path):
+        self._fresh(path)
+        names = self.fs.ls(path, detail=False)
+        return [n.rstrip("/").rsplit("/", 1)[-1] for n in names]
+
+    def list_files(self, top):
+        self._fresh(top)
+        prefix = top.rstrip("/") + "/"
+        return [p[len(prefix):] for p in self.fs.find(top) if p.startswith(prefix)]
+
+    def sync_dir(self, path):
+        """Nothing to do: a PUT is durable when it returns."""
+
+    def lock(self, path):
+        # publishing is idempotent and every step a single PUT or copy, so concurrent
+        # publishers are harmless; a store offers no lock to take
+        return contextlib.nullcontext()
 
     def check_conditional_put(self, root):
         """Refuse writing to ``root`` unless its store honours ``If-None-Match: *``.

@@ -19,6 +19,12 @@ between steps 2 and 3 leaks nothing: the next vacuum finds the files.
 (possible only where hard links are unsupported), reconciles the visible tree
 with the latest version against a listing, rewrites the derived files, and
 removes orphans older than the grace period.
+
+On an object store (a URL root) the same steps run through the storage
+interface: listings are prefix listings, modification times the objects'
+LastModified, and a data file a killed writer left at its final key is
+unreferenced, so repair retires it to ``shadow/`` (grace permitting, deletes it).
+There a torn version file cannot occur (a PUT is atomic).
 """
 import os
 import re
@@ -49,13 +55,14 @@ def parse_duration(value, what):
 def _tagged_versions(layout):
     out = set()
     try:
-        names = os.listdir(layout.tags_dir)
+        names = layout.storage.listdir(layout.tags_dir)
     except FileNotFoundError:
         return out
     for name in names:
         if name.endswith(".json"):
+            path = os.path.join(layout.tags_dir, name)
             try:
-                out.add(int(fsops.read_json(os.path.join(layout.tags_dir, name))["version"]))
+                out.add(int(fsops.parse_json(layout.storage.read(path), path)["version"]))
             except (OSError, ValueError, KeyError, TypeError):
                 continue
     return out
@@ -93,46 +100,47 @@ def _referenced(layout, versions):
     return paths
 
 
-def _old_enough(path, cutoff):
-    try:
-        return os.stat(path).st_mtime < cutoff
-    except FileNotFoundError:
-        return False
+def _old_enough(layout, path, cutoff):
+    mtime = layout.storage.mtime(path)
+    return mtime is not None and mtime < cutoff
 
 
-def _walk_files(top):
-    for dirpath, _, filenames in os.walk(top):
-        for name in filenames:
-            yield os.path.join(dirpath, name)
+def _walk_files(layout, top):
+    for rel in layout.storage.list_files(top):
+        yield os.path.join(top, *rel.split("/"))
 
 
 def _orphans(layout, referenced, cutoff):
     """Absolute paths of unreferenced files older than ``cutoff`` (mtime)."""
     out = []
-    for path in _walk_files(layout.shadow_dir):
+    for path in _walk_files(layout, layout.shadow_dir):
         rel = layout.shadow_relpath(path)
-        if rel not in referenced and _old_enough(path, cutoff):
+        if rel not in referenced and _old_enough(layout, path, cutoff):
             out.append(path)
-    out.extend(p for p in _walk_files(layout.tmp_dir) if _old_enough(p, cutoff))
-    for path in _walk_files(layout.indices_dir):
+    out.extend(p for p in _walk_files(layout, layout.tmp_dir)
+               if _old_enough(layout, p, cutoff))
+    for path in _walk_files(layout, layout.indices_dir):
         rel = os.path.relpath(path, layout.root).replace(os.sep, "/")
-        if rel not in referenced and _old_enough(path, cutoff):
+        if rel not in referenced and _old_enough(layout, path, cutoff):
             out.append(path)
     for rel in visible_data_files(layout):
         path = layout.visible(rel)
-        if rel not in referenced and _old_enough(path, cutoff):
+        if rel not in referenced and _old_enough(layout, path, cutoff):
             out.append(path)
     for top in (layout.root, layout.meta, planindex.index_dir(layout)):
         try:
-            names = os.listdir(top)
+            names = layout.storage.listdir(top)
         except FileNotFoundError:
             continue
         out.extend(os.path.join(top, n) for n in names
-                   if _TMP_RE.fullmatch(n) and _old_enough(os.path.join(top, n), cutoff))
+                   if _TMP_RE.fullmatch(n) and
+                   _old_enough(layout, os.path.join(top, n), cutoff))
     return out
 
 
 def _remove_empty_dirs(layout, cutoff):
+    if layout.storage.remote:
+        return 0                       # a store has keys, not directories
     removed = 0
     for top, skip_hidden in ((layout.shadow_dir, False), (layout.root, True)):
         for dirpath, dirnames, filenames in os.walk(top, topdown=False):
@@ -144,7 +152,7 @@ def _remove_empty_dirs(layout, cutoff):
             if "=" not in os.path.basename(dirpath) and top == layout.root:
                 continue                   # only partition directories of the visible tree
             try:
-                if not os.listdir(dirpath) and _old_enough(dirpath, cutoff):
+                if not os.listdir(dirpath) and _old_enough(layout, dirpath, cutoff):
                     os.rmdir(dirpath)
                     removed += 1
             except OSError:
@@ -157,18 +165,21 @@ def _grace(layout, manifest, grace):
                           manifest.properties.get("vacuum.grace", "7d"), "vacuum.grace")
 
 
-def vacuum(root, *, retention=None, keep_last=None, grace=None, dry_run=False):
+def vacuum(root, *, retention=None, keep_last=None, grace=None, dry_run=False,
+           storage_options=None):
     """Delete expired versions and unreferenced files.
 
     Parameters
     ----------
-    root : path
+    root : path or URL
     retention, grace : duration (``"7d"``, ``"12h"``, seconds), optional
         Default: the dataset's ``vacuum.retention`` / ``vacuum.grace`` properties (7 days).
     keep_last : int, optional
         Always keep this many newest versions (default ``vacuum.keep_last``, 10).
     dry_run : bool, default False
         Report what would be deleted without deleting.
+    storage_options : dict, optional
+        fsspec options of a URL ``root``.
 
     Returns
     -------
@@ -176,7 +187,7 @@ def vacuum(root, *, retention=None, keep_last=None, grace=None, dry_run=False):
         ``versions_deleted``, ``files_deleted`` (paths relative to root) and
         ``dirs_removed``.
     """
-    layout = Layout(root)
+    layout = Layout.at(root, storage_options)
     if not dry_run:
         publish(layout)
     latest = find_latest(layout)
@@ -188,14 +199,15 @@ def vacuum(root, *, retention=None, keep_last=None, grace=None, dry_run=False):
     cutoff = now - _grace(layout, manifest, grace)
     if not dry_run:
         for v in expired:
-            fsops.remove_if_exists(layout.version_path(v))
-        fsops.fsync_dir(layout.versions_dir)
+            layout.storage.remove(layout.version_path(v))
+        layout.storage.sync_dir(layout.versions_dir)
         fsops.crash_point("vacuum.versions_deleted")
     orphans = _orphans(layout, referenced, cutoff)
     if not dry_run:
         for path in orphans:
-            fsops.remove_if_exists(path)
-        planindex.remove_stale(layout, set(keep))
+            layout.storage.remove(path)
+        if not layout.storage.remote:
+            planindex.remove_stale(layout, set(keep))
     dirs = 0 if dry_run else _remove_empty_dirs(layout, cutoff)
     return {"versions_deleted": expired,
             "files_deleted": sorted(os.path.relpath(p, layout.root).replace(os.sep, "/")
@@ -203,14 +215,15 @@ def vacuum(root, *, retention=None, keep_last=None, grace=None, dry_run=False):
             "dirs_removed": dirs}
 
 
-def repair(root, *, grace=None):
+def repair(root, *, grace=None, storage_options=None):
     """Bring a dataset back to a clean state after crashes; safe to run at any time.
 
     Moves a torn newest version file aside, reconciles the visible Hive tree and
     the derived files (``_SUCCESS``, ``_common_metadata``, ``_latest``) with the
     latest version, and deletes orphans (staged files of writers that never
     committed, temporary version files) older than ``grace`` (default: the
-    dataset's ``vacuum.grace``). No version is expired.
+    dataset's ``vacuum.grace``). No version is expired. A URL ``root`` is repaired
+    on its object store (``storage_options``: its fsspec options).
 
     Returns
     -------
@@ -218,9 +231,10 @@ def repair(root, *, grace=None):
         ``version``, ``torn_version`` (moved aside, or None), ``made_visible``,
         ``retired``, ``files_deleted``.
     """
-    layout = Layout(root)
-    with fsops.FileLock(layout.publish_lock):
-        torn = _set_aside_torn(layout)
+    layout = Layout.at(root, storage_options)
+    store = layout.storage
+    with store.lock(layout.publish_lock):
+        torn = None if store.remote else _set_aside_torn(layout)
         latest = find_latest(layout)
         manifest = load_version(layout, latest)
         live = {f["path"] for f in manifest.files}
@@ -228,8 +242,8 @@ def repair(root, *, grace=None):
         made_visible = sorted(p for p in live - visible
                               if unhide(layout, p))
         retired = sorted(p for p in visible - live
-                         if fsops.rename_if_present(layout.visible(p), layout.shadow(p)))
-        fsops.remove_if_exists(layout.summary_metadata)
+                         if store.move(layout.visible(p), layout.shadow(p)))
+        store.remove(layout.summary_metadata)
         _write_derived(layout, manifest)
     cutoff = time.time() - _grace(layout, manifest, grace)
     referenced = _referenced(layout, list_versions(layout))
@@ -237,7 +251,7 @@ def repair(root, *, grace=None):
                if not DATA_FILE_RE.fullmatch(os.path.basename(p)) or
                p.startswith(layout.meta + os.sep)]
     for path in orphans:
-        fsops.remove_if_exists(path)
+        store.remove(path)
     return {"version": latest, "torn_version": torn, "made_visible": made_visible,
             "retired": retired,
             "files_deleted": sorted(os.path.relpath(p, layout.root).replace(os.sep, "/")

@@ -42,12 +42,14 @@ def _current(layout):
 def write(root, data, *, partition_by=None, mode="append", run_id=None, scope=None,
           blind=False, schema=None, evolve_schema=False, empty_string_as_null=False,
           max_rows_per_file=None, stats_columns=32, properties=None, metadata=None,
-          dataset_key=None, **writer_options):
+          dataset_key=None, storage_options=None, **writer_options):
     """Write ``data`` to the dataset at ``root`` as one new version.
 
     Parameters
     ----------
-    root : path
+    root : path or URL
+        A URL (``s3://bucket/table``) writes to an object store whose PUTs honour
+        ``If-None-Match: *`` (checked once; UnsupportedFeature otherwise).
     data : pqkit.Table, dict of columns or pandas.DataFrame
         Partition columns included; they are stored in directory names only.
     partition_by : list of str, optional
@@ -73,6 +75,8 @@ def write(root, data, *, partition_by=None, mode="append", run_id=None, scope=No
         Per-file statistics for the first this-many flat columns.
     properties, metadata : dict, optional
         Set (merged into) the version's ``properties`` and (replace) its ``metadata``.
+    storage_options : dict, optional
+        fsspec options of a URL ``root``.
     **writer_options
         Passed to :class:`pqkit.ParquetWriter` (compression, row_group_size,
         bloom_filter_columns, ...).
@@ -91,7 +95,8 @@ def write(root, data, *, partition_by=None, mode="append", run_id=None, scope=No
     """
     if mode not in MODES:
         raise SchemaError(f"mode {mode!r}: use one of {', '.join(MODES)}")
-    layout = Layout(root)
+    layout = Layout.at(root, storage_options)
+    layout.storage.check_writable(layout.root)
     read_version, parent = _current(layout)
     if mode == "create" and parent is not None:
         raise DatasetExists(f"{layout.root} already holds a dataset (version {parent.version})")
@@ -224,10 +229,10 @@ def _stage(layout, partitioning, texts, table, fields, txn, seq, stats_columns, 
 
 
 def discard_staged(layout, entries):
-    """Remove the shadow copies of staged files that were never committed."""
+    """Remove the staged copies of files that were never committed."""
     for e in entries:
-        for path in layout.shadow_copies(e["path"]):
-            fsops.remove_if_exists(path)
+        for path in layout.storage.staged_copies(layout, e["path"]):
+            layout.storage.remove(path)
 
 
 def resolve_scope(partitioning, scope, data_partitions):
@@ -273,12 +278,12 @@ def resolve_scope(partitioning, scope, data_partitions):
 
 def commit(root, file_entries, *, mode, partition_by=None, run_id=None, schema=None,
            scope=None, blind=False, evolve_schema=False, read_version=None, properties=None,
-           metadata=None):
+           metadata=None, storage_options=None):
     """Commit files staged by :func:`stage_file` (e.g. on Spark executors) as one version.
 
     Parameters
     ----------
-    root : path
+    root : path or URL
     file_entries : list of dict
         Entries returned by ``stage_file``; the files must still be staged.
     mode : {"create", "append", "overwrite", "replace_partitions"}
@@ -296,6 +301,8 @@ def commit(root, file_entries, *, mode, partition_by=None, run_id=None, schema=N
     read_version : int, optional
         The version the job read; conflicts are checked from there (default: the
         latest at commit time, i.e. a blind write).
+    storage_options : dict, optional
+        fsspec options of a URL ``root``.
 
     Returns
     -------
@@ -304,7 +311,8 @@ def commit(root, file_entries, *, mode, partition_by=None, run_id=None, schema=N
     """
     if mode not in MODES:
         raise SchemaError(f"mode {mode!r}: use one of {', '.join(MODES)}")
-    layout = Layout(root)
+    layout = Layout.at(root, storage_options)
+    layout.storage.check_writable(layout.root)
     entries = [copy.deepcopy(dict(e)) for e in file_entries]
     if isinstance(partition_by, str):
         partition_by = [partition_by]
