@@ -1,0 +1,130 @@
+"""Writing PQDS/1 datasets on the local S3 server: data files at their final keys,
+the version file's conditional PUT as the commit, repair after a killed writer."""
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+import uuid
+
+import pyarrow.dataset as pads
+
+import pqkit.dataset as pds
+from s3server import BUCKET
+
+WORKER = os.path.join(os.path.dirname(__file__), "s3_append_worker.py")
+
+
+def _url(name):
+    return f"s3://{BUCKET}/{name}-{uuid.uuid4().hex}"
+
+
+def _env():
+    env = dict(os.environ)
+    src = os.path.join(os.path.dirname(__file__), "..", "..", "src")
+    env["PYTHONPATH"] = os.pathsep.join([os.path.abspath(src), env.get("PYTHONPATH", "")])
+    return env
+
+
+def _pyarrow_ids(s3, url):
+    table = pads.dataset(url.removeprefix("s3://"), filesystem=s3.pyarrow_fs(),
+                         format="parquet", partitioning="hive").to_table()
+    return sorted(table.column("id").to_pylist())
+
+
+def _keys(s3_fs, url):
+    prefix = url.removeprefix("s3://")
+    s3_fs.invalidate_cache(prefix)
+    return sorted(p[len(prefix) + 1:] for p in s3_fs.find(prefix))
+
+
+def test_write_append_overwrite_and_vacuum(s3, s3fs_options, s3_fs):
+    url = _url("write")
+    opts = s3fs_options
+    assert pds.write(url, {"p": [1, 1, 2], "x": [1, 2, 3]}, partition_by=["p"],
+                     mode="create", storage_options=opts) == 0
+    assert pds.write(url, {"p": [3], "x": [4]}, storage_options=opts) == 1
+    ds = pds.open(url, storage_options=opts)
+    assert (ds.version, ds.file_count) == (1, 3)
+    assert sorted(ds.read().column("x").to_pylist()) == [1, 2, 3, 4]
+    keys = _keys(s3_fs, url)
+    # data files at their final keys, nothing staged under _pqkit/shadow
+    assert sum(k.endswith(".parquet") and "/" in k and not k.startswith("_") for k in keys) == 3
+    assert not any(k.startswith("_pqkit/shadow/") for k in keys)
+    assert {"_SUCCESS", "_common_metadata", "_pqkit/_latest"} <= set(keys)
+    assert json.loads(s3_fs.cat_file(f"{url}/_pqkit/_latest")) == {"version": 1}
+
+    assert pds.write(url, {"p": [5], "x": [9]}, mode="overwrite", storage_options=opts) == 2
+    assert pds.open(url, storage_options=opts).read().column("x").to_pylist() == [9]
+    assert _pyarrow_ids_or_x(s3, url) == [9]        # the overwritten files were retired
+    shadows = [k for k in _keys(s3_fs, url) if k.startswith("_pqkit/shadow/")]
+    assert len(shadows) == 3
+    out = pds.vacuum(url, grace=0, retention=0, keep_last=1, storage_options=opts)
+    assert out["versions_deleted"] == [0, 1]
+    assert sorted(out["files_deleted"]) == sorted(shadows)
+    assert pds.open(url, storage_options=opts).read().column("x").to_pylist() == [9]
+
+
+def _pyarrow_ids_or_x(s3, url):
+    table = pads.dataset(url.removeprefix("s3://"), filesystem=s3.pyarrow_fs(),
+                         format="parquet", partitioning="hive").to_table()
+    return sorted(table.column("x").to_pylist())
+
+
+def test_four_processes_append_25_times_each(s3, s3fs_options):
+    url = _url("appends")
+    pds.write(url, {"w": [-1], "id": [-1]}, partition_by=["w"], mode="create",
+              storage_options=s3fs_options)
+    procs = [subprocess.Popen([sys.executable, WORKER, url, json.dumps(s3fs_options),
+                               str(w), "25"], env=_env(), stderr=subprocess.PIPE)
+             for w in range(4)]
+    errors = [p.communicate(timeout=600)[1].decode() for p in procs]
+    assert [p.returncode for p in procs] == [0] * 4, errors
+    ds = pds.open(url, storage_options=s3fs_options)
+    assert ds.version == 100
+    versions = ds.versions()
+    assert [v["version"] for v in versions] == list(range(101))       # contiguous
+    assert sorted(v["run_id"] for v in versions[1:]) == \
+        sorted(f"w{w}:{i}" for w in range(4) for i in range(25))      # each append once
+    expected = sorted([-1] + [w * 1000 + k for w in range(4) for k in range(50)])
+    assert sorted(ds.read().column("id").to_pylist()) == expected     # none lost or doubled
+    assert ds.file_count == 101
+    pds.publish(url, storage_options=s3fs_options)
+    assert _pyarrow_ids(s3, url) == expected
+
+
+def test_a_writer_killed_at_a_random_moment_leaves_a_repairable_dataset(s3, s3fs_options,
+                                                                       s3_fs, tmp_path):
+    url = _url("killed")
+    pds.write(url, {"w": [-1], "id": [-1]}, partition_by=["w"], mode="create",
+              storage_options=s3fs_options)
+    ready = tmp_path / "ready"
+    proc = subprocess.Popen([sys.executable, WORKER, url, json.dumps(s3fs_options), "0",
+                             "1000", str(ready)], env=_env(), stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while not ready.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert ready.exists(), proc.stderr.read().decode()
+        time.sleep(random.uniform(0.0, 1.0))
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    ds = pds.open(url, storage_options=s3fs_options)
+    committed = sorted(ds.read().column("id").to_pylist())
+    assert committed == [-1] + list(range(2 * ds.version))           # whole appends only
+    out = pds.repair(url, grace=0, storage_options=s3fs_options)
+    assert out["version"] == ds.version
+    live = {f.path for f in pds.open(url, storage_options=s3fs_options).files()}
+    visible = {k for k in _keys(s3_fs, url) if k.endswith(".parquet") and
+               not k.startswith("_")}
+    assert visible == live                  # orphans of the killed append are gone
+    assert not any(k.startswith(("_pqkit/shadow/", "_pqkit/tmp/")) for k in _keys(s3_fs, url))
+    assert _pyarrow_ids(s3, url) == committed
+    # and it stays writable
+    assert pds.write(url, {"w": [9], "id": [9999]}, storage_options=s3fs_options) == \
+        ds.version + 1
+
