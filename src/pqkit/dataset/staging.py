@@ -102,7 +102,7 @@ def write_data_file(layout, relpath, table, fields, *, stats_columns=32, **write
 
 def stage_file(root, table, partition_values=None, *, txn=None, seq=0, schema=None,
                partition_types=None, empty_string_as_null=False, stats_columns=32,
-               **writer_options):
+               storage_options=None, **writer_options):
     """Write one data file into the staging area and return its file entry.
 
     This is the executor half of a distributed write: executors stage files,
@@ -112,8 +112,10 @@ def stage_file(root, table, partition_values=None, *, txn=None, seq=0, schema=No
 
     Parameters
     ----------
-    root : path
-        The dataset root (need not exist yet).
+    root : path or URL
+        The dataset root (need not exist yet). On an object store (``s3://...``)
+        the file is written straight to its final key; it stays out of every
+        version until committed, and ``repair``/``vacuum`` delete it if it never is.
     table : pqkit.Table or dict of columns
         The rows of one partition. Partition columns, if present, are dropped:
         data files never contain them.
@@ -132,6 +134,8 @@ def stage_file(root, table, partition_values=None, *, txn=None, seq=0, schema=No
         Types of the partition columns; default the dataset's, else inferred.
     stats_columns : int, default 32
         Per-file statistics for the first this-many non-repeated leaves.
+    storage_options : dict, optional
+        fsspec options of a URL ``root``.
     **writer_options
         Passed to :class:`pqkit.ParquetWriter` (compression, row_group_size, ...).
 
@@ -142,7 +146,7 @@ def stage_file(root, table, partition_values=None, *, txn=None, seq=0, schema=No
         ``row_count``, ``row_groups``, ``codec``, ``stats``, ``sha256``, and the
         staging-only ``schema`` and ``partition_types`` that ``commit`` checks.
     """
-    layout = Layout(root)
+    layout = Layout.at(root, storage_options)
     txn = txn or new_txn()
     partition_values = dict(partition_values or {})
     known_fields, known_parts = _dataset_defaults(layout, schema)

@@ -10,7 +10,8 @@ output schema is the version's schema, widened by what the files hold.
 Writing: each ``mapInPandas`` task stages its rows with
 :func:`pqkit.dataset.stage_file`, one file per partition value and at most
 ``rows_per_file`` rows (memory: those rows), under the dataset's hidden
-``_pqkit/shadow`` directory, and returns the file entries. The driver commits
+``_pqkit/shadow`` directory (on an object store: at the file's final key, as
+there is no rename), and returns the file entries. The driver commits
 all entries as one version with :func:`pqkit.dataset.commit`. A failed job
 commits nothing, so readers of the dataset and plain readers of the visible
 tree see no new data; a failing task removes its own staged files, and files of
@@ -18,7 +19,6 @@ tasks that finished before the failure stay hidden until ``vacuum``.
 """
 import functools
 import json
-import os
 import uuid
 
 import pqkit.dataset as pds
@@ -58,11 +58,15 @@ def dataset_files(root, filters, version=None):
 
 # --- writing ---------------------------------------------------------------------------------
 def write_dataset(df, root, partition_by, mode, writer_options, run_id=None,
-                  rows_per_file=DEFAULT_ROWS_PER_FILE):
-    """Write ``df`` into the PQDS/1 dataset at ``root`` (created if absent) as one version."""
+                  rows_per_file=DEFAULT_ROWS_PER_FILE, storage_options=None):
+    """Write ``df`` into the PQDS/1 dataset at ``root`` (created if absent) as one version.
+    A URL ``root`` is on an object store: executors write their files there directly
+    and the driver's commit is the conditional PUT of the version file."""
     refuse_foreign_root(root)        # on the driver, before any task starts
+    layout = pds.Layout.at(root, storage_options)
+    layout.storage.check_writable(layout.root)
     try:
-        current = pds.open(root)
+        current = pds.open(root, storage_options=storage_options)
     except DatasetNotFound:
         current = None
     if partition_by is None and current is not None:
@@ -74,7 +78,7 @@ def write_dataset(df, root, partition_by, mode, writer_options, run_id=None,
     data, parts, exprs = plan_columns(df.schema, partition_by)
     config = _StageConfig(tuple(data), tuple(parts), root,
                           df.sparkSession.conf.get("spark.sql.session.timeZone"),
-                          dict(writer_options), int(rows_per_file))
+                          dict(writer_options), int(rows_per_file), storage_options)
     frame = df.select(*exprs)
     if partition_by:
         frame = frame.sortWithinPartitions(*partition_by)
@@ -86,7 +90,7 @@ def write_dataset(df, root, partition_by, mode, writer_options, run_id=None,
     schema = fields if commit_mode in ("create", "overwrite") else None
     version = pds.commit(root, entries, mode=commit_mode,
                          partition_by=partition_by or (None if current else []),
-                         run_id=run_id, schema=schema)
+                         run_id=run_id, schema=schema, storage_options=storage_options)
     files = [{"path": e["path"], "partition": e.get("partition") or {}, "size": e["size"],
               "rows": e["row_count"], "stats": e.get("stats") or {}} for e in entries]
     return WriteResult(root, files, sum(f["rows"] for f in files), uuid.uuid4().hex, version)
@@ -95,7 +99,9 @@ def write_dataset(df, root, partition_by, mode, writer_options, run_id=None,
 class _StageConfig:
     """Pickled into each task: the transport columns and where to stage."""
 
-    def __init__(self, data, partitions, root, timezone, writer_options, rows_per_file):
+    def __init__(self, data, partitions, root, timezone, writer_options, rows_per_file,
+                 storage_options=None):
+        self.storage_options = storage_options
         self.data = data
         self.partitions = partitions
         self.root = root
@@ -132,6 +138,7 @@ class _Stager:
         types = {c.name: c.type for c in self.config.partitions}
         entry = pds.stage_file(self.config.root, table, values, txn=self.txn, seq=self.seq,
                                partition_types=types or None, empty_string_as_null=True,
+                               storage_options=self.config.storage_options,
                                **self.config.writer_options)
         self.seq += 1
         self.entries.append(entry)
@@ -142,12 +149,13 @@ class _Stager:
         return self.entries
 
     def abort(self):
-        layout = pds.Layout(self.config.root)
+        layout = pds.Layout.at(self.config.root, self.config.storage_options)
         for entry in self.entries:
-            try:
-                os.remove(layout.shadow(entry["path"]))
-            except OSError:
-                pass
+            for path in layout.storage.staged_copies(layout, entry["path"]):
+                try:
+                    layout.storage.remove(path)
+                except OSError:
+                    pass
 
 
 def stage_task(frames, config):

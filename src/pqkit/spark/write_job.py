@@ -40,6 +40,7 @@ import uuid
 
 from pqkit import datatypes as T
 from pqkit.errors import SchemaError
+from pqkit.filesystems import is_url
 from pqkit.spark.dataset import write_dataset
 from pqkit.spark.write_plan import (
     RESULT_SCHEMA,
@@ -62,14 +63,17 @@ _MODES = ("append", "overwrite")
 
 # --- driver ---------------------------------------------------------------------------------
 def write(df, path, partition_by=None, mode="append", *, dataset=None, run_id=None,
-          **writer_options):
+          storage_options=None, **writer_options):
     """Write a Spark DataFrame as Parquet files, encoded by pqkit on the executors.
 
     Parameters
     ----------
     df : pyspark.sql.DataFrame
     path : str or os.PathLike
-        Target directory on a file system every executor and the driver share.
+        Target directory on a file system every executor and the driver share, or
+        a URL (``s3://bucket/table``): a PQDS/1 dataset on an object store, whose
+        files the executors write directly and whose version the driver commits
+        with a conditional PUT.
     partition_by : list of str, optional
         Columns that become ``name=value`` directories (in this order) instead of
         being stored in the files.
@@ -83,6 +87,8 @@ def write(df, path, partition_by=None, mode="append", *, dataset=None, run_id=No
     run_id : str, optional
         Dataset writes: the idempotency key of the commit (a run already
         committed is a no-op).
+    storage_options : dict, optional
+        fsspec options of a URL ``path`` (passed to the executors too).
     **writer_options
         Passed to :class:`pqkit.ParquetWriter` (compression, row_group_size,
         data_page_version, use_dictionary, column_encoding, bloom_filter_columns,
@@ -101,6 +107,12 @@ def write(df, path, partition_by=None, mode="append", *, dataset=None, run_id=No
     """
     if mode not in _MODES:
         raise SchemaError(f"mode must be one of {_MODES}, not {mode!r}")
+    if is_url(path):
+        if dataset is False:
+            raise SchemaError(f"{path}: a URL target is written as a PQDS/1 dataset (an "
+                              "object store has no rename for a plain directory commit)")
+        return write_dataset(df, path, partition_by, mode, writer_options, run_id,
+                             storage_options=storage_options)
     if not isinstance(path, (str, os.PathLike)):
         raise SchemaError(f"path must be a local directory path, not {path!r}")
     root = os.path.abspath(os.fspath(path))
