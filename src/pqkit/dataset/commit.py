@@ -137,7 +137,8 @@ def _backoff(attempt):
 
 def staged_file_present(layout, entry):
     path = entry["path"]
-    return layout.find_shadow(path) is not None or layout.storage.exists(layout.visible(path))
+    # the visible place first: on an object store that is where a staged file is
+    return layout.storage.exists(layout.visible(path)) or layout.find_shadow(path) is not None
 
 
 def commit_operation(layout, op, *, max_attempts=MAX_ATTEMPTS):

@@ -153,8 +153,16 @@ class ObjectStorage:
         self.fs.invalidate_cache(path)
 
     def exists(self, path):
-        self._fresh(path)
-        return self.fs.exists(path)
+        # a one-byte ranged GET: one request either way, where s3fs's exists() follows
+        # the HEAD of a missing key with a listing (is it a "directory"?)
+        try:
+            self.fs.cat_file(path, start=0, end=1)
+            return True
+        except FileNotFoundError:
+            return False
+        except OSError:                # an empty object has no byte 0 to range over
+            self._fresh(path)
+            return self.fs.exists(path)
 
     def read(self, path):
         # a ranged GET from 0: one request (a whole-object read is HEAD + GET)
