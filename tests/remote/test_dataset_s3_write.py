@@ -10,6 +10,7 @@ import time
 import uuid
 
 import pyarrow.dataset as pads
+import pytest
 
 import pqkit.dataset as pds
 from s3server import BUCKET
@@ -128,3 +129,32 @@ def test_a_writer_killed_at_a_random_moment_leaves_a_repairable_dataset(s3, s3fs
     assert pds.write(url, {"w": [9], "id": [9999]}, storage_options=s3fs_options) == \
         ds.version + 1
 
+
+
+@pytest.mark.parametrize("step", ["stage.written", "commit.committed", "publish.locked"])
+def test_a_writer_killed_at_a_fixed_step_leaves_a_repairable_dataset(s3, s3fs_options, s3_fs,
+                                                                     step):
+    """The random kill above may land anywhere; these land after the data file's PUT
+    (an orphan at its final key), after the commit PUT, and before the publish."""
+    url = _url("crash")
+    pds.write(url, {"w": [-1], "id": [-1]}, partition_by=["w"], mode="create",
+              storage_options=s3fs_options)
+    env = _env()
+    env["PQKIT_DATASET_CRASH_AT"] = f"{step}:2"             # the second append dies
+    proc = subprocess.run([sys.executable, WORKER, url, json.dumps(s3fs_options), "0", "3"],
+                          env=env, stderr=subprocess.PIPE, timeout=120)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()
+    committed = 2 if step == "stage.written" else 3
+    ds = pds.open(url, storage_options=s3fs_options)
+    assert ds.version == committed - 1
+    assert sorted(ds.read().column("id").to_pylist()) == [-1] + list(range(2 * (committed - 1)))
+    out = pds.repair(url, grace=0, storage_options=s3fs_options)
+    if step == "stage.written":
+        assert len(out["retired"]) == 1 and len(out["files_deleted"]) == 1
+        assert out["files_deleted"][0].endswith(out["retired"][0] + ".shadow")
+    live = {f.path for f in pds.open(url, storage_options=s3fs_options).files()}
+    keys = _keys(s3_fs, url)
+    assert {k for k in keys if k.endswith(".parquet") and not k.startswith("_")} == live
+    assert json.loads(s3_fs.cat_file(f"{url}/_pqkit/_latest")) == {"version": committed - 1}
+    assert json.loads(s3_fs.cat_file(f"{url}/_SUCCESS"))["version"] == committed - 1
+    assert _pyarrow_ids(s3, url) == sorted(ds.read().column("id").to_pylist())
