@@ -158,3 +158,19 @@ def test_a_writer_killed_at_a_fixed_step_leaves_a_repairable_dataset(s3, s3fs_op
     assert json.loads(s3_fs.cat_file(f"{url}/_pqkit/_latest")) == {"version": committed - 1}
     assert json.loads(s3_fs.cat_file(f"{url}/_SUCCESS"))["version"] == committed - 1
     assert _pyarrow_ids(s3, url) == sorted(ds.read().column("id").to_pylist())
+
+
+def test_delete_and_compact_on_s3(s3, s3fs_options, s3_fs):
+    url = _url("maintain")
+    opts = s3fs_options
+    pds.write(url, {"p": [1, 1, 2], "x": [1, 2, 3]}, partition_by=["p"], mode="create",
+              storage_options=opts)
+    pds.write(url, {"p": [1, 2], "x": [4, 5]}, storage_options=opts)
+    assert pds.delete(url, [("x", "==", 2)], storage_options=opts) == 2
+    ds = pds.open(url, storage_options=opts)
+    assert sorted(ds.read().column("x").to_pylist()) == [1, 3, 4, 5]
+    assert pds.compact(url, storage_options=opts) == 3
+    ds = pds.open(url, storage_options=opts)
+    assert ds.file_count == 2                                  # one per partition
+    assert sorted(ds.read().column("x").to_pylist()) == [1, 3, 4, 5]
+    assert _pyarrow_ids_or_x(s3, url) == [1, 3, 4, 5]          # retired files left the view

@@ -53,16 +53,17 @@ def _commit(layout, op, staged):
     return version
 
 
-def delete(root, filters, *, run_id=None, **writer_options):
+def delete(root, filters, *, run_id=None, storage_options=None, **writer_options):
     """Delete the rows matching ``filters`` (DNF, as for reading) as a new version.
 
-    Returns the new version, or the current one when no row matches.
+    Returns the new version, or the current one when no row matches. A URL ``root``
+    is a dataset on an object store (``storage_options``: its fsspec options).
     """
     dnf = normalize_filters(filters)
     if dnf is None:
         raise DatasetError("delete needs a filter; to remove everything overwrite the dataset")
-    layout = Layout(root)
-    ds = open_dataset(root)
+    layout = Layout.at(root, storage_options)
+    ds = open_dataset(root, storage_options=storage_options)
     planner = Planner(ds.table_schema, ds.partitioning, dnf)
     txn, removed, staged = new_txn(), set(), []
     try:
@@ -92,13 +93,15 @@ def delete(root, filters, *, run_id=None, **writer_options):
     return _commit(layout, op, staged)
 
 
-def compact(root, *, target_size=DEFAULT_TARGET_SIZE, run_id=None, **writer_options):
+def compact(root, *, target_size=DEFAULT_TARGET_SIZE, run_id=None, storage_options=None,
+            **writer_options):
     """Rewrite each partition's small files (below ``target_size`` bytes) into fewer files.
 
-    Returns the new version, or the current one when there is nothing to compact.
+    Returns the new version, or the current one when there is nothing to compact. A
+    URL ``root`` is a dataset on an object store (``storage_options``: its fsspec options).
     """
-    layout = Layout(root)
-    ds = open_dataset(root)
+    layout = Layout.at(root, storage_options)
+    ds = open_dataset(root, storage_options=storage_options)
     txn, removed, staged = new_txn(), set(), []
     try:
         for group in _compact_groups(ds, target_size):
@@ -172,8 +175,8 @@ def restore(root, version, *, run_id=None):
 
 
 def _present(layout, relpath):
-    import os
-    return layout.find_shadow(relpath) is not None or os.path.exists(layout.visible(relpath))
+    return layout.find_shadow(relpath) is not None or \
+        layout.storage.exists(layout.visible(relpath))
 
 
 def tag(root, name, version=None):
