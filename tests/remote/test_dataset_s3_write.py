@@ -60,6 +60,8 @@ def test_write_append_overwrite_and_vacuum(s3, s3fs_options, s3_fs):
     assert pds.write(url, {"p": [5], "x": [9]}, mode="overwrite", storage_options=opts) == 2
     assert pds.open(url, storage_options=opts).read().column("x").to_pylist() == [9]
     assert _pyarrow_ids_or_x(s3, url) == [9]        # the overwritten files were retired
+    old = pds.open(url, version=1, storage_options=opts)      # time travel reads them
+    assert sorted(old.read().column("x").to_pylist()) == [1, 2, 3, 4]
     shadows = [k for k in _keys(s3_fs, url) if k.startswith("_pqkit/shadow/")]
     assert len(shadows) == 3
     out = pds.vacuum(url, grace=0, retention=0, keep_last=1, storage_options=opts)

@@ -12,7 +12,9 @@ three requests whatever the number of files; planning a query then prunes by
 partition values and per-file bounds from the snapshot alone. Data files are
 read by ranged requests (:class:`pqkit.read.remote.RangeSource`) at the visible
 path the published version gives them, their size taken from the snapshot (no
-HEAD). Only when the hint is missing are the version keys listed.
+HEAD). Only when the hint is missing are the version keys listed. A file that a
+later version retired (overwrite, delete, compact) was copied to its shadow key;
+an older version reading it finds it there after the visible key's 404.
 """
 from pqkit.dataset import fsops
 from pqkit.dataset.layout import Layout, parse_version_file_name
@@ -44,6 +46,7 @@ class ObjectManifestSource(FileSource):
         self._protocol = url.split("://", 1)[0]
         self._manifests = {}
         self._sizes = {}                 # resolved URL -> size in the snapshot
+        self._relpaths = {}              # resolved URL -> the entry's data path
 
     @property
     def root(self):
@@ -110,9 +113,23 @@ class ObjectManifestSource(FileSource):
         """(URL, size from the snapshot) of a published file entry."""
         url = f"{self._protocol}://{self.layout.visible(entry['path'])}"
         self._sizes[url] = int(entry["size"])
+        self._relpaths[url] = entry["path"]
         return url, self._sizes[url]
 
     def open_file(self, path):
         """A ParquetFile of a resolved URL, its size known: no HEAD before the tail GET."""
-        return ParquetFile(RangeSource(self.fs, path.split("://", 1)[1],
-                                       size=self._sizes.get(path), name=path))
+        key = path.split("://", 1)[1]
+        try:
+            return ParquetFile(RangeSource(self.fs, key, size=self._sizes.get(path), name=path))
+        except FileNotFoundError:
+            rel = self._relpaths.get(path)
+            if rel is None:
+                raise
+        for hidden in self.layout.shadow_copies(rel):
+            try:
+                return ParquetFile(RangeSource(self.fs, hidden, size=self._sizes.get(path),
+                                               name=f"{self._protocol}://{hidden}"))
+            except FileNotFoundError:
+                continue
+        raise FileNotFoundError(f"{path}: neither it nor its retired copy under "
+                                "_pqkit/shadow/ exists (removed by vacuum?)")
