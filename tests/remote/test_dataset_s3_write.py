@@ -13,6 +13,7 @@ import pyarrow.dataset as pads
 import pytest
 
 import pqkit.dataset as pds
+from pqkit.errors import SchemaError
 from s3server import BUCKET
 
 WORKER = os.path.join(os.path.dirname(__file__), "s3_append_worker.py")
@@ -176,3 +177,14 @@ def test_delete_and_compact_on_s3(s3, s3fs_options, s3_fs):
     assert ds.file_count == 2                                  # one per partition
     assert sorted(ds.read().column("x").to_pylist()) == [1, 3, 4, 5]
     assert _pyarrow_ids_or_x(s3, url) == [1, 3, 4, 5]          # retired files left the view
+
+
+def test_a_failing_write_leaves_no_object(s3, s3fs_options, s3_fs):
+    url = _url("failing")
+    pds.write(url, {"x": [1]}, mode="create", storage_options=s3fs_options)
+    before = _keys(s3_fs, url)
+    # the writer fails inside the data file's upload: the upload is aborted
+    with pytest.raises(SchemaError, match="bad writer option"):
+        pds.write(url, {"x": [2]}, no_such_option=1, storage_options=s3fs_options)
+    assert _keys(s3_fs, url) == before
+    assert pds.open(url, storage_options=s3fs_options).read().column("x").to_pylist() == [1]

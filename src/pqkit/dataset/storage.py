@@ -183,9 +183,21 @@ class ObjectStorage:
 
     @contextlib.contextmanager
     def create(self, path):
-        """A binary file writing ``path`` (a multipart upload, visible when closed)."""
-        with self.fs.open(path, "wb") as f:
+        """A binary file writing ``path`` (an upload, visible when closed); an error
+        inside discards it, so no partial object appears."""
+        f = self.fs.open(path, "wb")
+        try:
             yield f
+        except BaseException:
+            # closing would upload what was buffered: abort the upload instead
+            if hasattr(f, "discard"):
+                f.discard()
+                f.closed = True
+            else:
+                f.close()
+            self.remove(path)
+            raise
+        f.close()
 
     def replace(self, path, data):
         self.fs.pipe_file(path, data)
