@@ -102,8 +102,9 @@ class ColumnChunkReader:
         size = sum(len(d) for d, _ in segments)
         # Walk every page header before allocating: the buffers are sized by what the
         # pages hold, never by the num_values the chunk merely claims.
+        limits = self.options.thrift_limits()
         pages = [page for data, offset in segments
-                 for page in PageWalker(data, offset, n, self.where, self.verify)]
+                 for page in PageWalker(data, offset, n, self.where, self.verify, limits)]
         held = self._held_values(pages, n, exact, segments[0][1])
         # Each level entry takes at least a bit on disk (RLE runs compress further, but
         # never below one header byte per run of up to 2**31): cap what a page header's

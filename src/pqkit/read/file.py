@@ -54,8 +54,9 @@ class ParquetFile:
     def __init__(self, source, *, verify_checksums=True, coerce_int96_timestamp_unit=None,
                  options=None):
         self._source = Source(source)
+        options = options or DEFAULT_OPTIONS
         try:
-            self.metadata = read_metadata_from(self._source)
+            self.metadata = read_metadata_from(self._source, options)
         except BaseException:
             self._source.close()
             raise
@@ -65,7 +66,7 @@ class ParquetFile:
             self.row_group_reader = RowGroupReader(self._source, self.metadata,
                                                    verify_checksums,
                                                    coerce_int96_timestamp_unit or "ns",
-                                                   options or DEFAULT_OPTIONS)
+                                                   options)
         except BaseException:
             self._source.close()
             raise
@@ -329,12 +330,13 @@ def _descend(table, path):
 
 
 def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings=None,
-                verify_checksums=True):
+                verify_checksums=True, options=None):
     """Read a Parquet file straight into a pandas DataFrame.
 
     The same frame as ``read_table(...).to_pandas(strings=strings)``, without the
     copy: the decoded numeric buffers become the DataFrame's (the Table never
-    escapes). Parameters as :func:`read_table` and :meth:`Table.to_pandas`; the
+    escapes). Parameters as :func:`read_table` (``options``: the resource limits of
+    :class:`pqkit.ReadOptions`) and :meth:`Table.to_pandas`; the
     index and dtypes recorded in the file's ``pandas`` metadata entry (written by
     pqkit, pyarrow and ``DataFrame.to_parquet``) are restored, and a ``columns``
     selection also reads the stored index columns.
@@ -343,7 +345,7 @@ def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings=
     --------
     >>> pqkit.read_pandas("fixtures/sample.parquet", columns=["id"])  # doctest: +SKIP
     """
-    with ParquetFile(source, verify_checksums=verify_checksums) as f:
+    with ParquetFile(source, verify_checksums=verify_checksums, options=options) as f:
         if columns is not None:
             columns = _with_index_columns(list(columns), f.metadata.key_value_metadata,
                                           f.schema.names)

@@ -14,6 +14,7 @@ import struct
 
 from pqkit import format as fmt
 from pqkit.errors import CorruptFileError, EncryptedFileError, SchemaError
+from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.read.source import Source
 from pqkit.read.validate import check_file, check_row_group
 from pqkit.schema.tree import Schema
@@ -96,7 +97,7 @@ class FileMetadata:
                 f"columns={self.num_columns} created_by={self.created_by!r}>")
 
 
-def _decode_footer(buf, origin):
+def _decode_footer(buf, origin, options):
     """Decode FileMetaData from immutable bytes with the cyclic GC paused.
 
     A footer builds many small objects at once; letting the collector run in
@@ -105,15 +106,17 @@ def _decode_footer(buf, origin):
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        raw, used = fmt.decode(fmt.FileMetaData, buf, 0, len(buf), origin, lazy=True)
+        raw, used = fmt.decode(fmt.FileMetaData, buf, 0, len(buf), origin, lazy=True,
+                               **options.thrift_limits())
     finally:
         if was_enabled:
             gc.enable()
     return raw, used
 
 
-def read_metadata_from(src):
-    """Read the footer of an open :class:`~pqkit.read.source.Source`."""
+def read_metadata_from(src, options=DEFAULT_OPTIONS):
+    """Read the footer of an open :class:`~pqkit.read.source.Source` within the Thrift
+    limits of ``options``."""
     size = src.size
     if size < 12:
         raise CorruptFileError(f"file of {size} bytes is too small to be Parquet (at least 12)")
@@ -139,18 +142,20 @@ def read_metadata_from(src):
         buf = tail[tail_len - 8 - footer_len:tail_len - 8]
     else:
         buf = src.read(footer_offset, footer_len)
-    raw, _ = _decode_footer(buf, footer_offset)
+    raw, _ = _decode_footer(buf, footer_offset, options)
     check_file(raw, footer_offset)
     return FileMetadata(raw, size, footer_offset, footer_len)
 
 
-def read_metadata(source):
+def read_metadata(source, options=None):
     """Read and validate the footer of a Parquet file.
 
     Parameters
     ----------
     source : path, bytes-like or seekable binary file object
         Only the tail of the file is read.
+    options : pqkit.ReadOptions, optional
+        Its Thrift limits (string and container sizes, nesting) apply to the footer.
 
     Returns
     -------
@@ -164,4 +169,4 @@ def read_metadata(source):
         The footer is encrypted ("PARE").
     """
     with Source(source) as src:
-        return read_metadata_from(src)
+        return read_metadata_from(src, options or DEFAULT_OPTIONS)
