@@ -20,6 +20,7 @@ from pqkit.read.footer import read_metadata_from
 from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.read.row_group import RowGroupReader
 from pqkit.read.source import Source
+from pqkit.read.take import RowTaker
 from pqkit.variant import decode_table
 
 __all__ = ["ParquetFile", "read_table"]
@@ -189,6 +190,33 @@ class ParquetFile:
         if not tables:
             return self._empty(tops, wanted)
         return concat_row_groups(tables)
+
+    @uses_pool
+    def take(self, row_indices, columns=None):
+        """The rows numbered ``row_indices`` (file-wide, in that order, repeats allowed),
+        decoding only the pages that hold them where a chunk has an OffsetIndex
+        (whole chunks otherwise); see :mod:`pqkit.read.take`.
+
+        Parameters
+        ----------
+        row_indices : sequence of int
+            Each in ``[0, num_rows)``.
+        columns : list of str, optional
+            As :meth:`read`.
+
+        Returns
+        -------
+        pqkit.Table
+            Equal to ``self.read(columns).take(row_indices)``.
+
+        Raises
+        ------
+        IndexError
+            A row number outside the file.
+        """
+        tops, wanted = self._select(columns)
+        return RowTaker(self.row_group_reader).take(row_indices, tops, wanted,
+                                                    self._empty(tops, wanted))
 
     def iter_batches(self, batch_size=65536, columns=None, row_groups=None, *, filters=None):
         """Batches of ``batch_size`` rows, decoding one row group at a time.

@@ -1,0 +1,219 @@
+"""Reading chosen rows by number, decoding only the pages that hold them.
+
+A chunk's OffsetIndex gives each data page's first row (``first_row_index``), so
+the page holding row ``r`` is the last one starting at or before ``r``. For the
+rows asked for, each leaf decodes those pages (plus its dictionary page) and
+nothing else; a chunk without an OffsetIndex is decoded whole.
+
+The leaves of one top-level column must describe the same rows before they can
+be nested, but their pages need not break at the same rows. So for a column of
+several leaves the page choice is widened until every leaf covers the same row
+ranges: take the union of the rows each leaf's chosen pages span, add every
+page of every leaf that touches that union, and repeat until nothing changes.
+Example with two leaves, rows 0-99::
+
+    leaf a pages: [0, 40) [40, 80) [80, 100)     take row 45
+    leaf b pages: [0, 50) [50, 100)
+    round 1: a -> [40, 80), b -> [0, 50); union [0, 80)
+    round 2: a -> [0, 40) [40, 80), b -> [0, 50) [50, 100); union [0, 100)
+    round 3: a adds [80, 100): both leaves cover [0, 100)
+
+A v1 page may begin inside the previous page's record (old parquet-mr); such a
+chunk cannot be decoded from the middle, so that column is read whole.
+"""
+import bisect
+
+import numpy as np
+
+from pqkit.columnar.table import Table
+from pqkit.errors import EncodingError
+from pqkit.read.batches import concat_row_groups
+from pqkit.read.page_index import page_row_ranges, read_offset_index
+from pqkit.read.row_group import where_of
+
+__all__ = ["RowTaker", "check_row_indices"]
+
+
+def check_row_indices(row_indices, num_rows):
+    """``row_indices`` as an int64 array, each in ``[0, num_rows)``.
+
+    Raises
+    ------
+    TypeError
+        Not integers.
+    IndexError
+        A row outside the file.
+    """
+    idx = np.asarray(row_indices)
+    if idx.size == 0:
+        return np.zeros(0, np.int64)
+    if idx.ndim != 1 or not np.issubdtype(idx.dtype, np.integer):
+        raise TypeError(f"row_indices must be a sequence of ints, got {idx.dtype} "
+                        f"of shape {idx.shape}")
+    idx = idx.astype(np.int64)
+    bad = (idx < 0) | (idx >= num_rows)
+    if bad.any():
+        raise IndexError(f"row {int(idx[np.argmax(bad)])} out of range: the file has "
+                         f"{num_rows} rows")
+    return idx
+
+
+class RowTaker:
+    """Read rows by number from one file through its RowGroupReader.
+
+    Parameters
+    ----------
+    groups : pqkit.read.row_group.RowGroupReader
+
+    Attributes
+    ----------
+    pages_read : dict
+        Leaf path -> data pages decoded from the OffsetIndex (for tests and
+        benchmarks); a chunk read whole counts under ``chunks_read`` instead.
+    chunks_read : dict
+        Leaf path -> column chunks decoded whole.
+    """
+
+    def __init__(self, groups):
+        self.groups = groups
+        self.pages_read = {}
+        self.chunks_read = {}
+
+    def take(self, row_indices, tops, wanted, empty):
+        """A Table of rows ``row_indices`` (file-relative, in the order given, repeats
+        allowed) of the top-level nodes ``tops``, leaves ``wanted``; ``empty`` is the
+        Table of no rows to return when no row is asked for."""
+        md = self.groups.metadata
+        idx = check_row_indices(row_indices, md.num_rows)
+        if not len(idx):
+            return empty
+        rows, inverse = np.unique(idx, return_inverse=True)
+        starts = np.cumsum([0] + [md.checked_row_group(g).num_rows
+                                  for g in range(md.num_row_groups)])
+        tables = []
+        for g in range(md.num_row_groups):
+            lo, hi = np.searchsorted(rows, [starts[g], starts[g + 1]])
+            if lo < hi:
+                tables.append(self._take_group(g, rows[lo:hi] - starts[g], tops, wanted))
+        return concat_row_groups(tables).take(inverse)
+
+    def _take_group(self, g, rows, tops, wanted):
+        """Rows ``rows`` (sorted, unique, relative to row group ``g``) as a Table."""
+        num_rows = self.groups.metadata.checked_row_group(g).num_rows
+        leaves, columns = {}, []
+        for top in tops:
+            nodes = [n for n in self.groups.schema.columns
+                     if n.path[0] == top.name and n.path in wanted]
+            positions = self._read_top(g, nodes, rows, num_rows, leaves)
+            columns.append((top, positions))
+        fields, cols = [], []
+        for top, positions in columns:
+            f, col = self.groups.nest_one(top, leaves)
+            fields.append(f)
+            cols.append(col.take(positions))
+        return Table(cols, fields, self.groups.metadata.key_value_metadata,
+                     num_rows=None if cols else len(rows))
+
+    def _read_top(self, g, nodes, rows, num_rows, leaves):
+        """Decode the leaves of one top-level column into ``leaves``; return where
+        ``rows`` sit in what was decoded."""
+        spans = self._page_spans(g, nodes, num_rows)
+        if spans is not None:
+            chosen, covered = _align(spans, rows)
+            try:
+                for node in nodes:
+                    data = self._read_pages(g, node, spans[node.path][0][0].offset,
+                                            chosen[node.path])
+                    leaves[node.path] = self.groups.leaf(node, data, where_of(node, g))
+            except EncodingError:
+                spans = None        # a page starts inside a record: read the chunks whole
+            else:
+                return _positions(covered, rows)
+        for node in nodes:
+            self.chunks_read[node.path] = self.chunks_read.get(node.path, 0) + 1
+            leaves[node.path] = self.groups.leaf(node, self.groups.read_chunk(g, node),
+                                                 where_of(node, g))
+        return rows
+
+    def _page_spans(self, g, nodes, num_rows):
+        """{path: (page locations, row spans)} for every leaf, or None when one lacks an
+        OffsetIndex or has no values (then the column is read whole)."""
+        out = {}
+        for node in nodes:
+            chunk = self.groups.column_chunk(g, node)
+            if chunk.meta_data is None or chunk.meta_data.num_values == 0:
+                return None
+            oi = read_offset_index(self.groups.source, chunk,
+                                   self.groups.metadata.footer_offset, where_of(node, g))
+            if oi is None or not oi.page_locations:
+                return None
+            out[node.path] = (oi.page_locations,
+                              page_row_ranges(oi, num_rows, where_of(node, g)))
+        return out or None
+
+    def _read_pages(self, g, node, first_data, pages):
+        """Decode the chosen ``pages`` of a chunk whose first data page is at
+        ``first_data``, with its dictionary page."""
+        dict_off = self.groups.column_chunk(g, node).meta_data.dictionary_page_offset
+        locs = [loc for loc, _ in pages]
+        segments = []
+        # Some writers store dictionary_page_offset 0 for "none"; only an offset
+        # before the first data page names a real dictionary page.
+        if dict_off is not None and 0 < dict_off < first_data:
+            segments.append((dict_off, first_data - dict_off))
+        segments.extend((loc.offset, loc.compressed_page_size) for loc in locs)
+        self.pages_read[node.path] = self.pages_read.get(node.path, 0) + len(locs)
+        return self.groups.read_pages(g, node, segments)
+
+
+def _align(spans, rows):
+    """Choose pages of every leaf so that all cover the same rows, which include
+    ``rows``; returns ({path: [(location, span), ...]}, covered intervals)."""
+    chosen = {path: set() for path in spans}
+    firsts = {path: [a for a, _ in sp] for path, (_, sp) in spans.items()}
+    for path, (_, sp) in spans.items():
+        for r in rows:
+            chosen[path].add(_page_of(firsts[path], sp, int(r)))
+    while True:
+        covered = _merge(spans[p][1][i] for p in chosen for i in chosen[p])
+        grown = False
+        for path, (_, sp) in spans.items():
+            for a, b in covered:
+                lo = max(bisect.bisect_right(firsts[path], a) - 1, 0)
+                hi = bisect.bisect_left(firsts[path], b)
+                for i in range(lo, hi):
+                    if sp[i][0] < sp[i][1] and i not in chosen[path]:
+                        chosen[path].add(i)
+                        grown = True
+        if not grown:
+            break
+    pages = {p: [(spans[p][0][i], spans[p][1][i]) for i in sorted(chosen[p])]
+             for p in chosen}
+    return pages, covered
+
+
+def _page_of(firsts, spans, row):
+    """The page holding ``row``: the last non-empty page starting at or before it."""
+    i = bisect.bisect_right(firsts, row) - 1
+    while i > 0 and spans[i][0] == spans[i][1]:
+        i -= 1
+    return i
+
+
+def _merge(intervals):
+    out = []
+    for a, b in sorted(intervals):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def _positions(covered, rows):
+    """Where each of ``rows`` lies among the rows of the ``covered`` intervals."""
+    starts = np.array([a for a, _ in covered], np.int64)
+    lengths = np.array([b - a for a, b in covered], np.int64)
+    before = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    k = np.searchsorted(starts, rows, side="right") - 1
+    return rows - starts[k] + before[k]
