@@ -25,6 +25,7 @@ from pqkit.read.filters import (
     row_mask,
     term_may_match,
 )
+from pqkit.read.chunk_range import dictionary_segment
 from pqkit.read.page_index import page_row_ranges, read_column_index, read_offset_index
 from pqkit.read.row_group import where_of
 
@@ -142,10 +143,9 @@ class FilteredReader:
         locs = oi.page_locations
         self.pages_total += len(locs)
         segments, positions, base = [], [], 0
-        first_data = locs[0].offset if locs else md.data_page_offset
-        dict_off = md.dictionary_page_offset
-        if dict_off is not None and 0 < dict_off < first_data:
-            segments.append((dict_off, first_data - dict_off))
+        dictionary = dictionary_segment(md, locs[0].offset if locs else md.data_page_offset)
+        if dictionary:
+            segments.append(dictionary)
         for loc, (a, b) in zip(locs, spans):
             lo = np.searchsorted(candidates, a)
             hi = np.searchsorted(candidates, b)

@@ -28,6 +28,7 @@ import numpy as np
 from pqkit.columnar.table import Table
 from pqkit.errors import EncodingError
 from pqkit.read.batches import concat_row_groups
+from pqkit.read.chunk_range import dictionary_segment
 from pqkit.read.page_index import page_row_ranges, read_offset_index
 from pqkit.read.row_group import where_of
 
@@ -154,13 +155,10 @@ class RowTaker:
     def _read_pages(self, g, node, first_data, pages):
         """Decode the chosen ``pages`` of a chunk whose first data page is at
         ``first_data``, with its dictionary page."""
-        dict_off = self.groups.column_chunk(g, node).meta_data.dictionary_page_offset
+        meta = self.groups.column_chunk(g, node).meta_data
         locs = [loc for loc, _ in pages]
-        segments = []
-        # Some writers store dictionary_page_offset 0 for "none"; only an offset
-        # before the first data page names a real dictionary page.
-        if dict_off is not None and 0 < dict_off < first_data:
-            segments.append((dict_off, first_data - dict_off))
+        dictionary = dictionary_segment(meta, first_data)
+        segments = [dictionary] if dictionary else []
         segments.extend((loc.offset, loc.compressed_page_size) for loc in locs)
         self.pages_read[node.path] = self.pages_read.get(node.path, 0) + len(locs)
         return self.groups.read_pages(g, node, segments)
