@@ -14,6 +14,7 @@ from pqkit.cli import (
     dataset_cmd,
     dictionary_cmd,
     diff_cmd,
+    explain_cmd,
     index_cmd,
     layout_cmd,
     meta_cmd,
@@ -38,6 +39,7 @@ COMMANDS = {
     "diff": diff_cmd,
     "convert": convert_cmd,
     "dataset": dataset_cmd,
+    "explain": explain_cmd,
 }
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE = 0, 1, 2

@@ -7,25 +7,22 @@ then nest the leaves into one column per top-level field (:mod:`pqkit.read.assem
 and restore the Arrow types a writer recorded (:mod:`pqkit.read.arrow_restore`).
 """
 from pqkit import datatypes as T
-from pqkit.bloom import MAX_BYTES as _MAX_BLOOM_BYTES
-from pqkit.bloom import parse_bloom_filter
 from pqkit.columnar.nested import StructColumn
 from pqkit.columnar.pandas_metadata import pandas_metadata_of
 from pqkit.columnar.table import Table
-from pqkit.errors import CorruptFileError, SchemaError
+from pqkit.errors import SchemaError
 from pqkit.memory import uses_pool
 from pqkit.read.batches import BatchReader, concat_row_groups
 from pqkit.read.filtered import FilteredReader
 from pqkit.read.footer import read_metadata_from
 from pqkit.read.options import DEFAULT_OPTIONS
+from pqkit.read.pruning import read_bloom_filter
 from pqkit.read.row_group import RowGroupReader
 from pqkit.read.source import Source
 from pqkit.read.take import RowTaker
 from pqkit.variant import decode_table
 
 __all__ = ["ParquetFile", "read_table"]
-
-MAX_BLOOM_READ = _MAX_BLOOM_BYTES + 1024     # bitset plus a generous header
 
 
 class ParquetFile:
@@ -103,22 +100,8 @@ class ParquetFile:
         ``column`` is a dotted path or leaf index. Use its
         ``might_contain(value, physical_type)``, or :meth:`might_contain`.
         """
-        node = self.schema.column(column)
-        chunk = self.metadata.checked_row_group(row_group).columns[node.column_index]
-        md = chunk.meta_data
-        if md is None or md.bloom_filter_offset is None:
-            return None
-        where = f"bloom filter of column {node.dotted_path}, row group {row_group}"
-        offset = md.bloom_filter_offset
-        length = md.bloom_filter_length
-        if length is None:     # older writers: header then bitset, size from the header
-            length = min(self.metadata.footer_offset - offset, MAX_BLOOM_READ)
-        if offset < 4 or length <= 0 or offset + length > self.metadata.footer_offset:
-            raise CorruptFileError(f"{where}: offset {offset} length {length} lies outside "
-                                   f"the data of the file")
-        data = self._source.read(offset, length)
-        _, bloom, _ = parse_bloom_filter(data, 0, origin=offset)
-        return bloom
+        return read_bloom_filter(self._source, self.metadata, self.schema.column(column),
+                                 row_group)
 
     def might_contain(self, column, row_group, value):
         """False when the chunk's bloom filter proves ``value`` absent; True otherwise

@@ -143,8 +143,8 @@ RULES = _rules(
     ("PQ-INDEX-012", WARNING, "page index", "a ColumnIndex for INT96 under TYPE_ORDER"),
     ("PQ-INDEX-013", ERROR, "page index", "level histograms of the wrong length"),
     ("PQ-INDEX-014", WARNING, "page index",
-     "an OffsetIndex but no dictionary_page_offset for the dictionary (parquet-mr < 1.15.0, "
-     "Polars < 1.39.0)"),
+     ("an OffsetIndex but no dictionary_page_offset for the dictionary (parquet-mr < 1.15.0, "
+      "Polars < 1.39.0)")),
     # -- bloom filters (see bloom_checks.py) ------------------------------------------------
     ("PQ-BLOOM-001", ERROR, "bloom filter",
      "a bloom filter (header and bitset) lies outside the data before the footer"),
