@@ -253,8 +253,11 @@ def in_terminal(width, *argv):
 @pytest.mark.parametrize("argv", [("meta", SAMPLE), ("head", WIDE_NESTED), ("meta", GEO),
                                   ("verify", CORPUS / "datapage_v1-corrupt-checksum.parquet"),
                                   ("explain", TINY_PAGES, "--where",
-                                   "id > 7000 and string_col in ('1', '2') or tinyint_col = 9")],
-                         ids=["meta-sample", "head-nested", "meta-geo", "verify", "explain"])
+                                   "id > 7000 and string_col in ('1', '2') or tinyint_col = 9"),
+                                  ("take", WIDE_NESTED, "0", "0"),
+                                  ("take", TINY_PAGES, "7299", "0:3")],
+                         ids=["meta-sample", "head-nested", "meta-geo", "verify", "explain",
+                              "take-nested", "take"])
 def test_real_terminal_widths(width, argv):
     out = in_terminal(width, *argv)
     check_fits(out, width)

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import pqkit
 from pqkit.read.row_group import RowGroupReader
+from pqkit.read.selection import select_columns
 from pqkit.read.take import RowTaker
 
 pytestmark = pytest.mark.interop
@@ -112,7 +113,7 @@ def test_nested_tables_equal_pyarrow_take(tmp_path, seed, writer, page_size, v2,
     rows = rng.integers(0, n, int(rng.integers(0, 25)))
     with pqkit.ParquetFile(path) as f:
         taker = RowTaker(f.row_group_reader)
-        tops, wanted = f._select(columns)
+        tops, wanted = select_columns(f.schema, columns)
         got = taker.take(rows, tops, wanted, f.read(columns).slice(0, 0))
     want = pq.read_table(path, columns=columns).take(pa.array(rows, pa.int64()))
     assert got.to_pydict() == want.to_pydict()

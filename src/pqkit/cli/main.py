@@ -21,6 +21,7 @@ from pqkit.cli import (
     pages_cmd,
     rows_cmd,
     schema_cmd,
+    take_cmd,
     verify_cmd,
 )
 from pqkit.errors import ParquetError
@@ -40,6 +41,7 @@ COMMANDS = {
     "convert": convert_cmd,
     "dataset": dataset_cmd,
     "explain": explain_cmd,
+    "take": take_cmd,
 }
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE = 0, 1, 2

@@ -21,6 +21,7 @@ from pqkit.read.file import ParquetFile
 from pqkit.read.filtered import WHOLE_CHUNK, FilteredReader
 from pqkit.read.page_index import read_offset_index
 from pqkit.read.row_group import where_of
+from pqkit.read.selection import select_columns
 
 __all__ = ["explain_filter"]
 
@@ -44,7 +45,7 @@ def explain_filter(source, filters, columns=None):
         read and avoided; and totals.
     """
     with ParquetFile(source) as f:
-        tops, wanted = f._select(columns)
+        tops, wanted = select_columns(f.schema, columns)
         reader = FilteredReader(f.row_group_reader, filters)
         groups = [_group(f, reader, g, tops, wanted) for g in range(f.num_row_groups)]
         dnf = [[[".".join(p), op, v] for p, op, v in conj] for conj in reader.dnf]
@@ -68,7 +69,7 @@ def _group(f, reader, g, tops, wanted):
                   rows=list(p.rows)) for _, ps in plan.page_verdicts for p in ps]
     out = {"row_group": g, "num_rows": plan.num_rows, "skipped": plan.skipped,
            "skipped_by": _skipped_by(plan), "checks": checks, "pages": pages,
-           "candidate_rows": None if plan.candidates is None else int(len(plan.candidates))}
+           "candidate_rows": None if plan.candidates is None else len(plan.candidates)}
     if plan.skipped:
         leaves = _leaves_read(f, reader, tops, wanted)
         avoided = sum(_chunk_bytes(rg, n) for n in leaves)

@@ -10,7 +10,6 @@ from pqkit import datatypes as T
 from pqkit.columnar.nested import StructColumn
 from pqkit.columnar.pandas_metadata import pandas_metadata_of
 from pqkit.columnar.table import Table
-from pqkit.errors import SchemaError
 from pqkit.memory import uses_pool
 from pqkit.read.batches import BatchReader, concat_row_groups
 from pqkit.read.filtered import FilteredReader
@@ -18,6 +17,7 @@ from pqkit.read.footer import read_metadata_from
 from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.read.pruning import read_bloom_filter
 from pqkit.read.row_group import RowGroupReader
+from pqkit.read.selection import select_columns
 from pqkit.read.source import Source
 from pqkit.read.take import RowTaker
 from pqkit.variant import decode_table
@@ -115,33 +115,7 @@ class ParquetFile:
     # --- selection ----------------------------------------------------------------------
     def _select(self, columns):
         """(top-level nodes in schema order, set of selected leaf paths)."""
-        tops = self.schema.root.children
-        if columns is None:
-            return list(tops), {c.path for c in self.schema.columns}
-        if isinstance(columns, str):
-            raise TypeError("columns must be a list of names, not a string")
-        wanted = set()
-        for name in columns:
-            node = self._find(name)
-            stack = [node]
-            while stack:
-                n = stack.pop()
-                if n.is_leaf:
-                    wanted.add(n.path)
-                else:
-                    stack.extend(n.children)
-        return [t for t in tops if any(p[0] == t.name for p in wanted)], wanted
-
-    def _find(self, name):
-        path = tuple(name) if isinstance(name, (tuple, list)) else tuple(str(name).split("."))
-        node = self.schema.root
-        for part in path:
-            match = [c for c in node.children if c.name == part]
-            if not match:
-                raise SchemaError(f"no column {'.'.join(path)!r} in the file; top-level "
-                                  f"columns are {self.schema.names}")
-            node = match[0]
-        return node
+        return select_columns(self.schema, columns)
 
     # --- reading ------------------------------------------------------------------------
     @uses_pool
