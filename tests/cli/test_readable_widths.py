@@ -255,9 +255,10 @@ def in_terminal(width, *argv):
                                   ("explain", TINY_PAGES, "--where",
                                    "id > 7000 and string_col in ('1', '2') or tinyint_col = 9"),
                                   ("take", WIDE_NESTED, "0", "0"),
-                                  ("take", TINY_PAGES, "7299", "0:3")],
+                                  ("take", TINY_PAGES, "7299", "0:3"),
+                                  ("advise", SAMPLE, "--codec", "zstd", "--codec", "snappy")],
                          ids=["meta-sample", "head-nested", "meta-geo", "verify", "explain",
-                              "take-nested", "take"])
+                              "take-nested", "take", "advise"])
 def test_real_terminal_widths(width, argv):
     out = in_terminal(width, *argv)
     check_fits(out, width)

@@ -9,6 +9,7 @@ import sys
 
 from pqkit import __version__
 from pqkit.cli import (
+    advise_cmd,
     bloom_cmd,
     convert_cmd,
     dataset_cmd,
@@ -42,6 +43,7 @@ COMMANDS = {
     "dataset": dataset_cmd,
     "explain": explain_cmd,
     "take": take_cmd,
+    "advise": advise_cmd,
 }
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE = 0, 1, 2
