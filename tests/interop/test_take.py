@@ -9,9 +9,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pqkit
+from pqkit.read.chunk import ChunkData
+from pqkit.read.records import keep_records
 from pqkit.read.row_group import RowGroupReader
 from pqkit.read.selection import select_columns
 from pqkit.read.take import RowTaker
+from pqkit.read.values import FixedValues
 
 pytestmark = pytest.mark.interop
 
@@ -119,6 +122,9 @@ def test_nested_tables_equal_pyarrow_take(tmp_path, seed, writer, page_size, v2,
     assert got.to_pydict() == want.to_pydict()
     if len(rows):
         assert taker.chunks_read == {}          # every chunk has an OffsetIndex
+        # each leaf decodes at most one page per distinct row (records spanning pages
+        # are not written with a page index)
+        assert max(taker.pages_read.values()) <= len(set(rows.tolist()))
 
 
 def test_without_page_index_whole_chunks_are_read(tmp_path, monkeypatch):
@@ -145,3 +151,14 @@ def test_bad_row_numbers(big_file):
         empty = f.take([], columns=["x"])
     assert empty.num_rows == 0
     assert empty.column_names == ["x"]
+
+
+def test_keep_records_of_the_module_example():
+    chunk = ChunkData(np.array([2, 2, 1, 2, 2], np.int16), np.array([0, 1, 0, 0, 1], np.int16),
+                      5, FixedValues(np.array([10, 11, 12, 13])))
+    kept = keep_records(chunk, np.array([1, 2]), 2, "column r")
+    assert kept.rep_levels.tolist() == [0, 0, 1] and kept.def_levels.tolist() == [1, 2, 2]
+    assert kept.num_entries == 3 and kept.values.array.tolist() == [12, 13]
+    with pytest.raises(pqkit.CorruptFileError, match="hold 3 records, but the OffsetIndex "
+                                                     "puts record 3"):
+        keep_records(chunk, np.array([3]), 2, "column r")

@@ -6,17 +6,14 @@ rows asked for, each leaf decodes those pages (plus its dictionary page) and
 nothing else; a chunk without an OffsetIndex is decoded whole.
 
 The leaves of one top-level column must describe the same rows before they can
-be nested, but their pages need not break at the same rows. So for a column of
-several leaves the page choice is widened until every leaf covers the same row
-ranges: take the union of the rows each leaf's chosen pages span, add every
-page of every leaf that touches that union, and repeat until nothing changes.
-Example with two leaves, rows 0-99::
+be nested, but their pages need not break at the same rows. So each leaf decodes
+the pages holding the rows and then keeps only the records of those rows
+(:func:`pqkit.read.records.keep_records`). Example with two leaves, rows 0-99::
 
-    leaf a pages: [0, 40) [40, 80) [80, 100)     take row 45
+    leaf a pages: [0, 40) [40, 80) [80, 100)     take rows 45 and 90
     leaf b pages: [0, 50) [50, 100)
-    round 1: a -> [40, 80), b -> [0, 50); union [0, 80)
-    round 2: a -> [0, 40) [40, 80), b -> [0, 50) [50, 100); union [0, 100)
-    round 3: a adds [80, 100): both leaves cover [0, 100)
+    a decodes [40, 80) and [80, 100), keeps records 5 and 50 of those 60 rows
+    b decodes [0, 50) and [50, 100), keeps records 45 and 90
 
 A v1 page may begin inside the previous page's record (old parquet-mr); such a
 chunk cannot be decoded from the middle, so that column is read whole.
@@ -30,6 +27,7 @@ from pqkit.errors import EncodingError
 from pqkit.read.batches import concat_row_groups
 from pqkit.read.chunk_range import dictionary_segment
 from pqkit.read.page_index import page_row_ranges, read_offset_index
+from pqkit.read.records import keep_records
 from pqkit.read.row_group import where_of
 
 __all__ = ["RowTaker", "check_row_indices"]
@@ -120,21 +118,30 @@ class RowTaker:
         ``rows`` sit in what was decoded."""
         spans = self._page_spans(g, nodes, num_rows)
         if spans is not None:
-            chosen, covered = _align(spans, rows)
             try:
                 for node in nodes:
-                    data = self._read_pages(g, node, spans[node.path][0][0].offset,
-                                            chosen[node.path])
-                    leaves[node.path] = self.groups.leaf(node, data, where_of(node, g))
+                    leaves[node.path] = self._leaf_rows(g, node, spans[node.path], rows)
             except EncodingError:
                 spans = None        # a page starts inside a record: read the chunks whole
             else:
-                return _positions(covered, rows)
+                return np.arange(len(rows))
         for node in nodes:
             self.chunks_read[node.path] = self.chunks_read.get(node.path, 0) + 1
             leaves[node.path] = self.groups.leaf(node, self.groups.read_chunk(g, node),
                                                  where_of(node, g))
         return rows
+
+    def _leaf_rows(self, g, node, spans, rows):
+        """(levels, column) of leaf ``node`` holding exactly ``rows``: the pages holding
+        them are decoded and the records of the other rows on those pages dropped."""
+        locs, sp = spans
+        firsts = [a for a, _ in sp]
+        chosen = sorted({_page_of(firsts, sp, int(r)) for r in rows})
+        data = self._read_pages(g, node, locs[0].offset, [(locs[i], sp[i]) for i in chosen])
+        where = where_of(node, g)
+        data = keep_records(data, _positions(_merge(sp[i] for i in chosen), rows),
+                            node.max_definition_level, where)
+        return self.groups.leaf(node, data, where)
 
     def _page_spans(self, g, nodes, num_rows):
         """{path: (page locations, row spans)} for every leaf, or None when one lacks an
@@ -162,32 +169,6 @@ class RowTaker:
         segments.extend((loc.offset, loc.compressed_page_size) for loc in locs)
         self.pages_read[node.path] = self.pages_read.get(node.path, 0) + len(locs)
         return self.groups.read_pages(g, node, segments)
-
-
-def _align(spans, rows):
-    """Choose pages of every leaf so that all cover the same rows, which include
-    ``rows``; returns ({path: [(location, span), ...]}, covered intervals)."""
-    chosen = {path: set() for path in spans}
-    firsts = {path: [a for a, _ in sp] for path, (_, sp) in spans.items()}
-    for path, (_, sp) in spans.items():
-        for r in rows:
-            chosen[path].add(_page_of(firsts[path], sp, int(r)))
-    while True:
-        covered = _merge(spans[p][1][i] for p in chosen for i in chosen[p])
-        grown = False
-        for path, (_, sp) in spans.items():
-            for a, b in covered:
-                lo = max(bisect.bisect_right(firsts[path], a) - 1, 0)
-                hi = bisect.bisect_left(firsts[path], b)
-                for i in range(lo, hi):
-                    if sp[i][0] < sp[i][1] and i not in chosen[path]:
-                        chosen[path].add(i)
-                        grown = True
-        if not grown:
-            break
-    pages = {p: [(spans[p][0][i], spans[p][1][i]) for i in sorted(chosen[p])]
-             for p in chosen}
-    return pages, covered
 
 
 def _page_of(firsts, spans, row):
