@@ -206,3 +206,22 @@ def test_bad_where_exits_2(path, capsys):
     code, _, err = run(capsys, "explain", path, "--where", "nope = 1")
     assert code == 2 and "'nope' is not a leaf column" in err
     assert MAX_CONJUNCTIONS == 256
+
+
+def test_a_dictionary_rules_out_a_value_inside_the_bounds(corpus, capsys):
+    """string_col holds '0'..'9': '55' lies within the bounds, and only the dictionary
+    (every data page dictionary encoded, per encoding_stats) proves it absent."""
+    path = str(corpus / "data" / "alltypes_tiny_pages.parquet")
+    code, out, _ = run(capsys, "explain", path, "--where", "string_col = '55'", "--json")
+    (g,) = json.loads(out)["row_groups"]
+    assert code == 0 and g["skipped"] and g["skipped_by"] == "dictionary"
+    assert [(c["source"], c["may_match"]) for c in g["checks"]] == [("statistics", True),
+                                                                   ("dictionary", False)]
+    assert "10 values" in g["checks"][1]["detail"]
+    assert pqkit.read_table(path, filters=[("string_col", "==", "55")]).num_rows == 0
+    code, out, _ = run(capsys, "explain", path, "--where", "string_col in ('55', '5')",
+                       "--json")
+    (g,) = json.loads(out)["row_groups"]
+    assert not g["skipped"] and g["checks"][-1] == {
+        "column": "string_col", "op": "in", "value": ["55", "5"], "source": "dictionary",
+        "may_match": True, "detail": g["checks"][-1]["detail"], "conjunction": 0}

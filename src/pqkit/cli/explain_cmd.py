@@ -15,8 +15,8 @@ from pqkit.errors import SchemaError
 from pqkit.read.explain import explain_filter
 from pqkit.read.filter_text import parse_filter
 
-HELP = ("explain a filtered read: per row group and page, the statistics, page index or "
-        "bloom filter that skip it or force a read, and the bytes avoided")
+HELP = ("explain a filtered read: per row group and page, the statistics, page index, "
+        "bloom filter or dictionary that skip it or force a read, and the bytes avoided")
 EXAMPLE = """examples:
   pqinspect explain data.parquet --where "x > 5 and city in ('Oslo')"
   pqinspect explain data.parquet --where "id = 42" --column name

@@ -202,7 +202,7 @@ def _term_mask(col, op, value):
     values = col.to_pylist()
     valid = np.fromiter((v is not None for v in values), np.bool_, len(values))
     out = np.zeros(len(values), np.bool_) if op != "not in" else ~valid
-    test = _PY_OPS[op]
+    test = PY_OPS[op]
     for i, v in enumerate(values):
         if valid[i]:
             try:
@@ -213,7 +213,7 @@ def _term_mask(col, op, value):
     return out
 
 
-_PY_OPS = {
+PY_OPS = {
     "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
     "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
     "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,

@@ -6,8 +6,11 @@ never a second opinion. For a row group and a filter in DNF:
 
 1. each predicate is tested against the column chunk's statistics, then, for
    ``==`` and ``in`` on a plain integer, string or binary column, against the
-   chunk's bloom filter; a conjunction with one failing predicate cannot match,
-   and a row group whose conjunctions all fail is skipped;
+   chunk's bloom filter, then -- when every data page is dictionary encoded (as
+   its ``encoding_stats`` record) and the dictionary page is at most 1 MiB --
+   against the dictionary's values (for an operator nulls never satisfy); a
+   conjunction with one failing predicate cannot match, and a row group whose
+   conjunctions all fail is skipped;
 2. otherwise each predicate with a ColumnIndex and an OffsetIndex tests every
    page's bounds; the rows of the pages that may match are the predicate's rows,
    and the candidate rows are the union over conjunctions of the intersections of
@@ -26,15 +29,21 @@ import numpy as np
 from pqkit.bloom import MAX_BYTES as MAX_BLOOM_BYTES
 from pqkit.bloom import parse_bloom_filter
 from pqkit.errors import CorruptFileError
-from pqkit.format import ConvertedType, Type
-from pqkit.read.filters import chunk_statistics, term_may_match
+from pqkit.format import ConvertedType, Encoding, PageType, Type
+from pqkit.read.chunk_range import dictionary_segment
+from pqkit.read.filters import PY_OPS, chunk_statistics, term_may_match
 from pqkit.read.page_index import page_row_ranges, read_column_index, read_offset_index
 from pqkit.read.row_group import where_of
+from pqkit.read.values import FixedValues
 
 __all__ = ["Verdict", "GroupPlan", "plan_group", "pages_with_rows", "read_bloom_filter"]
 
 _FLOATS = (Type.FLOAT, Type.DOUBLE)
 MAX_BLOOM_READ = MAX_BLOOM_BYTES + 1024     # bitset plus a generous header
+# A dictionary is read to rule a row group out only when it is small next to the chunk
+# it may save; larger ones cost more than they are likely to avoid.
+MAX_DICTIONARY_PROBE = 1 << 20
+_DICT_ENCODINGS = (Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY)
 
 
 @dataclass
@@ -148,9 +157,71 @@ def _chunk_verdicts(groups, rg, g, node, term, decode):
         detail = (f"{bloom.num_bytes} bytes at offset {chunk.meta_data.bloom_filter_offset}: "
                   f"{len(probe) - len(present)} of {len(probe)} values absent")
         out.append(Verdict(term, "bloom filter", bool(present), detail))
+        if not present:
+            return out
+    dictionary = _dictionary_verdict(groups, chunk, g, node, term)
+    if dictionary is not None:
+        out.append(dictionary)
     if not out:
-        out.append(Verdict(term, "none", True, "no statistics or bloom filter"))
+        out.append(Verdict(term, "none", True, "no statistics, bloom filter or dictionary"))
     return out
+
+
+def _dictionary_values(node, term):
+    """Whether a dictionary can decide ``term``: an operator nulls never satisfy, on a
+    column whose physical values are its values (plain numbers, text, bytes)."""
+    _, op, value = term
+    if op in ("!=", "not in"):
+        return False
+    physical = Type(node.physical_type)
+    if physical in _FLOATS:
+        return node.logical_type is None and node.converted_type is None
+    values = value if op == "in" else [value]
+    probe = _bloom_values(node, (term[0], "in", values))   # the same plain-value rule
+    return probe is not None and len(probe) == len(values)
+
+
+def _dictionary_verdict(groups, chunk, g, node, term):
+    """The dictionary's verdict on ``term`` when every data page of the chunk is
+    dictionary encoded (its encoding_stats say so) and the dictionary page is at
+    most MAX_DICTIONARY_PROBE bytes; None when it cannot decide."""
+    md = chunk.meta_data
+    if md is None or not md.encoding_stats or not _dictionary_values(node, term):
+        return None
+    data = [s for s in md.encoding_stats if s.page_type in (PageType.DATA_PAGE,
+                                                             PageType.DATA_PAGE_V2)]
+    if not data or any(s.encoding not in _DICT_ENCODINGS for s in data if s.count):
+        return None
+    oi = read_offset_index(groups.source, chunk, groups.metadata.footer_offset,
+                           where_of(node, g))
+    first = oi.page_locations[0].offset if oi is not None and oi.page_locations else \
+        md.data_page_offset
+    segment = dictionary_segment(md, first) if first is not None else None
+    if segment is None or segment[1] > MAX_DICTIONARY_PROBE:
+        return None
+    values = groups.read_dictionary(g, node, segment)
+    if values is None:
+        return None
+    entries = _python_values(values, node)
+    _, op, value = term
+    test = PY_OPS[op]
+    try:
+        hit = any(test(v, value) for v in entries)
+    except TypeError:
+        return None
+    return Verdict(term, "dictionary", hit, f"{len(entries)} values at offset {segment[0]}: "
+                   f"{'some' if hit else 'none'} match")
+
+
+def _python_values(values, node):
+    if isinstance(values, FixedValues):
+        return values.array.tolist()
+    offsets, data = values.offsets, values.data.tobytes()
+    raw = [data[offsets[i]:offsets[i + 1]] for i in range(len(offsets) - 1)]
+    lt, ct = node.logical_type, node.converted_type
+    if (lt is not None and lt.STRING is not None) or ct == ConvertedType.UTF8:
+        return [r.decode("utf-8", "surrogateescape") for r in raw]
+    return raw
 
 
 def _bounds_text(decode, lo, hi, nulls):
