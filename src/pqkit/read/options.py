@@ -68,9 +68,11 @@ class ReadOptions:
         """Raise AllocationLimitError when ``value`` exceeds the limit ``name``."""
         limit = getattr(self, name)
         if value > limit:
-            raise AllocationLimitError(
+            exc = AllocationLimitError(
                 f"{where}: {value} {what} exceed ReadOptions.{name} = {limit}; read with "
                 f"pqkit.ReadOptions({name}=...) to allow more")
+            exc.limit = name          # which limit, for callers that tell them apart
+            raise exc
 
 
 DEFAULT_OPTIONS = ReadOptions()
