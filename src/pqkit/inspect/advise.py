@@ -70,7 +70,7 @@ def _measure(table, leaf, encoding, codec):
     data = buf.getvalue()
     md = read_metadata(data)
     node = md.schema.column(leaf)
-    size = md.row_group(0).columns[node.column_index].meta_data.total_compressed_size
+    size = md.row_group(0).thrift.columns[node.column_index].meta_data.total_compressed_size
     start = time.perf_counter()
     read_table(data, columns=[leaf])
     return size, time.perf_counter() - start
@@ -118,7 +118,7 @@ def advise(path, codecs=None, sample_rows=SAMPLE_ROWS):
 
 
 def _chunk(md, g, node, sample, scale, codecs):
-    meta = md.row_group(g).columns[node.column_index].meta_data
+    meta = md.row_group(g).thrift.columns[node.column_index].meta_data
     leaf = node.dotted_path
     trials = []
     for enc in _encodings(node):
@@ -166,7 +166,7 @@ def _suggestions(leaves, chunks):
 
 def _size_suggestions(md):
     out = []
-    sizes = [sum(c.meta_data.total_compressed_size or 0 for c in md.row_group(g).columns)
+    sizes = [sum(c.meta_data.total_compressed_size or 0 for c in md.row_group(g).thrift.columns)
              for g in range(md.num_row_groups)]
     if len(sizes) > 1 and max(sizes) < SMALL_ROW_GROUP:
         out.append({"what": "row_group_size", "advice": "fewer, larger row groups",
