@@ -19,6 +19,7 @@ EXTENSIONS = [
     ("pqkit._native.hybrid_encode", "cython/pqkit/_native/hybrid_encode.pyx"),
     ("pqkit._native.plain", "cython/pqkit/_native/plain.pyx"),
     ("pqkit._native.take", "cython/pqkit/_native/take.pyx"),
+    ("pqkit._native.dict_gather", "cython/pqkit/_native/dict_gather.pyx"),
     ("pqkit._native.delta", "cython/pqkit/_native/delta.pyx"),
     ("pqkit._native.delta_encode", "cython/pqkit/_native/delta_encode.pyx"),
     ("pqkit._native.bss", "cython/pqkit/_native/bss.pyx"),
@@ -29,11 +30,12 @@ EXTENSIONS = [
     ("pqkit._native.dictenc", "cython/pqkit/_native/dictenc.pyx"),
     ("pqkit._native.stats", "cython/pqkit/_native/stats.pyx"),
     ("pqkit._native.pyobjects", "cython/pqkit/_native/pyobjects.pyx"),
+    ("pqkit._native.array_rows", "cython/pqkit/_native/array_rows.pyx"),
     ("pqkit._native.mempool", "cython/pqkit/_native/mempool.pyx"),
     ("pqkit._native.arrow_c", "cython/pqkit/_native/arrow_c.pyx"),
 ]
 # Modules that use numpy's C API (the rest use typed memoryviews only).
-NUMPY_C_API = {"pqkit._native.mempool"}
+NUMPY_C_API = {"pqkit._native.mempool", "pqkit._native.array_rows"}
 
 DEBUG = os.environ.get("PQKIT_DEBUG") == "1"
 # Cythonizing and compiling both run in parallel; PQKIT_JOBS overrides the core count.

@@ -1,4 +1,4 @@
-"""Shared fixtures: the parquet-testing corpus lookup."""
+"""Shared fixtures: the parquet-testing corpus lookup; a local S3 server (moto)."""
 import os
 
 import pytest
@@ -14,3 +14,29 @@ def corpus():
             pytest.fail("parquet-testing corpus not found (set PARQUET_TEST_DATA)")
         pytest.skip("parquet-testing corpus not found (set PARQUET_TEST_DATA)")
     return root
+
+
+@pytest.fixture(scope="session")
+def s3():
+    """moto's S3 server on 127.0.0.1 with a request log (tests/s3server.py), one bucket;
+    stopped after the session."""
+    from s3server import BUCKET, CountingS3Server
+    server = CountingS3Server()
+    server.start()
+    server.boto3_client().create_bucket(Bucket=BUCKET)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def s3fs_options(s3):
+    """fsspec ``storage_options`` pointing s3fs at the server."""
+    return s3.storage_options()
+
+
+@pytest.fixture(scope="session")
+def s3_fs(s3fs_options):
+    import s3fs
+    return s3fs.S3FileSystem(skip_instance_cache=True, **s3fs_options)

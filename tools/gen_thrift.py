@@ -262,7 +262,7 @@ def emit_writer(st):
     lines = [f"cdef int write_{st.name}(CompactWriter w, {st.name} obj, int depth) except -1:",
              "    cdef int16_t last = 0",
              "    if depth > MAX_DEPTH:",
-             f"        raise ValueError('thrift structures nested deeper than {{MAX_DEPTH}}')"]
+             "        raise ValueError('thrift structures nested deeper than {MAX_DEPTH}')"]
     for f in st.fields:
         t = f.type
         v = f"obj.{f.name}"
@@ -329,7 +329,7 @@ def emit_class(st):
 
 def emit_structs(idl):
     structs = list(idl.structs.values())
-    out = [f"# cython: language_level=3, embedsignature=True",
+    out = ["# cython: language_level=3, embedsignature=True",
            f'"""Parquet metadata structs and their compact-protocol codecs. {HEADER}"""',
            "cimport cython",
            "from libc.stdint cimport uint8_t, int16_t",

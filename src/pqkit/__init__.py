@@ -7,12 +7,21 @@ from pqkit._version import __version__
 from pqkit.columnar.table import Table
 from pqkit.errors import *
 from pqkit.errors import __all__ as _error_names
+from pqkit.read.explain import explain_filter
 from pqkit.read.file import ParquetFile, read_pandas, read_table
-from pqkit.read.footer import FileMetadata, read_metadata
+from pqkit.read.filter_text import parse_filter
+from pqkit.read.footer import FileMetaData, FileMetadata, read_metadata
 from pqkit.read.options import ReadOptions
 from pqkit.schema.tree import Schema, SchemaNode
+from pqkit.write.append import append
+from pqkit.write.concat import concat
+from pqkit.write.existing import finish_interrupted
 from pqkit.write.file import ParquetWriter, write_table
+from pqkit.write.footer_edit import edit_metadata
+from pqkit.write.recover import recover
 
-__all__ = list(_error_names) + ["FileMetadata", "read_metadata", "Schema", "SchemaNode",
+__all__ = list(_error_names) + ["FileMetaData", "FileMetadata", "read_metadata", "Schema", "SchemaNode",
                                "ParquetFile", "read_table", "read_pandas", "ReadOptions", "Table",
-                               "ParquetWriter", "write_table", "variant", "__version__"]
+                               "ParquetWriter", "write_table", "variant", "__version__",
+                               "concat", "append", "edit_metadata", "recover", "finish_interrupted",
+                               "parse_filter", "explain_filter"]

@@ -62,6 +62,10 @@ class DatasetExists(DatasetError, FileExistsError):
     """A create found the dataset already committed by another transaction."""
 
 
+class AlreadyExists(DatasetExists):
+    """RFC-0008's name: ``write_dataset`` without ``overwrite`` found a completed dataset."""
+
+
 class DatasetIncomplete(DatasetError):
     """A file a version lists is missing (vacuumed or deleted outside pqkit)."""
 
@@ -107,6 +111,7 @@ __all__ = [
     "AllocationLimitError",
     "SchemaError",
     "DatasetError",
+    "AlreadyExists",
     "DatasetNotFound",
     "DatasetExists",
     "DatasetIncomplete",

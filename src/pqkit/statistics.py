@@ -124,3 +124,120 @@ def statistics_to_dict(node, stats):
         if getattr(stats, name) is not None:
             d[name] = getattr(stats, name)
     return d
+
+
+# --- bounds as Python values under the column's logical type ---------------------------------
+_EPOCH_DATE = datetime.date(1970, 1, 1)
+_EPOCH = datetime.datetime(1970, 1, 1)
+_PER_US = {"MILLIS": 1000, "MICROS": 1, "NANOS": None}     # stored units -> microseconds
+_CONVERTED_TEMPORAL = {ConvertedType.TIMESTAMP_MILLIS: ("timestamp", "MILLIS", True),
+                       ConvertedType.TIMESTAMP_MICROS: ("timestamp", "MICROS", True),
+                       ConvertedType.TIME_MILLIS: ("time", "MILLIS", True),
+                       ConvertedType.TIME_MICROS: ("time", "MICROS", True)}
+
+
+def physical_stat_value(node, raw):
+    """One PLAIN-encoded bound as its physical type's Python value.
+
+    bool, int (signed, as the physical type is), float, or bytes for INT96 and the
+    byte-array types; None when the bound's size does not fit the type.
+    """
+    if raw is None:
+        return None
+    ptype = node.physical_type
+    if ptype in _FIXED:
+        code = _FIXED[ptype]
+        if len(raw) != struct.calcsize(code):
+            return None
+        return struct.unpack(code, raw)[0]
+    if ptype == Type.BOOLEAN:
+        return bool(raw[0]) if len(raw) == 1 else None
+    return bytes(raw)
+
+
+def _temporal(node):
+    """("timestamp" | "time", unit name, adjusted to UTC) of a temporal leaf, else None."""
+    lt = node.logical_type
+    if lt is not None:
+        for kind, part in (("timestamp", lt.TIMESTAMP), ("time", lt.TIME)):
+            if part is not None:
+                unit = next((n for n in ("MILLIS", "MICROS", "NANOS")
+                             if getattr(part.unit, n, None) is not None), None)
+                return (kind, unit, bool(part.isAdjustedToUTC)) if unit else None
+        return None
+    return _CONVERTED_TEMPORAL.get(node.converted_type)
+
+
+def _microseconds(value, unit):
+    """``value`` in microseconds, or None when a nanosecond value is not a whole
+    number of microseconds (a datetime cannot hold it)."""
+    if unit == "NANOS":
+        return value // 1000 if value % 1000 == 0 else None
+    return value * _PER_US[unit]
+
+
+def _temporal_value(kind, unit, utc, value):
+    # A time of day drops sub-microsecond digits (as pyarrow's as_py does); a
+    # timestamp keeps them by staying an int.
+    us = value // 1000 if kind == "time" and unit == "NANOS" else _microseconds(value, unit)
+    if us is None:
+        return value
+    try:
+        if kind == "timestamp":
+            moment = _EPOCH + datetime.timedelta(microseconds=us)
+            return moment.replace(tzinfo=datetime.timezone.utc) if utc else moment
+        if not 0 <= us < 86_400_000_000:
+            return value
+        return (_EPOCH + datetime.timedelta(microseconds=us)).time()
+    except OverflowError:
+        return value
+
+
+def logical_stat_value(node, raw):
+    """One PLAIN-encoded bound as a Python value under the leaf's logical type.
+
+    The values pyarrow's ``Statistics.min``/``max`` give: ``datetime.date`` for
+    dates, ``datetime.datetime`` for timestamps (UTC-aware when adjusted to UTC),
+    ``datetime.time``, ``decimal.Decimal`` for decimals, ``str`` for text, ``bytes``
+    for other binary values (FLOAT16 and UUID included), else the physical value.
+    A value that has no such Python form (a date beyond year 9999, a nanosecond
+    timestamp that is not a whole microsecond, text that is not UTF-8) stays
+    physical; a nanosecond time of day is cut to microseconds.
+
+    Parameters
+    ----------
+    node : pqkit.SchemaNode
+        The leaf column the bound belongs to.
+    raw : bytes or None
+        The stored bound.
+    """
+    value = physical_stat_value(node, raw)
+    if value is None or node.physical_type in (Type.BOOLEAN, Type.FLOAT, Type.DOUBLE):
+        return value
+    if isinstance(value, int) and value < 0 and _is_unsigned(node):
+        value += 1 << (32 if node.physical_type == Type.INT32 else 64)
+    scale = _decimal_scale(node)
+    if scale is not None:
+        if isinstance(value, bytes):
+            if not value:
+                return value
+            value = int.from_bytes(value, "big", signed=True)
+        return decimal.Decimal(_scaled(value, scale))
+    if isinstance(value, bytes):
+        if node.physical_type == Type.BYTE_ARRAY and is_text(node):
+            try:
+                return value.decode("utf-8")
+            except UnicodeDecodeError:
+                return value
+        return value
+    lt = node.logical_type
+    if (lt is not None and lt.DATE is not None) or \
+            (lt is None and node.converted_type == ConvertedType.DATE):
+        try:
+            return _EPOCH_DATE + datetime.timedelta(days=value)
+        except OverflowError:
+            return value
+    temporal = _temporal(node)
+    if temporal is not None:
+        return _temporal_value(*temporal, value)
+    return value

@@ -9,7 +9,7 @@ import os
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from cli_run import run
+from cli_run import dataset_doc, run
 
 import pqkit.dataset as pds
 from pqkit.cli.main import main
@@ -24,11 +24,7 @@ def setup(monkeypatch):
 
 
 def doc_of(capsys, *argv, code=0):
-    got, out, err = run(capsys, "dataset", *argv, "--json")
-    assert got == code, err
-    doc = json.loads(out)
-    assert COMMON <= set(doc) and doc["exit_code"] == code and doc["schema_version"] == 1
-    return doc
+    return dataset_doc(capsys, *argv, code=code, common=COMMON)
 
 
 @pytest.fixture

@@ -247,7 +247,7 @@ def test_dictionary_none_fallback_and_limit(dict_file, capsys):
 def test_dictionary_crc_mismatch_is_a_problem(tmp_path, capsys):
     path = tmp_path / "crc.parquet"
     pqkit.write_table({"s": ["a", "b", "a"]}, path, compression="none")
-    chunk = pqkit.read_metadata(path).row_group(0).columns[0].meta_data
+    chunk = pqkit.read_metadata(path).row_group(0).thrift.columns[0].meta_data
     data = bytearray(path.read_bytes())
     data[chunk.data_page_offset - 1] ^= 0x01        # the dictionary page's last byte
     path.write_bytes(bytes(data))
@@ -456,7 +456,7 @@ def test_bloom_corrupt_filter_is_a_problem(tmp_path, capsys):
     path = tmp_path / "bad_bloom.parquet"
     pqkit.write_table({"s": ["a", "b"], "flag": [True, False]}, path,
                       bloom_filter_columns=["s"])
-    meta = pqkit.read_metadata(path).row_group(0).columns[0].meta_data
+    meta = pqkit.read_metadata(path).row_group(0).thrift.columns[0].meta_data
     data = bytearray(path.read_bytes())
     data[meta.bloom_filter_offset:meta.bloom_filter_offset + 4] = b"\xff\xff\xff\xff"
     path.write_bytes(bytes(data))

@@ -334,7 +334,7 @@ def test_failure_after_some_rows(tmp_path, capsys):
     path = tmp_path / "bad_second_group.parquet"
     pqkit.write_table({"x": list(range(20))}, path, row_group_size=10, compression="none")
     md = pqkit.read_metadata(path)
-    chunk = md.row_group(1).columns[0].meta_data
+    chunk = md.row_group(1).thrift.columns[0].meta_data
     data = bytearray(path.read_bytes())
     start = chunk.dictionary_page_offset or chunk.data_page_offset
     data[start + chunk.total_compressed_size - 1] ^= 0xFF      # the last page's last byte

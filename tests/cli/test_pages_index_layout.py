@@ -283,7 +283,7 @@ def test_layout_of_a_file_with_bloom_filters(capsys, indexed):
     assert name["bloom_filter"] > 0 and name["compression_ratio"] > 1
     md = pqkit.read_metadata(indexed)
     blooms = [r for r in doc["ranges"] if r["kind"].startswith("bloom_filter")]
-    offsets = [md.row_group(g).columns[1].meta_data.bloom_filter_offset for g in range(2)]
+    offsets = [md.row_group(g).thrift.columns[1].meta_data.bloom_filter_offset for g in range(2)]
     assert [r["start"] for r in blooms if r["kind"] == "bloom_filter_header"] == offsets
 
 

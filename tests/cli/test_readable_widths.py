@@ -22,6 +22,7 @@ SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sample.parquet"
 CORPUS = Path("/work/shared/parquet-testing/data")
 WIDE_NESTED = CORPUS / "nested_structs.rust.parquet"
 GEO = CORPUS / "geospatial" / "geospatial.parquet"
+TINY_PAGES = CORPUS / "alltypes_tiny_pages.parquet"
 CELL_EDGE = "│┃"
 
 
@@ -101,7 +102,7 @@ def test_meta_sample_shows_types_whole(capsys, monkeypatch, width):
 def test_meta_shows_page_index_and_bloom_offsets(capsys, monkeypatch):
     _, out, _ = view(capsys, monkeypatch, 140, "meta", SAMPLE)
     md = read_metadata(str(SAMPLE))
-    chunk = md.row_group(1).columns[1]          # city
+    chunk = md.row_group(1).thrift.columns[1]          # city
     want = (f"{chunk.column_index_offset:,} +{chunk.column_index_length:,}",
             f"{chunk.offset_index_offset:,} +{chunk.offset_index_length:,}")
     line = next(x for x in out.splitlines() if "│ city " in x and want[0] in x)
@@ -113,7 +114,7 @@ def test_meta_bloom_filter_offsets(tmp_path, capsys, monkeypatch):
     pq.write_table(pa.table({"k": [f"key{i}" for i in range(100)]}), str(path),
                    bloom_filter_options={"k": {"ndv": 100}})
     md = read_metadata(str(path))
-    m = md.row_group(0).columns[0].meta_data
+    m = md.row_group(0).thrift.columns[0].meta_data
     assert m.bloom_filter_offset is not None
     _, out, _ = view(capsys, monkeypatch, 80, "meta", path)
     span = f"{m.bloom_filter_offset:,}" + (
@@ -250,8 +251,14 @@ def in_terminal(width, *argv):
 
 @pytest.mark.parametrize("width", (80, 100, 160))
 @pytest.mark.parametrize("argv", [("meta", SAMPLE), ("head", WIDE_NESTED), ("meta", GEO),
-                                  ("verify", CORPUS / "datapage_v1-corrupt-checksum.parquet")],
-                         ids=["meta-sample", "head-nested", "meta-geo", "verify"])
+                                  ("verify", CORPUS / "datapage_v1-corrupt-checksum.parquet"),
+                                  ("explain", TINY_PAGES, "--where",
+                                   "id > 7000 and string_col in ('1', '2') or tinyint_col = 9"),
+                                  ("take", WIDE_NESTED, "0", "0"),
+                                  ("take", TINY_PAGES, "7299", "0:3"),
+                                  ("advise", SAMPLE, "--codec", "zstd", "--codec", "snappy")],
+                         ids=["meta-sample", "head-nested", "meta-geo", "verify", "explain",
+                              "take-nested", "take", "advise"])
 def test_real_terminal_widths(width, argv):
     out = in_terminal(width, *argv)
     check_fits(out, width)

@@ -83,3 +83,16 @@ def run_forked(fn, crash_at=None):
     _, status = os.waitpid(pid, 0)
     killed = os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
     return killed, (os.WEXITSTATUS(status) if os.WIFEXITED(status) else None)
+
+
+def count_opened(monkeypatch):
+    """A list that collects the path of every data file a dataset read opens."""
+    from pqkit.dataset import scan
+    opened = []
+    real = scan.ParquetFile
+
+    def counted(path, *a, **k):
+        opened.append(path)
+        return real(path, *a, **k)
+    monkeypatch.setattr(scan, "ParquetFile", counted)
+    return opened

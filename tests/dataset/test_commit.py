@@ -18,7 +18,7 @@ from pqkit import (
 )
 from pqkit.dataset import fsops
 from pqkit.dataset.commit import _cache
-from pqkit.dataset.layout import Layout, new_txn
+from pqkit.dataset.layout import SHADOW_SUFFIX, Layout, new_txn
 
 
 # --- the link-if-absent primitive -----------------------------------------------------------------
@@ -207,7 +207,7 @@ def test_vacuum_respects_the_grace_period_for_staged_files(tmp_path):
     old = time.time() - 7200
     os.utime(Layout(root).shadow(orphan["path"]), (old, old))
     deleted = pds.vacuum(root, grace=3600)["files_deleted"]
-    assert deleted == ["_pqkit/shadow/" + orphan["path"]]
+    assert deleted == ["_pqkit/shadow/" + orphan["path"] + SHADOW_SUFFIX]
 
 
 def test_vacuumed_versions_make_stale_writers_conflict(tmp_path):

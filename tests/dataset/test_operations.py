@@ -40,7 +40,7 @@ def _prepare(kind, root, ds, blind=False):
         e = pds.stage_file(root, {"x": [30], "y": ["rp"]}, {"p": "a"}, txn=txn)
         return Operation("replace_partitions", txn, entries=[e], scope=[{"p": "a"}],
                          blind=blind, read_version=ds.version)
-    if kind in ("delete", "compact"):
+    if kind in ("delete", "compact", "update"):
         e = pds.stage_file(root, {"x": [1], "y": ["kept"]}, {"p": "a"}, txn=txn)
         return Operation(kind, txn, entries=[e], removed=_keys(ds, "a"),
                          read_version=ds.version)
@@ -67,6 +67,10 @@ def _intervene(kind, root):
         pds.delete(root, [("y", "==", "A1")])
     elif kind == "delete_b":
         pds.delete(root, [("p", "==", "b")])
+    elif kind == "merge_a":
+        pds.merge(root, {"p": ["a"], "x": [3], "y": ["A2*"]}, on=["x"])
+    elif kind == "merge_b":
+        pds.merge(root, {"p": ["b"], "x": [2], "y": ["B1*"]}, on=["x"])
     elif kind == "compact_a":
         pds.compact(root)
     elif kind == "schema_change":
@@ -95,6 +99,11 @@ CELLS = [
     ("delete", "append_a", OK), ("delete", "overwrite", R), ("delete", "replace_a", R),
     ("delete", "replace_b", OK), ("delete", "delete_a", R), ("delete", "delete_b", OK),
     ("delete", "schema_change", R), ("delete", "index", OK), ("delete", "restore", R),
+    ("update", "append_a", OK), ("update", "overwrite", R), ("update", "replace_a", R),
+    ("update", "replace_b", OK), ("update", "delete_a", R), ("update", "delete_b", OK),
+    ("update", "merge_a", R), ("update", "merge_b", OK), ("update", "compact_a", R),
+    ("update", "schema_change", R), ("update", "index", OK), ("update", "restore", R),
+    ("delete", "merge_a", R), ("append", "merge_a", OK), ("compact", "merge_b", OK),
     ("compact", "append_a", OK), ("compact", "overwrite", R), ("compact", "replace_a", R),
     ("compact", "replace_b", OK), ("compact", "compact_a", R), ("compact", "delete_b", OK),
     ("compact", "schema_change", OK), ("compact", "index", OK), ("compact", "restore", R),

@@ -1,9 +1,11 @@
 """RFC-style single-manifest datasets (DATASET.md §3.13): write, read with checks, repair.
 
 The layout is ``<key>/data.parquet`` (or ``part-NNNNN.parquet``), ``<key>/manifest.json``
-and ``<key>/_SUCCESS`` written last; ``schema_hash`` is the sha256 of the canonical
-JSON of the schema's fields (PQDS/1's ``schema.sha256``). Reading checks ``_SUCCESS``
-and every part; a write killed at each step is rolled forward or back by repair.
+and ``<key>/_SUCCESS`` written last; ``parts`` lists file names and ``schema_hash`` is
+the sha256 of the Arrow schema's text (RFC-0008; pyarrow's ``Schema.to_string()`` is the
+oracle here), pqkit's own per-part facts sit in ``part_facts``. Reading checks
+``_SUCCESS`` and every part; a write killed at each step is rolled forward or back by
+repair.
 """
 import hashlib
 import json
@@ -58,24 +60,24 @@ def test_write_then_read_round_trip(tmp_path):
     stored = manifest(root)
     assert stored == doc
     assert set(stored) == {"dataset_key", "parts", "row_count", "schema_hash", "compression",
-                           "created_at_utc", "run_id", "metadata"}
+                           "created_at_utc", "run_id", "metadata", "part_facts"}
+    assert stored["parts"] == ["data.parquet"]
     assert stored["dataset_key"] == "daily" and stored["row_count"] == 5
     assert stored["compression"] == "snappy" and stored["run_id"] == "airflow:daily:1"
     assert stored["metadata"] == {"owner": "team-x"}
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", stored["created_at_utc"])
-    part = stored["parts"][0]
+    part = stored["part_facts"]["data.parquet"]
     path = os.path.join(root, "data.parquet")
-    assert part["path"] == "data.parquet" and part["size"] == os.path.getsize(path)
+    assert part["size"] == os.path.getsize(path)
     assert part["row_count"] == 5
     assert part["sha256"] == hashlib.sha256(open(path, "rb").read()).hexdigest()
     assert part["stats"]["id"] == {"min": "1", "max": "5", "nulls": 0}
     ds = pds.open(root)
     assert pds.detect_layout(root) == "manifest" and ds.version == 0
-    # schema_hash = sha256 of the canonical JSON of the fields, as in PQDS/1 version files.
-    fields = ds.table_schema.fields_json()
-    assert [(f["name"], f["type"]) for f in fields] == [("id", "int64"), ("name", "string"),
-                                                        ("x", "float64")]
-    assert stored["schema_hash"] == canonical_hash(fields) == ds.table_schema.sha256()
+    # schema_hash = sha256 of the Arrow schema's text, as pyarrow prints it.
+    text = pq.read_schema(path).to_string()
+    assert text == "id: int64\nname: string\nx: double"
+    assert stored["schema_hash"] == hashlib.sha256(text.encode()).hexdigest()
     assert ds.read().to_pydict() == DATA
     assert pq.read_table(path).to_pydict() == DATA
     assert ds.operation["run_id"] == "airflow:daily:1"
@@ -87,7 +89,7 @@ def test_write_then_read_round_trip(tmp_path):
 def test_parts_split_and_bounds_prune(tmp_path):
     root = str(tmp_path / "k")
     pds.write(root, DATA, layout="manifest", max_rows_per_file=2)
-    assert [p["path"] for p in manifest(root)["parts"]] == \
+    assert manifest(root)["parts"] == \
         ["part-00000.parquet", "part-00001.parquet", "part-00002.parquet"]
     ds = pds.open(root)
     assert [f.path for f in ds.files([("id", ">=", 5)])] == ["part-00002.parquet"]
@@ -102,7 +104,7 @@ def test_modes(tmp_path):
         pds.write(root, DATA, layout="manifest")
     pds.write(root, MORE, layout="manifest", mode="append", run_id="r2")
     stored = manifest(root)
-    assert [p["path"] for p in stored["parts"]][-1] == "part-00003.parquet"
+    assert stored["parts"][-1] == "part-00003.parquet"
     assert stored["row_count"] == 7 and stored["run_id"] == "r2"
     assert row_set(pds.open(root).read()) == row_set({k: DATA[k] + MORE[k] for k in DATA})
     with pytest.raises(SchemaError, match="columns"):
@@ -165,8 +167,10 @@ def test_success_is_required(tmp_path):
      "part-00001.parquet is missing"),
     (lambda r: open(os.path.join(r, "part-00000.parquet"), "ab").write(b"x"), ManifestCorrupted,
      "bytes, the manifest says"),
-    (lambda r: rewrite_manifest(r, parts=[dict(p, row_count=9) if i == 0 else p for i, p in
-                                          enumerate(manifest(r)["parts"])]),
+    (lambda r: rewrite_manifest(r, part_facts={"part-00000.parquet": {"row_count": 9}}),
+     ManifestCorrupted, "holds 3 rows, the manifest says 9"),
+    (lambda r: rewrite_manifest(r, parts=[{"path": p, "row_count": 9} for p in
+                                          manifest(r)["parts"]]),
      ManifestCorrupted, "holds 3 rows, the manifest says 9"),
     (lambda r: rewrite_manifest(r, schema_hash="0" * 64), ManifestCorrupted, "schema hash"),
     (lambda r: rewrite_manifest(r, row_count=6), ManifestCorrupted, "row_count is 6"),

@@ -74,7 +74,7 @@ def test_bad_encoding_requests_are_refused():
 def _chunk_pages(data, md):
     for g in range(md.num_row_groups):
         for c in range(md.num_columns):
-            chunk = md.row_group(g).columns[c]
+            chunk = md.row_group(g).thrift.columns[c]
             m = chunk.meta_data
             start = m.dictionary_page_offset or m.data_page_offset
             walker = PageWalker(data[start:start + m.total_compressed_size], start,
@@ -104,7 +104,7 @@ def test_page_index_matches_written_pages_and_pyarrow_sees_it():
     for g, c, pages in _chunk_pages(data, ours):
         assert theirs.row_group(g).column(c).has_offset_index
         assert theirs.row_group(g).column(c).has_column_index
-        chunk = ours.row_group(g).columns[c]
+        chunk = ours.row_group(g).thrift.columns[c]
         from pqkit import format as fmt
         raw = data[chunk.offset_index_offset:chunk.offset_index_offset + chunk.offset_index_length]
         oi, _ = fmt.decode(fmt.OffsetIndex, raw, 0, len(raw), chunk.offset_index_offset)
@@ -175,7 +175,7 @@ def test_footer_fields():
     assert md.num_row_groups == 3
     ours = pqkit.read_metadata(data)
     for i in range(3):
-        rg = ours.row_group(i)
+        rg = ours.row_group(i).thrift
         assert rg.ordinal == i
         assert rg.sorting_columns[0].column_idx == 0 and rg.sorting_columns[0].descending
         first = rg.columns[0].meta_data
@@ -271,7 +271,7 @@ def test_long_binary_bounds_are_truncated_and_flagged():
     source = pqkit.read_table(_write(pa.table({"s": ["a" * 80, long_max, "b"]})))
     data = _ours(source, statistics_truncate_length=16)
     md = pqkit.read_metadata(data)
-    st = md.row_group(0).columns[0].meta_data.statistics
+    st = md.row_group(0).thrift.columns[0].meta_data.statistics
     assert st.min_value == b"a" * 16 and st.is_min_value_exact is False
     assert st.max_value == b"z" * 15 + b"{" and st.is_max_value_exact is False
     f = pqkit.ParquetFile(data)
@@ -331,11 +331,11 @@ def test_size_statistics_equal_pyarrows():
     def norm(ss):
         return (ss.unencoded_byte_array_data_bytes, ss.repetition_level_histogram or None,
                 ss.definition_level_histogram or None)
-    for a, b in zip(ours.row_group(0).columns, theirs.row_group(0).columns):
+    for a, b in zip(ours.row_group(0).thrift.columns, theirs.row_group(0).thrift.columns):
         assert norm(a.meta_data.size_statistics) == norm(b.meta_data.size_statistics), \
             a.meta_data.path_in_schema
     from pqkit import format as fmt
-    chunk = ours.row_group(0).columns[1]       # l.list.element: both histograms per page
+    chunk = ours.row_group(0).thrift.columns[1]       # l.list.element: both histograms per page
     raw = ours_data[chunk.column_index_offset:chunk.column_index_offset +
                     chunk.column_index_length]
     ci, _ = fmt.decode(fmt.ColumnIndex, raw, 0, len(raw), chunk.column_index_offset)

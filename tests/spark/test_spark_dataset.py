@@ -39,7 +39,7 @@ def _row_group_id_ranges(path):
     node = md.schema.column("id")
     out = []
     for g in range(md.num_row_groups):
-        st = md.row_group(g).columns[node.column_index].meta_data.statistics
+        st = md.row_group(g).thrift.columns[node.column_index].meta_data.statistics
         out.append((int.from_bytes(st.min_value, "little", signed=True),
                     int.from_bytes(st.max_value, "little", signed=True)))
     return out

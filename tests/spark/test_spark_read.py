@@ -73,7 +73,7 @@ def test_variants_really_differ(spark_written):
                  for n in names if n.endswith(".parquet"))
         md = pqkit.read_metadata(f)
         chunks = [c.meta_data for rg in range(md.num_row_groups)
-                  for c in md.row_group(rg).columns]
+                  for c in md.row_group(rg).thrift.columns]
         pages = {st.page_type for c in chunks for st in (c.encoding_stats or [])}
         return md, {c.codec for c in chunks}, {e for c in chunks for e in c.encodings}, pages
     from pqkit.format import CompressionCodec, Encoding, PageType, Type

@@ -93,7 +93,7 @@ def test_partitioned_write_and_pruned_read(spark, tmp_path):
 def _min_id(root, path, group):
     md = pqkit.read_metadata(os.path.join(root, path))
     node = md.schema.column("id")
-    raw = md.row_group(group).columns[node.column_index].meta_data.statistics.min_value
+    raw = md.row_group(group).thrift.columns[node.column_index].meta_data.statistics.min_value
     return int.from_bytes(raw, "little", signed=True)
 
 

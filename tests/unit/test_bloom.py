@@ -318,7 +318,7 @@ def test_pyarrow_written_filters_match_ours_bit_for_bit():
                                                      for c in table.column_names})
     data = buf.getvalue()
     md = pqkit.read_metadata(data)
-    for name, chunk in zip(table.column_names, md.row_group(0).columns):
+    for name, chunk in zip(table.column_names, md.row_group(0).thrift.columns):
         meta = chunk.meta_data
         header, bloom, consumed = parse_bloom_filter(data, meta.bloom_filter_offset)
         assert consumed == meta.bloom_filter_length
@@ -334,7 +334,7 @@ def test_pyarrow_written_filters_match_ours_bit_for_bit():
 def test_corpus_files_with_filters(corpus, name):
     path = corpus / "data" / name
     data = path.read_bytes()
-    meta = pqkit.read_metadata(data).row_group(0).columns[0].meta_data
+    meta = pqkit.read_metadata(data).row_group(0).thrift.columns[0].meta_data
     header, bloom, consumed = parse_bloom_filter(data, meta.bloom_filter_offset)
     if meta.bloom_filter_length is not None:
         assert consumed == meta.bloom_filter_length

@@ -153,7 +153,7 @@ def test_files_read_back_with_page_crcs(version, compression, use_dictionary):
     assert pq.read_table(io.BytesIO(data)).equals(source)
     assert pqkit.read_table(data, verify_checksums=True).equals(ours)
     pages = 0
-    for chunk in pqkit.ParquetFile(data).metadata.row_group(0).columns:
+    for chunk in pqkit.ParquetFile(data).metadata.row_group(0).thrift.columns:
         md = chunk.meta_data
         start = md.dictionary_page_offset or md.data_page_offset
         body = data[start:start + md.total_compressed_size]
@@ -168,7 +168,7 @@ def test_no_null_optional_column_histogram_and_levels():
     buf = io.BytesIO()
     pqkit.write_table(pqkit.read_table(pq_bytes(table)), buf, compression=None)
     f = pqkit.ParquetFile(buf.getvalue())
-    chunk = f.metadata.row_group(0).columns[0].meta_data
+    chunk = f.metadata.row_group(0).thrift.columns[0].meta_data
     assert chunk.size_statistics.definition_level_histogram == [0, 45_000]
     assert f.read().column(0).to_pylist() == list(range(45_000))
 

@@ -46,7 +46,7 @@ def _one_page_chunk(data, edit_header):
     """A file with one column of one data page, its page header re-encoded after
     edit_header(PageHeader) and the chunk's metadata moved to match."""
     md = pqkit.read_metadata(data)
-    meta = md.row_group(0).columns[0].meta_data
+    meta = md.row_group(0).thrift.columns[0].meta_data
     assert meta.dictionary_page_offset is None
     start = meta.data_page_offset
     header, used = fmt.decode(fmt.PageHeader, data, start, len(data) - start)

@@ -89,7 +89,7 @@ def test_locations_point_at_data_page_headers(indexed):
     data = open(indexed, "rb").read()
     for g in range(md.num_row_groups):
         for c in range(md.num_columns):
-            cmd = md.row_group(g).columns[c].meta_data
+            cmd = md.row_group(g).thrift.columns[c].meta_data
             _, oi = read_page_index(indexed, g, c)
             locs = oi.page_locations
             assert locs[0].offset == cmd.data_page_offset
@@ -127,7 +127,7 @@ def test_absent_index_is_none(plain):
 
 def _bad_metadata(path, **fields):
     md = pqkit.read_metadata(path)
-    chunk = md.row_group(1).columns[0]
+    chunk = md.row_group(1).thrift.columns[0]
     for name, value in fields.items():
         setattr(chunk, name, value)
     return md
@@ -149,7 +149,7 @@ def test_location_outside_the_data(indexed, fields, message):
 
 def test_index_running_into_the_footer(indexed):
     md = pqkit.read_metadata(indexed)
-    chunk = md.row_group(1).columns[0]
+    chunk = md.row_group(1).thrift.columns[0]
     chunk.offset_index_offset = md.footer_offset - 3
     chunk.offset_index_length = 10
     with pytest.raises(CorruptFileError, match=f"offset {md.footer_offset - 3}"):
@@ -159,7 +159,7 @@ def test_index_running_into_the_footer(indexed):
 def test_index_offset_at_page_bytes(indexed):
     """Pointing the OffsetIndex at a data page: the Thrift does not decode as one."""
     md = pqkit.read_metadata(indexed)
-    chunk = md.row_group(0).columns[0]
+    chunk = md.row_group(0).thrift.columns[0]
     chunk.offset_index_offset = chunk.meta_data.data_page_offset + 20
     chunk.offset_index_length = 40
     with pytest.raises(CorruptFileError, match="column a, row group 0") as exc:
@@ -170,7 +170,7 @@ def test_index_offset_at_page_bytes(indexed):
 def test_column_index_of_another_chunk(indexed):
     """A ColumnIndex whose page count differs from the OffsetIndex is rejected."""
     md = pqkit.read_metadata(indexed)
-    a, s = md.row_group(0).columns
+    a, s = md.row_group(0).thrift.columns
     _, oi_a = read_page_index(indexed, 0, 0, metadata=md)
     _, oi_s = read_page_index(indexed, 0, 1, metadata=md)
     assert len(oi_a.page_locations) != len(oi_s.page_locations)

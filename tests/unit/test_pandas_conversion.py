@@ -159,13 +159,32 @@ def test_to_pandas_values_equal_to_pylist(arr):
         return
     s = col.to_pandas()
     assert s.dtype == object and len(s) == len(col)
-    same_values(s.tolist(), col.to_pylist())
+    if isinstance(col, StructColumn):
+        same_values(s.tolist(), col.to_pylist())
+        return
+    # Lists are numpy arrays per row, as pyarrow gives them: numbers as pyarrow's
+    # dtype and values, other children as object arrays of the Python values.
+    theirs = None
+    for i, (row, py) in enumerate(zip(s, col.to_pylist())):
+        if py is None:
+            assert row is None
+            continue
+        assert isinstance(row, np.ndarray) and not row.flags.writeable
+        if row.dtype == object:
+            same_values(row.tolist(), py, f"row {i}")
+            continue
+        if theirs is None:
+            theirs = arr.to_pandas()
+        assert row.dtype == theirs[i].dtype, f"row {i}"
+        np.testing.assert_array_equal(row, theirs[i])
 
 
 def test_equal_length_lists_stay_one_object_per_row():
     child = PrimitiveColumn(T.int64(), np.arange(6))
     col = ListColumn(T.list_(T.field("item", T.int64())), np.array([0, 2, 4, 6]), child)
-    assert col.to_pandas().tolist() == [[0, 1], [2, 3], [4, 5]]
+    rows = col.to_pandas().tolist()
+    assert [r.tolist() for r in rows] == [[0, 1], [2, 3], [4, 5]]
+    assert all(r.base is child.values for r in rows)       # views, not copies
 
 
 def test_struct_rows_with_nulls_at_both_levels():
@@ -281,3 +300,49 @@ def test_self_destruct_copies_read_only_buffers():
     df = table.to_pandas(self_destruct=True)
     df.loc[0, "x"] = 5                          # writable: a copy, the source untouched
     assert ro[0] == 0 and df["x"].iloc[0] == 5
+
+
+# --- timestamps, durations and decimals ----------------------------------------------------
+@pytest.mark.parametrize("nulls", [False, True])
+def test_timestamps_handed_over_are_viewed_not_copied(nulls):
+    values = np.array([0, 1_500_000, -2, 7], np.int64)
+    validity = np.array([True, False, True, True]) if nulls else None
+    col = PrimitiveColumn(T.timestamp("us"), values, validity)
+    kept = col.to_pandas()                       # the column stays usable: a copy
+    assert not np.shares_memory(kept.to_numpy(), values)
+    t = Table({"t": col})
+    s = t.to_pandas(self_destruct=True)["t"]
+    assert s.dtype == np.dtype("M8[us]")
+    assert np.shares_memory(s.to_numpy(), values)
+    expected = ["1970-01-01T00:00:00.000000", "NaT" if nulls else "1970-01-01T00:00:01.500000",
+                "1969-12-31T23:59:59.999998", "1970-01-01T00:00:00.000007"]
+    assert [str(v) for v in s.to_numpy()] == expected
+    assert s.isna().tolist() == [False, nulls, False, False]
+    assert kept.isna().tolist() == [False, nulls, False, False]
+
+
+def test_durations_and_read_pandas_match_pyarrow():
+    table = pa.table({"d": pa.array([1, None, -3], pa.duration("ms")),
+                      "t": pa.array([5, 6, None], pa.timestamp("ns")),
+                      "z": pa.array([5, None, 6], pa.timestamp("us", "Asia/Tokyo"))})
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    ours = pqkit.read_pandas(buf.getvalue())
+    theirs = table.to_pandas()
+    assert ours.dtypes.tolist() == theirs.dtypes.tolist()
+    assert ours.equals(theirs)
+
+
+def test_decimals_match_pyarrow_digits_and_exponents():
+    from decimal import Decimal
+    values = [Decimal("1.2345"), None, Decimal("-0.0001"), Decimal("0.0000"),
+              Decimal("99999999999999.9999")]
+    for typ, rows in ((pa.decimal128(18, 4), values), (pa.decimal128(9, 4), values[:4]),
+                      (pa.decimal128(30, 4), values)):
+        table = pa.table({"d": pa.array(rows, typ)})
+        buf = io.BytesIO()
+        pq.write_table(table, buf)
+        ours = pqkit.read_pandas(buf.getvalue())["d"].tolist()
+        theirs = table.to_pandas()["d"].tolist()
+        assert [None if v is None else v.as_tuple() for v in ours] == \
+            [None if v is None else v.as_tuple() for v in theirs]

@@ -2,6 +2,7 @@
 import gc
 import random
 import sys
+from decimal import Decimal
 
 import numpy as np
 import pyarrow as pa
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 from pqkit import datatypes as T
 from pqkit._native.pyobjects import (
+    decimal_objects,
     first_invalid_utf8,
     list_rows,
     struct_rows,
@@ -158,3 +160,27 @@ def test_large_view_keeps_buffers_alive_until_released():
 def test_large_view_of_empty_data():
     col = BinaryColumn(T.string(), np.zeros(3, np.int64), np.zeros(0, np.uint8)).as_large()
     assert pa.array(col).to_pylist() == ["", ""]
+
+
+# --- decimal_objects ---------------------------------------------------------------------
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-2**63, 2**63 - 1), max_size=40), st.integers(0, 38),
+       st.data())
+def test_decimal_objects_equal_decimal_from_exponent_string(values, scale, data):
+    validity = np.array(data.draw(st.lists(st.booleans(), min_size=len(values),
+                                           max_size=len(values))), dtype=bool)
+    out = decimal_objects(np.array(values, np.int64), scale, validity)
+    assert out.dtype == object and len(out) == len(values)
+    for got, v, ok in zip(out, values, validity):
+        if not ok:
+            assert got is None
+            continue
+        want = Decimal(f"{v}E{-scale}")
+        assert got.as_tuple() == want.as_tuple() and str(got) == str(want)
+
+
+def test_decimal_objects_int32_and_bad_scale():
+    out = decimal_objects(np.array([-123456, 7], np.int32), 4)
+    assert [str(d) for d in out] == ["-12.3456", "0.0007"]
+    with pytest.raises(ValueError, match="scale 39"):
+        decimal_objects(np.array([1]), 39)

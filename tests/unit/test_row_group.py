@@ -32,7 +32,7 @@ def test_whole_row_groups_equal_the_file_reader(pf):
 def test_some_pages_decode_only_their_rows(pf):
     reader = pf.row_group_reader
     node = pf.schema.column("id")
-    chunk = pf.metadata.row_group(2).columns[node.column_index]
+    chunk = pf.metadata.row_group(2).thrift.columns[node.column_index]
     oi = read_offset_index(reader.source, chunk, pf.metadata.footer_offset, "id")
     assert len(oi.page_locations) > 2
     second = oi.page_locations[1]
@@ -51,7 +51,7 @@ def test_encrypted_and_missing_chunks_are_refused(pf):
     # A fresh footer: a row group's chunks are checked once, when first read.
     fresh = pqkit.ParquetFile(pf.row_group_reader.source.read(0, pf.metadata.file_size))
     reader = fresh.row_group_reader
-    fresh.metadata.row_group(0).columns = []
+    fresh.metadata.row_group(0).thrift.columns = []
     with pytest.raises(pqkit.CorruptFileError,
                        match=r"row_groups\[0\]\.columns holds 0 column chunks"):
         reader.column_chunk(0, node)

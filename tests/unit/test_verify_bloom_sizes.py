@@ -51,7 +51,7 @@ def base(tmp_path):
 
 def bloom_of(path, column, row_group=0):
     """(offset, header size, numBytes) of a chunk's bloom filter."""
-    cmd = pqkit.read_metadata(path).row_group(row_group).columns[column].meta_data
+    cmd = pqkit.read_metadata(path).row_group(row_group).thrift.columns[column].meta_data
     header, size = read_bloom_filter_header(open(path, "rb").read(), cmd.bloom_filter_offset)
     return cmd.bloom_filter_offset, size, header.numBytes
 
@@ -61,7 +61,7 @@ def data_pages(path, column, row_group=0):
 
 
 def chunk_start(path, column, row_group=0):
-    cmd = pqkit.read_metadata(path).row_group(row_group).columns[column].meta_data
+    cmd = pqkit.read_metadata(path).row_group(row_group).thrift.columns[column].meta_data
     return min(o for o in (cmd.dictionary_page_offset, cmd.data_page_offset) if o)
 
 
@@ -74,7 +74,7 @@ def new_rules(report, prefixes=("PQ-BLOOM-", "PQ-SIZE-")):
                                      {"use_dictionary": False, "compression": "zstd"}])
 def test_pqkit_files_probe_every_value_clean(tmp_path, options):
     path = write_base(tmp_path / "ok.parquet", **options)
-    ss = pqkit.read_metadata(path).row_group(0).columns[S].meta_data.size_statistics
+    ss = pqkit.read_metadata(path).row_group(0).thrift.columns[S].meta_data.size_statistics
     assert ss.unencoded_byte_array_data_bytes == S_BYTES
     assert ss.definition_level_histogram == [N // 10, N - N // 10]
     shallow = verify_file(path)
@@ -112,9 +112,9 @@ def test_pyarrow_file_of_many_types_probes_clean(tmp_path, version):
                    data_page_version=version,
                    bloom_filter_options={c: {"ndv": 1200, "fpp": 0.05} for c in leaves})
     md = pqkit.read_metadata(path)
-    listed = md.row_group(0).columns[11].meta_data.size_statistics
+    listed = md.row_group(0).thrift.columns[11].meta_data.size_statistics
     assert listed.repetition_level_histogram and listed.unencoded_byte_array_data_bytes
-    assert md.row_group(0).columns[0].meta_data.size_statistics.repetition_level_histogram == []
+    assert md.row_group(0).thrift.columns[0].meta_data.size_statistics.repetition_level_histogram == []
     report = verify_file(path, deep=True)
     assert_clean(report)
     assert report.counters["bloom_filters"] == 3 * len(leaves)
@@ -302,7 +302,7 @@ def test_chunk_byte_count_off_by_one(base, tmp_path):
         ss.unencoded_byte_array_data_bytes += 1
 
     bad = rewrite_footer(base, tmp_path / "bytes.parquet", _chunk_sizes(S, more))
-    at = pqkit.read_metadata(bad).row_group(0).columns[S].offset_index_offset
+    at = pqkit.read_metadata(bad).row_group(0).thrift.columns[S].offset_index_offset
     shallow = verify_file(bad)
     (f,) = findings(shallow, "PQ-SIZE-005")
     assert (f.column, f.row_group, f.offset) == ("s", 0, at)
@@ -318,7 +318,7 @@ def test_chunk_byte_count_off_by_one(base, tmp_path):
 def test_chunk_histogram_that_adds_up_but_is_wrong(base, tmp_path):
     bad = rewrite_footer(base, tmp_path / "hist.parquet", _chunk_sizes(
         S, lambda ss: _shift(ss.definition_level_histogram, 1, 0)))
-    at = pqkit.read_metadata(bad).row_group(0).columns[S].column_index_offset
+    at = pqkit.read_metadata(bad).row_group(0).thrift.columns[S].column_index_offset
     shallow = verify_file(bad)
     (f,) = findings(shallow, "PQ-SIZE-004")           # the pages add up to something else
     assert (f.column, f.offset, f.page_offset) == ("s", at, None)
@@ -408,7 +408,7 @@ def _lists(tmp_path, n=2000):
 
 def test_repetition_histograms_of_a_list_column(tmp_path):
     path = _lists(tmp_path)
-    ss = pqkit.read_metadata(path).row_group(0).columns[0].meta_data.size_statistics
+    ss = pqkit.read_metadata(path).row_group(0).thrift.columns[0].meta_data.size_statistics
     assert ss.repetition_level_histogram[0] == 2000 and len(ss.definition_level_histogram) == 4
     report = verify_file(path, deep=True)
     assert_clean(report)
@@ -457,7 +457,7 @@ def test_corpus_bloom_filters(corpus, tmp_path, name):
     report = verify_file(path, deep=True)
     assert not new_rules(report) and report.counters["bloom_filters"] == 1
     assert report.counters["bloom_values_probed"] == report.counters["values_checked"] > 0
-    column = next(i for i, c in enumerate(pqkit.read_metadata(path).row_group(0).columns)
+    column = next(i for i, c in enumerate(pqkit.read_metadata(path).row_group(0).thrift.columns)
                   if c.meta_data.bloom_filter_offset)
     offset, size, n = bloom_of(path, column)
     bad = patch(path, tmp_path / name, offset + size, bytes(n))

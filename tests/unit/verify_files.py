@@ -42,7 +42,7 @@ def edit_index(src, dst, column, kind, change, row_group=0):
     """Copy src to dst with a chunk's ColumnIndex or OffsetIndex re-encoded after
     change(obj) and stored just before the footer."""
     md = pqkit.read_metadata(src)
-    chunk = md.row_group(row_group).columns[column]
+    chunk = md.row_group(row_group).thrift.columns[column]
     cls = fmt.ColumnIndex if kind == "column_index" else fmt.OffsetIndex
     at, length = getattr(chunk, kind + "_offset"), getattr(chunk, kind + "_length")
     obj, _ = fmt.decode(cls, open(src, "rb").read()[at:at + length])
@@ -66,7 +66,7 @@ def patch(src, dst, offset, new):
 
 def pages(path, row_group=0, column=0):
     md = pqkit.read_metadata(path)
-    cmd = md.row_group(row_group).columns[column].meta_data
+    cmd = md.row_group(row_group).thrift.columns[column].meta_data
     start = min(o for o in (cmd.dictionary_page_offset, cmd.data_page_offset) if o)
     data = open(path, "rb").read()[start:start + cmd.total_compressed_size]
     return list(PageWalker(data, start, cmd.num_values, "test"))

@@ -24,14 +24,26 @@ write: pqkit ``write_table`` of a pqkit Table (page CRCs on, its default; and wi
        "dict" asks for dictionary encoding (pqkit and pyarrow try it on every
        column; fastparquet never dictionary-encodes numbers), "plain" turns it off.
 
+Every case is read from two files: the one pyarrow writes with its default
+settings ("pa" in the writer column) and the one pqkit writes with its defaults
+("pq"), both with the row's codec. Besides the Table and ``to_pandas()`` times,
+``read_pandas`` is timed (pqkit's one-call path, against the same pyarrow
+``read_table().to_pandas()``), and the peak resident memory that each of the two
+adds is measured once per file in a fresh subprocess (``--no-rss`` skips it):
+the peak (VmHWM, reset through /proc/self/clear_refs after the imports) minus
+the resident size before the read.
+
 Usage: python tools/bench/io_bench.py [--mode read|write|both] [--rows N]
        [--cases int64,strings_low,...] [--codecs snappy,zstd,none] [--repeat N]
+       [--writers pyarrow,pqkit] [--no-rss] [--no-fastparquet]
 """
 import argparse
 import gc
 import json
 import math
 import os
+import subprocess
+import sys
 import tempfile
 import time
 import zlib
@@ -49,7 +61,10 @@ except ImportError:          # optional contender
     fastparquet = None
 
 CASES = ["int64", "float64", "strings_low", "strings_high", "strings_high_plain",
-         "int64_nulls", "list_int64", "struct"]
+         "int64_nulls", "int64_small_range", "timestamp_us", "decimal", "list_int64",
+         "struct"]
+NESTED = {"list_int64", "struct"}
+WRITERS = ["pyarrow", "pqkit"]
 CODECS = ["snappy", "zstd", "none"]
 READ_ONLY = {"strings_high_plain"}     # the same data as strings_high to a writer
 
@@ -67,6 +82,13 @@ def make_column(case, n, rng):
                          enumerate(rng.integers(0, 10**6, n))], pa.string())
     if case == "int64_nulls":
         return pa.array(rng.integers(0, 10**9, n), mask=rng.random(n) < 0.2)
+    if case == "int64_small_range":         # dictionary-encoded by both writers
+        return pa.array(rng.integers(0, 100, n))
+    if case == "timestamp_us":
+        start = np.datetime64("2020-01-01", "us").astype(np.int64)
+        return pa.array(start + np.sort(rng.integers(0, 10**14, n)), pa.timestamp("us"))
+    if case == "decimal":
+        return decimal_column(rng.integers(-10**15, 10**15, n), 18, 4)
     if case == "list_int64":
         lengths = rng.integers(0, 6, n)
         offsets = np.zeros(n + 1, np.int32)
@@ -84,6 +106,16 @@ def make_column(case, n, rng):
         return pa.StructArray.from_arrays([a, b, c], ["a", "b", "c"],
                                           mask=pa.array(rng.random(n) < 0.1))
     raise ValueError(f"unknown case {case!r}")
+
+
+def decimal_column(unscaled, precision, scale):
+    """decimal128(precision, scale) over int64 unscaled values, sign-extended to 128 bits
+    (no Decimal objects made)."""
+    words = np.empty((len(unscaled), 2), np.int64)
+    words[:, 0] = unscaled
+    words[:, 1] = unscaled >> 63
+    return pa.Array.from_buffers(pa.decimal128(precision, scale), len(unscaled),
+                                 [None, pa.py_buffer(words.tobytes())])
 
 
 def best_of(fn, repeat):
@@ -148,16 +180,20 @@ def _same_value(u, v):
     return u == v
 
 
-def read_row(path, repeat):
+def pyarrow_pandas(path):
+    return pq.read_table(path, use_threads=False).to_pandas(use_threads=False)
+
+
+def read_row(path, repeat, with_fastparquet=True):
     t = {
         "pqkit": attempt(lambda: pqkit.read_table(path), repeat),
         "pqkit_pandas": attempt(lambda: pqkit.read_table(path).to_pandas(), repeat),
+        "pqkit_read_pandas": attempt(lambda: pqkit.read_pandas(path), repeat),
         "pyarrow": attempt(lambda: pq.read_table(path, use_threads=False), repeat),
-        "pyarrow_pandas": attempt(lambda: pq.read_table(path, use_threads=False)
-                                  .to_pandas(use_threads=False), repeat),
+        "pyarrow_pandas": attempt(lambda: pyarrow_pandas(path), repeat),
         "pqkit_fp_like": None, "fastparquet": None, "fp_options": None, "fp_correct": None,
     }
-    if fastparquet is not None:
+    if fastparquet is not None and with_fastparquet:
         frame = fastparquet.ParquetFile(path).to_pandas()
         strings, flatten = fastparquet_like(path, frame)
         ours = pqkit_pandas(path, strings, flatten)
@@ -166,6 +202,42 @@ def read_row(path, repeat):
         t["fastparquet"] = attempt(lambda: fastparquet.ParquetFile(path).to_pandas(), repeat)
         t["pqkit_fp_like"] = attempt(lambda: pqkit_pandas(path, strings, flatten), repeat)
     return t
+
+
+# --- peak memory, one read per fresh process ----------------------------------------------
+RSS_READERS = {
+    "pqkit_read_pandas": lambda path: pqkit.read_pandas(path),
+    "pyarrow_pandas": pyarrow_pandas,
+}
+
+
+def _status_kib(field):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise RuntimeError(f"no {field} in /proc/self/status")
+
+
+def rss_child(reader, path):
+    """Print the bytes that one ``reader`` call on ``path`` adds to the peak RSS."""
+    pa.set_cpu_count(1)
+    pa.set_io_thread_count(1)
+    gc.collect()
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")                    # resets VmHWM to the current RSS
+    before = _status_kib("VmRSS")
+    result = RSS_READERS[reader](path)
+    peak = _status_kib("VmHWM")
+    del result
+    print((peak - before) * 1024)
+
+
+def peak_rss(reader, path):
+    """Peak RSS (bytes) ``reader`` adds, measured in a fresh interpreter; None on failure."""
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--rss-child", reader,
+                          path], capture_output=True, text=True, check=False)
+    return int(out.stdout.strip()) if out.returncode == 0 else None
 
 
 def write_row(table, ours, frame, codec, dictionary, repeat, tmp):
@@ -205,6 +277,17 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in vals) / len(vals)) if vals else None
 
 
+def write_file(writer, table, path, case, codec):
+    """Write ``table`` with ``writer``'s default settings (and ``codec``)."""
+    dictionary = case != "strings_high_plain"
+    if writer == "pyarrow":
+        pq.write_table(table, path, compression=codec, use_dictionary=dictionary)
+    else:
+        pqkit.write_table(pqkit.Table.from_arrow(table), path,
+                          compression=None if codec == "none" else codec,
+                          use_dictionary=dictionary)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mode", choices=["read", "write", "both"], default="both")
@@ -212,8 +295,14 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--codecs", default=",".join(CODECS))
+    ap.add_argument("--writers", default=",".join(WRITERS))
+    ap.add_argument("--no-rss", action="store_true", help="skip the peak-memory subprocesses")
+    ap.add_argument("--no-fastparquet", action="store_true", help="leave fastparquet out")
     ap.add_argument("--json", help="write the results to this file")
+    ap.add_argument("--rss-child", nargs=2, metavar=("READER", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.rss_child:
+        return rss_child(*args.rss_child)
     pa.set_cpu_count(1)
     pa.set_io_thread_count(1)
     results = {"rows": args.rows, "read": [], "write": []}
@@ -222,18 +311,24 @@ def main():
             # One seed per case: a case's data does not depend on which cases run.
             rng = np.random.default_rng(zlib.crc32(case.encode()))
             table = pa.table({"c": make_column(case, args.rows, rng)})
-            frame = table.to_pandas() if case not in ("list_int64", "struct") else None
+            frame = table.to_pandas() if case not in NESTED else None
             for codec in args.codecs.split(","):
-                path = os.path.join(tmp, f"{case}-{codec}.parquet")
-                pq.write_table(table, path, compression=codec,
-                               use_dictionary=case != "strings_high_plain")
-                ours = pqkit.read_table(path)
-                assert ours.num_rows == args.rows
                 size = table.nbytes
                 if args.mode in ("read", "both"):
-                    t = read_row(path, args.repeat)
-                    results["read"].append({"case": case, "codec": codec, "bytes": size, **t})
+                    for writer in args.writers.split(","):
+                        path = os.path.join(tmp, f"{case}-{codec}-{writer}.parquet")
+                        write_file(writer, table, path, case, codec)
+                        assert pqkit.read_table(path).num_rows == args.rows
+                        t = read_row(path, args.repeat, not args.no_fastparquet)
+                        if not args.no_rss:
+                            for reader in RSS_READERS:
+                                t["rss_" + reader] = peak_rss(reader, path)
+                        results["read"].append({"case": case, "codec": codec,
+                                                "writer": writer, "bytes": size, **t})
                 if args.mode in ("write", "both") and case not in READ_ONLY:
+                    path = os.path.join(tmp, f"{case}-{codec}.parquet")
+                    pq.write_table(table, path, compression=codec)
+                    ours = pqkit.read_table(path)
                     for dictionary in (True, False):
                         t = write_row(table, ours, frame, codec, dictionary, args.repeat, tmp)
                         results["write"].append({"case": case, "codec": codec,
@@ -252,28 +347,44 @@ def report(results):
         report_write(results)
 
 
+def fmt_mb(v):
+    return "   n/a" if v is None else f"{v / 2**20:6.1f}"
+
+
 def report_read(results):
-    print(f"READ ({results['rows']:,} rows; ms, best of N; ratio < 1 means pqkit is faster)")
-    print(f"{'case':18s} {'codec':7s} {'pqkit':>8s} {'pyarrow':>8s} {'vs pa':>7s} "
-          f"{'pq->pd':>8s} {'pa->pd':>8s} {'vs pa':>7s} {'pq->fp':>8s} {'fastpq':>8s} "
-          f"{'vs fp':>7s}  pqkit options for fastparquet's dtypes")
-    r_pa, r_pd, r_fp = [], [], []
+    print(f"READ ({results['rows']:,} rows; ms, best of N; ratio < 1 means pqkit is faster; "
+          f"wr = writer of the file, pa = pyarrow, pq = pqkit)")
+    print(f"{'case':18s} {'codec':7s} {'wr':2s} {'pqkit':>8s} {'pyarrow':>8s} {'vs pa':>7s} "
+          f"{'pq->pd':>8s} {'rd_pd':>8s} {'pa->pd':>8s} {'vs pa':>7s} {'rd/pa':>7s} "
+          f"{'MB pq':>6s} {'MB pa':>6s} {'mem':>6s} "
+          f"{'pq->fp':>8s} {'fastpq':>8s} {'vs fp':>7s}  pqkit options for fastparquet's dtypes")
+    r_pa, r_pd, r_rd, r_mem, r_fp = [], [], [], [], []
     for r in results["read"]:
         a = ratio(r["pqkit"], r["pyarrow"])
         b = ratio(r["pqkit_pandas"], r["pyarrow_pandas"])
+        rd = ratio(r.get("pqkit_read_pandas"), r["pyarrow_pandas"])
+        mem = ratio(r.get("rss_pqkit_read_pandas"), r.get("rss_pyarrow_pandas"))
         c = ratio(r["pqkit_fp_like"], r["fastparquet"]) if r["fp_correct"] else None
-        r_pa.append(a)
-        r_pd.append(b)
-        r_fp.append(c)
+        for acc, v in ((r_pa, a), (r_pd, b), (r_rd, rd), (r_mem, mem), (r_fp, c)):
+            acc.append(v)
         note = r["fp_options"] or ""
         if r["fp_correct"] is False:
             note += "; fastparquet WRONG (values differ), ratio left out"
-        print(f"{r['case']:18s} {r['codec']:7s} {fmt_ms(r['pqkit'])} {fmt_ms(r['pyarrow'])} "
-              f"{fmt_x(a):>7s} {fmt_ms(r['pqkit_pandas'])} {fmt_ms(r['pyarrow_pandas'])} "
-              f"{fmt_x(b):>7s} {fmt_ms(r['pqkit_fp_like'])} {fmt_ms(r['fastparquet'])} "
-              f"{fmt_x(c):>7s}  {note}")
+        writer = "pa" if r.get("writer", "pyarrow") == "pyarrow" else "pq"
+        print(f"{r['case']:18s} {r['codec']:7s} {writer:2s} "
+              f"{fmt_ms(r['pqkit'])} {fmt_ms(r['pyarrow'])} {fmt_x(a):>7s} "
+              f"{fmt_ms(r['pqkit_pandas'])} {fmt_ms(r.get('pqkit_read_pandas'))} "
+              f"{fmt_ms(r['pyarrow_pandas'])} {fmt_x(b):>7s} {fmt_x(rd):>7s} "
+              f"{fmt_mb(r.get('rss_pqkit_read_pandas'))} {fmt_mb(r.get('rss_pyarrow_pandas'))} "
+              f"{fmt_x(mem):>6s} "
+              f"{fmt_ms(r['pqkit_fp_like'])} {fmt_ms(r['fastparquet'])} {fmt_x(c):>7s}  {note}")
     print(f"geomean: pqkit/pyarrow {fmt_x(geomean(r_pa))}, pandas pqkit/pyarrow "
-          f"{fmt_x(geomean(r_pd))}, pandas pqkit/fastparquet {fmt_x(geomean(r_fp))}")
+          f"{fmt_x(geomean(r_pd))}, read_pandas/pyarrow {fmt_x(geomean(r_rd))}, peak RSS "
+          f"read_pandas/pyarrow {fmt_x(geomean(r_mem))}, pandas pqkit/fastparquet "
+          f"{fmt_x(geomean(r_fp))}")
+    print(f"worst: pqkit/pyarrow {fmt_x(max(filter(None, r_pa), default=None))}, "
+          f"read_pandas/pyarrow {fmt_x(max(filter(None, r_rd), default=None))}, peak RSS "
+          f"{fmt_x(max(filter(None, r_mem), default=None))}")
 
 
 def report_write(results):

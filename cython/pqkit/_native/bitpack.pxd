@@ -5,7 +5,7 @@
 # occupies exactly w bytes. The kernels below are raw-pointer leaf kernels;
 # their callers check the block sizes first (see each `# Safety:` comment
 # in bitpack.pyx).
-from libc.stdint cimport uint8_t, uint32_t, uint64_t, int16_t, int32_t
+from libc.stdint cimport uint8_t, uint32_t, uint64_t, int16_t, int32_t, UINT32_MAX
 
 from pqkit._native.buffer cimport Cursor
 
@@ -31,6 +31,55 @@ cdef struct HybridError:
     uint64_t value              # the offending header / value / length
     uint64_t extra              # bytes needed (truncation faults)
     Py_ssize_t produced         # values decoded before the fault
+
+cdef enum:
+    MAX_PACKED_GROUPS = 268435455        # (2^31 - 1) // 8 groups: runs stay below 2^31 values
+
+
+# The values to take from a bit-packed run of `groups` groups (at most `wanted`) in
+# *n; returns 0 when their bytes are at the cursor, else the bytes they need. Only
+# the bytes of needed values must be present: some writers drop the final padding.
+cdef inline Py_ssize_t packed_run_values(const Cursor* c, uint64_t groups, int w,
+                                         Py_ssize_t wanted, Py_ssize_t* n) noexcept nogil:
+    cdef Py_ssize_t need
+    n[0] = <Py_ssize_t>(groups * 8)
+    if n[0] > wanted:
+        n[0] = wanted
+    need = (n[0] * w + 7) >> 3
+    return 0 if c.size - c.pos >= need else need
+
+
+# Move the cursor past a bit-packed run of `groups` groups of width w; the final run
+# may lack its padding bytes (the values it needs were checked to be present).
+cdef inline void skip_packed_run(Cursor* c, uint64_t groups, int w) noexcept nogil:
+    if <uint64_t>(c.size - c.pos) > groups * w:
+        c.pos += <Py_ssize_t>(groups * w)
+    else:
+        c.pos = c.size
+
+
+# A run header (ULEB128, at most 5 bytes and 32 bits) at the cursor: HF_NONE with
+# *out set, or the fault. Shared by hybrid_decode and the fused dictionary gather.
+cdef inline int run_header(Cursor* c, uint64_t* out) noexcept nogil:
+    cdef uint64_t r = 0
+    cdef int shift = 0
+    cdef uint8_t b
+    while True:
+        if c.pos >= c.size:
+            return HF_VARINT_TRUNCATED
+        b = c.data[c.pos]
+        c.pos += 1
+        r |= (<uint64_t>(b & 0x7F)) << shift
+        if not (b & 0x80):
+            break
+        shift += 7
+        if shift >= 35:
+            return HF_VARINT_TOO_LONG
+    if r > UINT32_MAX:
+        return HF_VARINT_TOO_LONG
+    out[0] = r
+    return HF_NONE
+
 
 # Unpack `ngroups` groups of 8 LSB-first values of width w (0..32).
 cdef void unpack_groups(const uint8_t* src, Py_ssize_t avail, uint32_t* out,

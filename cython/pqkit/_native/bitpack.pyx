@@ -36,7 +36,6 @@ the hybrid encoder) is :mod:`pqkit._native.hybrid_encode`.
 """
 cimport cython
 from libc.string cimport memcpy, memset
-from libc.stdint cimport UINT32_MAX
 
 import sys
 
@@ -48,7 +47,6 @@ if sys.byteorder != "little":  # the kernels load little-endian words directly
     raise ImportError("pqkit's bit-packing kernels need a little-endian host")
 
 cdef enum:
-    MAX_PACKED_GROUPS = 268435455        # (2^31 - 1) // 8 groups
     CHUNK = 512                          # values staged per narrowing copy
 
 
@@ -105,28 +103,6 @@ cdef void unpack_values(const uint8_t* src, Py_ssize_t avail, uint32_t* out,
 
 
 # ----------------------------------------------------------- hybrid decode
-
-cdef inline int _run_header(Cursor* c, uint64_t* out) noexcept nogil:
-    """ULEB128 run header: at most 5 bytes and 32 bits (the spec's uint32)."""
-    cdef uint64_t r = 0
-    cdef int shift = 0
-    cdef uint8_t b
-    while True:
-        if c.pos >= c.size:
-            return HF_VARINT_TRUNCATED
-        b = c.data[c.pos]
-        c.pos += 1
-        r |= (<uint64_t>(b & 0x7F)) << shift
-        if not (b & 0x80):
-            break
-        shift += 7
-        if shift >= 35:
-            return HF_VARINT_TOO_LONG
-    if r > UINT32_MAX:
-        return HF_VARINT_TOO_LONG
-    out[0] = r
-    return HF_NONE
-
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
@@ -195,7 +171,7 @@ cdef int hybrid_decode(Cursor* c, int w, hybrid_t* out, Py_ssize_t count,
         start = c.pos
         if start >= c.size:
             return _fault(err, HF_EXHAUSTED, start, 0, 0, produced)
-        code = _run_header(c, &header)
+        code = run_header(c, &header)
         if code != HF_NONE:
             return _fault(err, code, start, 0, 0, produced)
         if header >> 1 == 0:
@@ -219,20 +195,12 @@ cdef int hybrid_decode(Cursor* c, int w, hybrid_t* out, Py_ssize_t count,
             groups = header >> 1
             if groups > MAX_PACKED_GROUPS:
                 return _fault(err, HF_RUN_TOO_LONG, start, groups, 0, produced)
-            n = <Py_ssize_t>(groups * 8)
-            if n > count - produced:
-                n = count - produced
-            # Only the bytes holding needed values must be present: some
-            # writers drop the padding of the final group.
-            need = (n * w + 7) >> 3
-            avail = c.size - c.pos
-            if avail < need:
+            need = packed_run_values(c, groups, w, count - produced, &n)
+            if need:
                 return _fault(err, HF_PACKED_TRUNCATED, c.pos, groups, need, produced)
+            avail = c.size - c.pos
             _unpack_into(c.data + c.pos, avail, out + produced, n, w, maxv)
-            if <uint64_t>avail > groups * w:
-                c.pos += <Py_ssize_t>(groups * w)
-            else:
-                c.pos = c.size
+            skip_packed_run(c, groups, w)
         produced += n
     return 0
 

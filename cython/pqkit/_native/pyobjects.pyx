@@ -9,13 +9,15 @@
   lists into one dict per row. Both put None at null rows: with offsets
   ``[0, 2, 2, 3]`` over ``[1, 2, 3]`` and validity ``[1, 0, 1]`` the rows are
   ``[[1, 2], None, [3]]``.
+* ``decimal_objects`` makes ``decimal.Decimal`` values of int32/int64 unscaled
+  decimals from digits written in C.
 """
 cimport cython
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_New
 from cpython.ref cimport Py_INCREF, Py_XDECREF, PyObject
 from cpython.dict cimport PyDict_SetItem
 from cpython.list cimport PyList_GetSlice
-from cpython.unicode cimport PyUnicode_DecodeUTF8
+from cpython.unicode cimport PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint64_t
 from libc.string cimport memcpy
 from libc.stdlib cimport calloc, free, malloc
@@ -266,4 +268,50 @@ def struct_rows(tuple names, list columns, Py_ssize_t n, validity=None, bint as_
             ov[i] = row
         else:
             lv[i] = row
+    return out
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def decimal_objects(unscaled, int scale, validity=None):
+    """An object array of ``decimal.Decimal``: int32/int64 ``unscaled`` values with
+    ``scale`` fractional digits (0..38), None where ``validity`` is False.
+
+    Each value's digits are written in C with the point in place (``-123456`` at
+    scale 4 gives ``"-12.3456"``) and handed to ``Decimal``: the same value and
+    exponent as ``Decimal("-123456E-4")``, without a Python string format per value.
+    """
+    from decimal import Decimal
+    if scale < 0 or scale > 38:
+        raise ValueError(f"decimal scale {scale} outside 0..38")
+    cdef const int64_t[::1] v = np.ascontiguousarray(unscaled, dtype=np.int64)
+    cdef Py_ssize_t n = v.shape[0], i
+    cdef const uint8_t[::1] valid = _validity_bytes(validity, n, "decimal values")
+    cdef bint has_validity = valid is not None
+    cdef char buf[64]
+    cdef char* p
+    cdef int digits, k
+    cdef uint64_t mag
+    out = np.empty(n, dtype=object)
+    cdef object[::1] ov = out
+    for i in range(n):
+        if has_validity and not valid[i]:
+            continue                       # None is already there
+        mag = <uint64_t>(-(v[i] + 1)) + 1 if v[i] < 0 else <uint64_t>v[i]
+        # Digits from the right, the point after `scale` of them, at least one before it.
+        p = buf + 63
+        digits = 0
+        while mag or digits <= scale:
+            if digits == scale and scale:
+                p -= 1
+                p[0] = b'.'
+            p -= 1
+            p[0] = <char>(48 + mag % 10)
+            mag //= 10
+            digits += 1
+        if v[i] < 0:
+            p -= 1
+            p[0] = b'-'
+        k = <int>(buf + 63 - p)
+        ov[i] = Decimal(PyUnicode_DecodeASCII(p, k, NULL))
     return out

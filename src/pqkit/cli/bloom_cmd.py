@@ -81,8 +81,8 @@ def _chunk(pf, node, g, hashes):
     """(dict for one chunk, problems)."""
     path = node.dotted_path
     d = {"row_group": g, "bloom_filter": None}
-    cmd = pf.metadata.row_group(g).columns[node.column_index].meta_data \
-        if node.column_index < len(pf.metadata.row_group(g).columns or []) else None
+    cmd = pf.metadata.row_group(g).thrift.columns[node.column_index].meta_data \
+        if node.column_index < len(pf.metadata.row_group(g).thrift.columns or []) else None
     try:
         found = read_chunk_bloom_filter(pf, node.column_index, g)
     except ParquetError as exc:

@@ -10,8 +10,8 @@ from rich.markup import escape
 
 from pqkit.cli import render
 from pqkit.errors import CorruptFileError
-from pqkit.read.footer import read_metadata
-from pqkit.read.source import Source
+from pqkit.read.footer import read_metadata_from
+from pqkit.read.remote import open_source
 from pqkit.textio.render import BINARY_FORMATS, ZONED_TIMESTAMPS, TextStyle
 
 DEFAULT_LIMIT = 50
@@ -36,14 +36,15 @@ def problem(kind, message, offset, row_group=None, path=None):
 
 
 def open_file(path):
-    """(metadata, Source) of a file opened once for the whole command."""
-    f = open(path, "rb")
+    """(metadata, source, closable) of a file (a path or a URL) opened once for the whole
+    command; the source is also what closes it."""
+    src = open_source(path)
     try:
-        md = read_metadata(f)
+        md = read_metadata_from(src)
     except BaseException:
-        f.close()
+        src.close()
         raise
-    return md, Source(f), f
+    return md, src, src
 
 
 def selected_chunks(md, row_groups=None, columns=None):
@@ -59,7 +60,7 @@ def selected_chunks(md, row_groups=None, columns=None):
             raise IndexError(f"row group {g} out of range (file has {md.num_row_groups})")
     out = []
     for g in groups:
-        chunks = md.row_group(g).columns or []
+        chunks = md.row_group(g).thrift.columns or []
         if len(chunks) != len(md.schema.columns):
             raise CorruptFileError(
                 f"row group {g} has {len(chunks)} column chunks but the schema has "

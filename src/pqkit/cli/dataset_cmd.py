@@ -10,7 +10,11 @@ Actions (``pqinspect dataset ACTION ROOT``):
   (repeatable, ANDed) and how many files partition values and per-file bounds
   pruned;
 * ``verify``: :func:`pqkit.dataset.verify` at ``--level``; exit 1 on problems;
-* ``repair``: :func:`pqkit.dataset.repair` and what it did.
+* ``repair``: :func:`pqkit.dataset.repair` and what it did;
+* ``vacuum``, ``compact``, ``restore``, ``tag``, ``publish``, ``index
+  build|optimize``, ``merge --from FILE``: the maintenance actions of
+  :mod:`pqkit.cli.dataset_maintenance` (PQDS/1 only; ``--dry-run`` where they
+  delete or rewrite).
 
 The layout is detected (``--layout`` forces one); plain Hive directories and
 RFC datasets are read-only, and repair only acts on PQDS/1 and RFC datasets.
@@ -49,18 +53,21 @@ from rich.markup import escape
 
 from pqkit import dataset as pds
 from pqkit import datatypes as T
-from pqkit.cli import render
+from pqkit.cli import dataset_maintenance, render
 from pqkit.dataset.canonical import field_to_json, type_to_json
 from pqkit.dataset.layouts import LAYOUTS, layout_of
 from pqkit.errors import SchemaError
 
-HELP = "inspect a dataset: info, versions, files (with pruning), verify, repair"
+HELP = ("inspect and maintain a dataset: info, versions, files (with pruning), verify, "
+        "repair, vacuum, compact, restore, tag, publish, index, merge")
 EXAMPLE = """examples:
   pqinspect dataset info warehouse/sales
   pqinspect dataset versions warehouse/sales --json | jq '.versions[-1]'
   pqinspect dataset files warehouse/sales --filter 'year >= 2024' --filter 'country == DE'
   pqinspect dataset verify warehouse/sales --level sha256
   pqinspect dataset repair warehouse/sales
+  pqinspect dataset vacuum warehouse/sales --dry-run --json
+  pqinspect dataset merge warehouse/sales --from changes.parquet --on id
 
 Works on PQDS/1 datasets, plain Hive-partitioned directories (Spark, Hive, pyarrow)
 and RFC-style single-manifest datasets (manifest.json + _SUCCESS).
@@ -89,6 +96,7 @@ def _actions():
                    _show_verify, "pqinspect dataset verify sales --level footer"),
         "repair": ("finish crashed commits/publishes (PQDS/1) or writes (RFC)", _repair_options,
                    build_repair, _show_repair, "pqinspect dataset repair sales --grace 1h"),
+        **dataset_maintenance.actions(),
     }
 
 
@@ -98,12 +106,13 @@ def add_arguments(parser):
         p = sub.add_parser(name, help=help_text, description=help_text,
                            epilog=f"example:\n  {example}",
                            formatter_class=argparse.RawDescriptionHelpFormatter)
-        p.add_argument("root", metavar="ROOT", help="the dataset's root directory")
-        if name != "repair":
+        if name not in dataset_maintenance.NESTED:
+            p.add_argument("root", metavar="ROOT", help="the dataset's root directory")
+            p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                           help="emit JSON instead of a rich view")
+        if name in ("info", "versions", "files", "verify"):
             p.add_argument("--layout", choices=LAYOUTS, default="auto",
                            help="force a layout instead of detecting it")
-        p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
-                       help="emit JSON instead of a rich view")
         options(p)
 
 

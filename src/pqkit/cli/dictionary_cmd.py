@@ -30,7 +30,7 @@ from pqkit.errors import ParquetError
 from pqkit.format import Encoding
 from pqkit.inspect.dictionary_pages import read_dictionary_page
 from pqkit.read.chunk_range import chunk_start
-from pqkit.read.source import Source
+from pqkit.read.remote import open_source
 from pqkit.schema.logical import leaf_type
 from pqkit.textio.render import cell_text, json_values
 
@@ -100,7 +100,7 @@ def chunk_dict(pf, src, node, g, limit=None, style=VIEWER_STYLE):
     """(dict for one chunk's dictionary, list of problems met); ``src`` is a Source of the
     same file, for walking the chunk's page headers; values are spelled with ``style``."""
     path = node.dotted_path
-    chunks = pf.metadata.row_group(g).columns or []
+    chunks = pf.metadata.row_group(g).thrift.columns or []
     chunk = chunks[node.column_index] if node.column_index < len(chunks) else None
     cmd = None if chunk is None else chunk.meta_data
     d = {"row_group": g, "dictionary": None}
@@ -136,7 +136,7 @@ def chunk_dict(pf, src, node, g, limit=None, style=VIEWER_STYLE):
 
 
 def build(path, columns, row_groups=None, limit=None, style=VIEWER_STYLE):
-    with open_parquet(path, verify_checksums=False) as pf, Source(path) as src:
+    with open_parquet(path, verify_checksums=False) as pf, open_source(path) as src:
         md = pf.metadata
         nodes = [md.schema.column(c) for c in columns]
         groups = row_groups if row_groups else range(md.num_row_groups)

@@ -193,7 +193,7 @@ def _chunk_facts(node, chunk):
 
 
 def _diff_chunks(a, b, g, out):
-    chunks_a, chunks_b = a.row_group(g).columns or [], b.row_group(g).columns or []
+    chunks_a, chunks_b = a.row_group(g).thrift.columns or [], b.row_group(g).thrift.columns or []
     leaves_b = {c.dotted_path: c for c in b.schema.columns}
     for node_a in a.schema.columns:
         node_b = leaves_b.get(node_a.dotted_path)
@@ -217,14 +217,14 @@ def _diff_chunks(a, b, g, out):
 def _diff_row_groups(a, b, out):
     common = min(a.num_row_groups, b.num_row_groups)
     for g in range(common):
-        _compare(out, "row_group", _row_group_facts(a.row_group(g)),
-                 _row_group_facts(b.row_group(g)), None, g)
+        _compare(out, "row_group", _row_group_facts(a.row_group(g).thrift),
+                 _row_group_facts(b.row_group(g).thrift), None, g)
         _diff_chunks(a, b, g, out)
     for g in range(common, a.num_row_groups):
-        out.append(_diff("row_group", "row_group", _row_group_facts(a.row_group(g)), None,
+        out.append(_diff("row_group", "row_group", _row_group_facts(a.row_group(g).thrift), None,
                          None, g))
     for g in range(common, b.num_row_groups):
-        out.append(_diff("row_group", "row_group", None, _row_group_facts(b.row_group(g)),
+        out.append(_diff("row_group", "row_group", None, _row_group_facts(b.row_group(g).thrift),
                          None, g))
 
 

@@ -279,7 +279,7 @@ def _gap(src, r):
 
 
 def _group_dict(md, g, totals, spans):
-    rg = md.row_group(g)
+    rg = md.row_group(g).thrift
     return {"index": g, "num_rows": rg.num_rows,
             "start": min((a for a, _ in spans), default=None),
             "end": max((b for _, b in spans), default=None),

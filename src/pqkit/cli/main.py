@@ -9,17 +9,24 @@ import sys
 
 from pqkit import __version__
 from pqkit.cli import (
+    append_cmd,
+    advise_cmd,
     bloom_cmd,
+    concat_cmd,
     convert_cmd,
     dataset_cmd,
     dictionary_cmd,
     diff_cmd,
+    edit_cmd,
+    explain_cmd,
     index_cmd,
     layout_cmd,
     meta_cmd,
     pages_cmd,
+    recover_cmd,
     rows_cmd,
     schema_cmd,
+    take_cmd,
     verify_cmd,
 )
 from pqkit.errors import ParquetError
@@ -38,6 +45,13 @@ COMMANDS = {
     "diff": diff_cmd,
     "convert": convert_cmd,
     "dataset": dataset_cmd,
+    "concat": concat_cmd,
+    "append": append_cmd,
+    "edit": edit_cmd,
+    "recover": recover_cmd,
+    "explain": explain_cmd,
+    "take": take_cmd,
+    "advise": advise_cmd,
 }
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE = 0, 1, 2

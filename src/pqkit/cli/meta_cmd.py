@@ -142,7 +142,7 @@ def geospatial_dict(geo):
 
 
 def row_group_dict(md, index, columns=None):
-    rg = md.row_group(index)
+    rg = md.row_group(index).thrift
     schema = md.schema
     chunks = []
     for i, chunk in enumerate(rg.columns):

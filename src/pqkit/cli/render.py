@@ -9,6 +9,8 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
+from pqkit.schema.tree import enum_name  # noqa: F401  (re-exported for the subcommands)
+
 
 def emit_json(doc, out=None):
     """Write `doc` as indented JSON (bytes as hex) followed by a newline."""
@@ -140,15 +142,6 @@ class Grid:
     def __rich_console__(self, console, options):
         yield self.table(options.max_width)
 
-
-def enum_name(enum_cls, value):
-    """The enum member's name, UNKNOWN(v) for a value the enum lacks, None for None."""
-    if value is None:
-        return None
-    try:
-        return enum_cls(value).name
-    except ValueError:
-        return f"UNKNOWN({value})"
 
 
 def problems_grid(problems):

@@ -348,7 +348,7 @@ class PrimitiveColumn(Column):
         if isinstance(t, T.FloatingType):
             return to_pandas.float_array(self, take)
         if isinstance(t, (T.TimestampType, T.DurationType)):
-            return to_pandas.temporal(pd, self)
+            return to_pandas.temporal(pd, self, take)
         return super()._pandas_array(pd, strings, take)
 
     def _values_equal(self, other, mask):

@@ -181,6 +181,9 @@ class DecimalColumn(Column):
     def to_pylist(self):
         return pv.decimal_to_pylist(self.type, self.values, self.validity)
 
+    def _pandas_array(self, pd, strings, take):
+        return pv.decimal_objects_of(self.type, self.values, self.validity)
+
     def _values_equal(self, other, mask):
         a, b = self.values[mask], other.values[mask]
         if a.ndim == b.ndim == 1:

@@ -108,7 +108,7 @@ class ListColumn(Column):
         return ListColumn(self.type, offsets, self.child._take(pos), self._take_validity(idx))
 
     def _pandas_array(self, pd, strings, take):
-        return to_pandas.nested_array(self)
+        return to_pandas.list_arrays(pd, self.flatten(), self.offsets, self.validity)
 
     def _object_rows(self, as_array):
         return list_rows(self.flatten()._object_rows(False), self.offsets, self.validity,
@@ -176,7 +176,8 @@ class FixedSizeListColumn(Column):
                                    self._take_validity(idx), len(idx))
 
     def _pandas_array(self, pd, strings, take):
-        return to_pandas.nested_array(self)
+        offsets = np.arange(len(self) + 1, dtype=np.int64) * self.type.list_size
+        return to_pandas.list_arrays(pd, self.child, offsets, self.validity)
 
     def _object_rows(self, as_array):
         offsets = np.arange(len(self) + 1, dtype=np.int64) * self.type.list_size

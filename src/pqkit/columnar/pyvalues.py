@@ -29,6 +29,7 @@ from decimal import Decimal
 import numpy as np
 
 from pqkit import datatypes as T
+from pqkit._native.pyobjects import decimal_objects
 from pqkit.errors import EncodingError, ParquetError, SchemaError
 
 
@@ -298,8 +299,22 @@ def unscaled_ints(values):
     return [frm(buf[i:i + width], "big", signed=True) for i in range(0, n * width, width)]
 
 
+def decimal_objects_of(type_, values, validity):
+    """An object array of decimal.Decimal (None for nulls) with exactly ``type_.scale``
+    fractional digits, as pyarrow gives; digits made in C for values that fit int64."""
+    if values.ndim == 2 and values.shape[1] <= 8:
+        values = be_bytes_to_int64(values)
+    if values.ndim == 1 and 0 <= type_.scale <= 38:
+        return decimal_objects(values, type_.scale, validity)
+    out = np.empty(len(values), dtype=object)
+    out[:] = decimal_to_pylist(type_, values, validity)
+    return out
+
+
 def decimal_to_pylist(type_, values, validity):
     """decimal.Decimal with exactly ``type_.scale`` fractional digits, as pyarrow gives."""
+    if (values.ndim == 1 or values.shape[1] <= 8) and 0 <= type_.scale <= 38:
+        return decimal_objects_of(type_, values, validity).tolist()
     exp = f"E{-type_.scale}"
     out = [Decimal(f"{v}{exp}") for v in unscaled_ints(values)]
     return apply_nulls(out, validity)

@@ -14,8 +14,9 @@ timestamp                   ``datetime64[unit(, tz)]``, NaT       same
 duration                    ``timedelta64[unit]``, NaT            same
 dictionary                  ``category``                          same (fails on null
                                                                   or repeated values)
-list / fixed_size_list      object: Python lists                  object: numpy arrays
+list / fixed_size_list      object: numpy arrays (see below)      same
 struct                      object: dicts                         same
+decimal                     object: ``decimal.Decimal``           same
 everything else             object: the ``to_pylist()`` values    same (intervals as
                                                                   ``DateOffset``)
 ==========================  ====================================  ======================
@@ -38,6 +39,13 @@ String columns follow the ``strings`` option of ``Table.to_pandas``:
     decoded from a dictionary reuses its dictionary's strings, any other is
     deduplicated with a hash table when a sample shows repeats.
 
+Lists become what pyarrow gives: each row a read-only numpy array viewing one
+flat array of the child values (no copy or Python object per element), None
+for a null row. The flat array is the child's numbers (integers with nulls as
+float64 with NaN, floats with NaN, bool and timestamps and durations without a
+time zone as their numpy dtypes) or, for other children, an object array of
+their Python values (``str``, dicts, lists).
+
 For example ``int32`` values ``[1, 2]`` with validity ``[True, False]`` become
 ``pd.array([1, <NA>], dtype="Int32")``, sharing no memory with the column.
 """
@@ -47,6 +55,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from pqkit import datatypes as T
+from pqkit._native.array_rows import array_rows
 from pqkit._native.dictenc import dictionary_encode
 from pqkit._native.pyobjects import (
     first_invalid_utf8,
@@ -145,9 +154,36 @@ def interval_objects(pd, col):
 
 
 def nested_array(col):
-    """Lists, fixed-size lists and structs: an object array of rows built in Cython."""
+    """Structs (and lists inside them): an object array of rows built in Cython."""
     with _collection_paused():
         return col._object_rows(True)
+
+
+def list_arrays(pd, child, offsets, validity):
+    """Lists: an object array of numpy views of ``child`` (the values the rows use,
+    starting at ``offsets[0]``), None where ``validity`` is False."""
+    return array_rows(_flat_values(pd, child), offsets, validity)
+
+
+def _flat_values(pd, child):
+    """The child values of lists as one 1-D numpy array (see the module docstring)."""
+    t = child.type
+    plain = isinstance(t, (T.IntegerType, T.FloatingType, T.BooleanType)) or \
+        (isinstance(t, (T.TimestampType, T.DurationType)) and getattr(t, "tz", None) is None)
+    values = getattr(child, "values", None)
+    if plain and isinstance(values, np.ndarray) and values.ndim == 1:
+        if child.null_count == 0:
+            flat = temporal(pd, child) if isinstance(t, (T.TimestampType, T.DurationType)) \
+                else values
+            return np.ascontiguousarray(flat)
+        if isinstance(t, (T.IntegerType, T.FloatingType)):
+            flat = values.astype(np.float64 if isinstance(t, T.IntegerType) else values.dtype)
+            flat[~child.validity] = np.nan
+            return flat
+        if not isinstance(t, T.BooleanType):
+            return np.ascontiguousarray(temporal(pd, child))
+    with _collection_paused():
+        return child._object_rows(True)
 
 
 # --- strings -----------------------------------------------------------------------------
@@ -235,12 +271,20 @@ def _collection_paused():
 
 
 # --- other types -------------------------------------------------------------------------
-def temporal(pd, col):
+def temporal(pd, col, take=False):
+    """Timestamps and durations as datetime64/timedelta64 of their unit with NaT for
+    nulls: the int64 values viewed as such, copied once at most (not with ``take``)."""
     t = col.type
-    values = pv.null_filled(col.values, col.validity, _NAT)
+    values = col.values
+    if values.dtype != np.int64:
+        values = values.astype(np.int64)
+    elif col.null_count or not take:
+        values = _writable(values, take)
+    if col.null_count:
+        values[~col.validity] = _NAT
     if isinstance(t, T.DurationType):
-        return values.astype(f"m8[{t.unit}]")
-    values = values.astype(f"M8[{t.unit}]")
+        return values.view(f"m8[{t.unit}]")
+    values = values.view(f"M8[{t.unit}]")
     if t.tz is None:
         return values
     idx = pd.DatetimeIndex(values).tz_localize("UTC").tz_convert(pv.tzinfo_for(t.tz))

@@ -16,8 +16,8 @@ pinned to a version, and planning needs no directory listing::
     pds.open("sales", version=0)                            # time travel
 
 Distributed writers stage files with :func:`stage_file` (e.g. on Spark
-executors) and commit them as one version with :func:`commit`. Maintenance:
-:func:`delete`, :func:`compact`, :func:`restore`, :func:`tag`, :func:`vacuum`,
+executors) and commit them as one version with :func:`commit`. :func:`merge`
+upserts or deletes by key (copy-on-write). Maintenance: :func:`delete`, :func:`compact`, :func:`restore`, :func:`tag`, :func:`vacuum`,
 :func:`repair`, :func:`publish`. Inverted indices (:mod:`.indices`):
 :func:`build_index` indexes a column, appends index their own files in the same
 commit, ``==``/``in`` filters on it prune files, :func:`optimize_index` merges the
@@ -40,13 +40,18 @@ Modules: ``layout`` (paths), ``canonical`` (type and value text),
 (conflict table, next snapshot), ``commit`` (latest version, commit loop),
 ``publish`` (plain-reader view), ``planning`` (pruning), ``planindex``,
 ``scan`` (file sources, reading files), ``dataset`` (open/read), ``write``,
-``maintenance``, ``indices`` (index segments, index pruning), ``index_ops``,
-``vacuum``, ``fsops`` (link-if-absent, flock, crash points);
+``maintenance``, ``merging`` (merge: upsert by key), ``indices`` (index segments, index pruning), ``index_ops``,
+``vacuum``, ``fsops`` (link-if-absent, flock, crash points), ``storage`` (the
+store behind the commit: a link locally, a conditional PUT on an object store),
+``remote_source`` (a published dataset read at a URL, without listing);
 ``layouts`` (layout detection), ``front`` (operations dispatched by layout), ``legacy_hive``, ``rfc_manifest``,
-``rfc_write``, ``filefacts`` (footer facts of foreign files).
+``rfc_write``, ``filefacts`` (footer facts of foreign files), ``kartothek_meta`` /
+``kartothek`` / ``kartothek_import`` (Kartothek v4: metadata, read-only source, import),
+``rfc_schema`` (RFC-0008's schema_hash), ``rfc_store`` (RFC-0008's API names).
 """
 from pqkit.dataset import index_ops as _index_ops
 from pqkit.dataset import maintenance as _maintenance
+from pqkit.dataset import merging as _merging
 from pqkit.dataset.commit import find_latest
 from pqkit.dataset.dataset import DataFile, Dataset, VerifyReport, open_dataset
 from pqkit.dataset.front import (
@@ -59,6 +64,7 @@ from pqkit.dataset.front import (
     verify,
     write,
 )
+from pqkit.dataset.kartothek_import import import_kartothek, open_kartothek
 from pqkit.dataset.layout import Layout
 from pqkit.dataset.partitioning import (
     HIVE_NULL,
@@ -67,11 +73,18 @@ from pqkit.dataset.partitioning import (
     unescape_path_component,
 )
 from pqkit.dataset.publish import publish as _publish
+from pqkit.dataset.rfc_store import (
+    DatasetManifest,
+    ParquetDatasetStore,
+    dataset_exists,
+    delete_dataset,
+)
 from pqkit.dataset.scan import FileSource, ManifestSource
 from pqkit.dataset.staging import stage_file as _stage_file
 from pqkit.dataset.vacuum import vacuum as _vacuum
 from pqkit.dataset.write import MODES
 from pqkit.errors import (
+    AlreadyExists,
     CommitConflict,
     DatasetError,
     DatasetExists,
@@ -92,6 +105,9 @@ stage_file = pqds_only(_stage_file)
 vacuum = pqds_only(_vacuum)
 build_index = pqds_only(_index_ops.build_index)
 optimize_index = pqds_only(_index_ops.optimize_index)
+merge = pqds_only(_merging.merge)
+merge_plan = pqds_only(_merging.merge_plan)
+compact_plan = pqds_only(_maintenance.compact_plan)
 
 
 @pqds_only
@@ -108,10 +124,11 @@ def latest_version(root):
 __all__ = [
     "write", "stage_file", "commit", "open", "open_dataset", "Dataset", "DataFile",
     "VerifyReport", "repair", "vacuum", "publish", "delete", "compact", "restore", "tag",
-    "untag", "build_index", "optimize_index", "latest_version", "FileSource",
+    "untag", "merge", "merge_plan", "compact_plan", "build_index", "optimize_index", "latest_version", "FileSource",
     "ManifestSource", "MODES", "HIVE_NULL",
     "escape_path_component", "unescape_path_component", "parse_partition_dirs",
     "DatasetError", "DatasetNotFound", "DatasetExists", "DatasetIncomplete",
     "ManifestCorrupted", "UnsupportedFeature", "CommitConflict",
-    "convert", "verify", "detect_layout", "publish_state",
+    "convert", "verify", "detect_layout", "publish_state", "open_kartothek", "import_kartothek",
+    "ParquetDatasetStore", "DatasetManifest", "dataset_exists", "delete_dataset", "AlreadyExists",
 ]

@@ -15,8 +15,9 @@ is missing (a crash before the first publish) or stale beyond repair is
         (conflict table, operations.py); run id already applied -> no-op
         M <- the next snapshot: cur's files + the operation
         check the staged files still exist (vacuum-grace guard)
-        write _pqkit/tmp/<txn>-<attempt>.json, fsync
-        publish_if_absent(tmp, versions/<cur+1>.json)  -> committed
+        create versions/<cur+1>.json if absent -> committed
+          (layout.storage: tmp file + link on a file system, a conditional PUT
+          on an object store; see storage.py)
         else base <- cur
     publish()   (best effort)
 """
@@ -30,6 +31,7 @@ from pqkit.dataset.layout import new_txn, parse_version_file_name
 from pqkit.dataset.manifest import Manifest
 from pqkit.errors import (
     CommitConflict,
+    DatasetError,
     DatasetExists,
     DatasetIncomplete,
     DatasetNotFound,
@@ -130,7 +132,7 @@ def _backoff(attempt):
 
 def staged_file_present(layout, entry):
     path = entry["path"]
-    return os.path.exists(layout.shadow(path)) or os.path.exists(layout.visible(path))
+    return layout.find_shadow(path) is not None or os.path.exists(layout.visible(path))
 
 
 def commit_operation(layout, op, *, max_attempts=MAX_ATTEMPTS):
@@ -167,9 +169,11 @@ def commit_operation(layout, op, *, max_attempts=MAX_ATTEMPTS):
             _validate_range(layout, op, checked, cur)
             checked = cur
             if op.already_applied(parent):
+                _discard_unused(layout, op, parent)
                 return cur
         dataset_id = parent.dataset_id if parent is not None else new_txn()
         data = op.build(parent, cur + 1, attempt, dataset_id)
+        _refuse_moving_foreign(layout, parent, data["operation"].get("removed", ()))
         missing = [e["path"] for e in op.entries if not staged_file_present(layout, e)]
         if missing:
             raise DatasetIncomplete(f"staged file {missing[0]!r} is gone (removed by vacuum "
@@ -177,14 +181,9 @@ def commit_operation(layout, op, *, max_attempts=MAX_ATTEMPTS):
         if op.index_segments:
             from pqkit.dataset.indices import check_segments_present
             check_segments_present(layout, [seg for _, seg in op.index_segments])
-        tmp = layout.tmp_path(op.txn, attempt)
-        fsops.write_file(tmp, fsops.dump_json(data), crash_step="commit.tmp_partial")
-        fsops.crash_point("commit.tmp_written")
-        try:
-            won = fsops.publish_if_absent(tmp, layout.version_path(cur + 1))
-        except BaseException:
-            fsops.remove_if_exists(tmp)
-            raise
+        won = layout.storage.create_version(layout, layout.tmp_path(op.txn, attempt),
+                                            layout.version_path(cur + 1),
+                                            fsops.dump_json(data))
         if won:
             fsops.crash_point("commit.committed")
             return cur + 1
@@ -196,6 +195,40 @@ def commit_operation(layout, op, *, max_attempts=MAX_ATTEMPTS):
         _backoff(attempt)
     raise CommitConflict(f"gave up after {max_attempts} attempts: other writers kept "
                          "committing first", retryable=True, reason="contention")
+
+
+def _discard_unused(layout, op, current):
+    """Remove what ``op`` staged for a run that turned out to be applied already.
+
+    Entries the current version lists are kept: a retried ``commit()`` may hand
+    in the very files that the first attempt committed.
+    """
+    live = current.by_key()
+    paths = {seg["path"] for ix in (current.data.get("indices") or [])
+             for seg in ix.get("segments", [])}
+    for e in op.entries:
+        if e.get("key") not in live:
+            for path in layout.shadow_copies(e["path"]):
+                fsops.remove_if_exists(path)
+    for _, seg in op.index_segments or ():
+        if seg["path"] not in paths:
+            fsops.remove_if_exists(os.path.join(layout.root, *seg["path"].split("/")))
+
+
+def _refuse_moving_foreign(layout, parent, removed):
+    """Files registered in place from another system (an entry's ``origin``, e.g. an
+    imported Kartothek table) stay where that system expects them: an operation that
+    would retire one (overwrite, delete, compact, ...) is refused before it commits."""
+    if parent is None or not removed:
+        return
+    files = parent.by_key()
+    foreign = [k for k in removed if files.get(k, {}).get("origin")]
+    if foreign:
+        origin = files[foreign[0]]["origin"]
+        raise DatasetError(f"{layout.root}: this operation would remove {len(foreign)} file(s) "
+                           f"that {origin} still references (e.g. {files[foreign[0]]['path']}); "
+                           f"pqkit never moves files it registered from {origin}. Append "
+                           "instead, or convert() the dataset into a new root first")
 
 
 def _latest_or_none(layout):

@@ -18,6 +18,7 @@ from pqkit.dataset.indices import IndexPruner, manifest_indices
 from pqkit.dataset.layouts import open_source
 from pqkit.dataset.manifest import parse_utc
 from pqkit.dataset.planning import Planner, normalize_filters
+from pqkit.dataset.remote_source import ObjectManifestSource
 from pqkit.dataset.scan import FileReader, ManifestSource, open_entry
 from pqkit.errors import (
     DatasetError,
@@ -25,6 +26,7 @@ from pqkit.errors import (
     ManifestCorrupted,
     ParquetError,
 )
+from pqkit.filesystems import is_url
 from pqkit.read.footer import read_metadata
 
 
@@ -324,7 +326,7 @@ class Dataset:
 
 # --- opening ---------------------------------------------------------------------------------
 def open_dataset(root, version=None, as_of=None, tag=None, *, publish=False, source=None,
-                 layout="auto", require_success=None):
+                 layout="auto", require_success=None, storage_options=None):
     """Open a dataset at its latest version, or at ``version``, ``as_of`` or ``tag``.
 
     Besides PQDS/1, this reads (read-only) plain Hive-partitioned directories and
@@ -332,7 +334,9 @@ def open_dataset(root, version=None, as_of=None, tag=None, *, publish=False, sou
 
     Parameters
     ----------
-    root : path
+    root : path or URL
+        A URL (``s3://bucket/table``) opens a published PQDS/1 dataset on an object
+        store for reading, with no listing (:mod:`.remote_source`).
     version : int, optional
         Open exactly this version.
     as_of : datetime.datetime or ISO-8601 str, optional
@@ -352,6 +356,8 @@ def open_dataset(root, version=None, as_of=None, tag=None, *, publish=False, sou
         Raise DatasetIncomplete when ``root/_SUCCESS`` is missing. Default: only for
         the RFC layout, whose contract requires it (and which also checks every part's
         existence, size, row count and schema hash on open).
+    storage_options : dict, optional
+        fsspec options of a URL ``root``.
 
     Raises
     ------
@@ -363,6 +369,8 @@ def open_dataset(root, version=None, as_of=None, tag=None, *, publish=False, sou
     ManifestCorrupted, UnsupportedFeature
         The version file is unreadable or needs features this pqkit lacks.
     """
+    if source is None and is_url(root):
+        source = ObjectManifestSource(root, storage_options)
     if source is None:
         source = open_source(root, layout, require_success)
     if sum(x is not None for x in (version, as_of, tag)) > 1:

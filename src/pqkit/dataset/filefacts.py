@@ -89,28 +89,27 @@ def read_facts(path, stats_limit=32):
 
 
 def trusted_statistics(fields, md, row_groups, limit=32):
-    """Per-file bounds of the flat columns whose footer statistics are trustworthy."""
+    """Per-file bounds of the non-repeated leaves (struct members by dotted path)
+    whose footer statistics are trustworthy."""
     trust = WriterTrust(md.created_by)
     orders = orderings(md)
-    keep = []
-    for f in fields:
+
+    def trusted(path, t):
         try:
-            node = md.schema.column((f.name,))
+            node = md.schema.column(path)
         except (ParquetError, KeyError, IndexError):
-            continue                      # nested: no leaf of that path
+            return False
         if not node.is_leaf:
-            continue
+            return False
         ordering = orders[node.column_index]
         if ordering.implicit or ordering.kind is None:
-            continue
+            return False
         if any(trust.bugs_for(node, ordering, kind) for kind in _UNTRUSTED):
-            continue
-        if _physical_matches(f.type, node, ordering):
-            keep.append(f)
-    if not keep:
-        return {}
+            return False
+        return _physical_matches(t, node, ordering)
+
     try:
-        return file_statistics(keep, md.schema, row_groups, limit)
+        return file_statistics(fields, md.schema, row_groups, limit, accept=trusted)
     except (ValueError, TypeError, OverflowError):
         return {}                         # bounds the canonical text cannot hold: none
 

@@ -50,19 +50,35 @@ def _decoder(t):
     return None
 
 
-def stats_columns(fields, limit):
-    """Indices of the top-level fields that get statistics: the first ``limit`` flat ones."""
+def stats_leaves(fields, limit, accept=None):
+    """``[(path, type)]`` of the leaves that get statistics: the first ``limit``
+    non-repeated leaves with bounds, struct members included (depth first).
+
+    A struct member's key is its dotted path (``point.x``); one that would
+    collide with a top-level column of that literal name is left out. When
+    ``accept`` is given, only leaves with ``accept(path, type)`` true count.
+    """
+    top = {f.name for f in fields}
     out = []
-    for i, f in enumerate(fields):
+
+    def walk(path, t):
         if len(out) >= limit:
-            break
-        if not f.type.is_nested and _decoder(f.type) is not None:
-            out.append(i)
+            return
+        if isinstance(t, T.StructType):
+            for member in t.fields:
+                walk(path + (member.name,), member.type)
+        elif not t.is_nested and _decoder(t) is not None and \
+                (len(path) == 1 or ".".join(path) not in top) and \
+                (accept is None or accept(path, t)):
+            out.append((path, t))
+
+    for f in fields:
+        walk((f.name,), f.type)
     return out
 
 
-def file_statistics(fields, schema, row_groups, limit=32):
-    """``{column: stats}`` for a written file.
+def file_statistics(fields, schema, row_groups, limit=32, accept=None):
+    """``{column: stats}`` for a written file; struct members are keyed by dotted path.
 
     Parameters
     ----------
@@ -72,18 +88,20 @@ def file_statistics(fields, schema, row_groups, limit=32):
         The file's Parquet schema (leaf nodes give column chunk positions).
     row_groups : list of pqkit.format.RowGroup
     limit : int
-        Statistics for at most this many (flat) columns.
+        Statistics for at most this many non-repeated leaves.
+    accept : callable, optional
+        ``accept(path, type)``: whether the leaf at ``path`` (a tuple of names)
+        may get statistics; files from other writers pass their trust check here.
     """
     leaf_of = {node.path: node.column_index for node in schema.columns}
     out = {}
-    for i in stats_columns(fields, limit):
-        f = fields[i]
-        leaf = leaf_of.get((f.name,))
+    for path, t in stats_leaves(fields, limit, accept):
+        leaf = leaf_of.get(path)
         if leaf is None:
             continue
-        entry = _column_stats(f.type, [rg.columns[leaf].meta_data for rg in row_groups])
+        entry = _column_stats(t, [rg.columns[leaf].meta_data for rg in row_groups])
         if entry is not None:
-            out[f.name] = entry
+            out[".".join(path)] = entry
     return out
 
 

@@ -90,9 +90,10 @@ def repair(root, *, grace=None):
     kind = detect_layout(root)
     if kind == "manifest":
         return rfc_write.repair(root)
-    if kind == "hive":
-        raise DatasetError(f"{os.path.abspath(root)} is a plain Hive directory: pqkit keeps no "
-                           "state there, so there is nothing to repair")
+    if kind in ("hive", "kartothek"):
+        what = "a plain Hive directory" if kind == "hive" else "(in) a Kartothek dataset"
+        raise DatasetError(f"{os.path.abspath(root)} is {what}: pqkit keeps no state there, "
+                           "so there is nothing to repair")
     return repair_pqds(root, grace=grace)
 
 
@@ -195,7 +196,8 @@ def publish_state(root):
         ``latest_version`` and ``published_version``; ``state``: ``"published"``
         (plain readers see the latest version), ``"pending"`` (a publish is due:
         ``repair`` or the next writer finishes it), ``"complete"`` /
-        ``"incomplete"`` (legacy layouts with / without ``_SUCCESS``) or
+        ``"incomplete"`` (legacy layouts with / without ``_SUCCESS``; a Kartothek
+        table is always ``"complete"``: its metadata file is the commit) or
         ``"no marker"`` (a Hive directory without ``_SUCCESS``, which is allowed).
     """
     root = os.path.abspath(os.fspath(root))
@@ -207,6 +209,8 @@ def publish_state(root):
     if kind == "hive":
         return {"layout": kind, "success": success,
                 "state": "complete" if success else "no marker"}
+    if kind == "kartothek":                # its metadata file is its commit
+        return {"layout": kind, "success": success, "state": "complete"}
     layout = Layout(root)
     latest = find_latest(layout)
     done = published_version(layout) if success else None

@@ -175,10 +175,15 @@ def read_json(path):
     """Parsed JSON of ``path``; FileNotFoundError passes through, bad JSON is ValueError."""
     with open(path, "rb") as f:
         data = f.read()
+    return parse_json(data, path)
+
+
+def parse_json(data, where):
+    """Parsed JSON of the bytes ``data`` read from ``where``; bad JSON is ValueError."""
     try:
         return json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{path}: not valid JSON ({exc})") from None
+        raise ValueError(f"{where}: not valid JSON ({exc})") from None
 
 
 def dump_json(obj):

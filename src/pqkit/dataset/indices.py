@@ -1,6 +1,6 @@
 """Secondary (inverted) index segments (§3.4) and index pruning (§3.10 step 4).
 
-A segment is a Parquet file ``_pqkit/indices/<escaped column>/<uuid>.parquet``
+A segment is a Parquet file ``_pqkit/indices/<escaped column>/<uuid>.pqindex``
 written with pqkit's own writer::
 
     value: <column type>      files: list<string>      (file keys)
@@ -15,7 +15,7 @@ others by their min/max), key/value ``pqds.index`` =
 segments per indexed column, each with the file keys it ``covers``::
 
     "indices": [{"column": "customer_id", "kind": "inverted",
-                 "segments": [{"path": "_pqkit/indices/customer_id/9a….parquet",
+                 "segments": [{"path": "_pqkit/indices/customer_id/9a….pqindex",
                                "covers": ["3b1f…-00000"]}]}]
 
 Segments are immutable. ``build_index`` writes one segment for the live files
@@ -41,7 +41,7 @@ from pqkit import datatypes as T
 from pqkit.columnar.table import Table
 from pqkit.convert import column_from_values
 from pqkit.dataset import fsops
-from pqkit.dataset.layout import META_DIR
+from pqkit.dataset.layout import INDEX_SUFFIX, META_DIR
 from pqkit.dataset.partitioning import escape_path_component
 from pqkit.errors import DatasetIncomplete, ParquetError, SchemaError
 from pqkit.read.file import read_table
@@ -146,7 +146,8 @@ def segment_bytes(field, values, meta):
 
 def write_segment(layout, field, values, covers, dataset_id, created_version):
     """Write a segment under ``_pqkit/indices``; returns ``{"path", "covers"}``."""
-    rel = f"{META_DIR}/indices/{escape_path_component(field.name)}/{uuid.uuid4().hex}.parquet"
+    rel = (f"{META_DIR}/indices/{escape_path_component(field.name)}/"
+           f"{uuid.uuid4().hex}{INDEX_SUFFIX}")
     meta = {"column": field.name, "dataset_id": dataset_id,
             "created_version": created_version}
     fsops.write_file(os.path.join(layout.root, *rel.split("/")),
@@ -237,13 +238,16 @@ class IndexPruner:
         out = set()
         for seg in ix["segments"]:
             path = os.path.join(self.root, *seg["path"].split("/"))
+            # A foreign index (Kartothek's) names its own value and key columns.
+            keys_col = seg.get("keys_column", "files")
             try:
-                table = read_table(path, columns=["files"],
-                                   filters=[("value", "in", list(values))])
+                table = read_table(path, columns=[keys_col],
+                                   filters=[(seg.get("value_column", "value"), "in",
+                                             list(values))])
             except (OSError, ParquetError, TypeError, ValueError):
                 return None                    # missing or incomparable: do not prune
             self.lookups += 1
-            for keys in table.column("files").to_pylist():
+            for keys in table.column(keys_col).to_pylist():
                 out.update(keys or ())
         return out
 

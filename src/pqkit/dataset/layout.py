@@ -6,26 +6,38 @@
       _pqkit/versions/00000000000000000007.json   one full snapshot per version
       _pqkit/_latest                              {"version": 7}; a hint only
       _pqkit/tmp/<txn>-<attempt>.json             staged version files (link sources)
-      _pqkit/shadow/<relative data path>          unpublished and retired data files
+      _pqkit/shadow/<relative data path>.shadow   unpublished and retired data files
+      _pqkit/indices/<column>/<uuid>.pqindex      inverted index segments
       _pqkit/tags/<name>.json                     named versions (kept by vacuum)
       _pqkit/publish.lock                         flock target of the publish step
       _common_metadata  _metadata  _SUCCESS       derived by publish
       year=2024/country=DE/part-00000-<txn>.parquet
 
 Every data file has exactly two possible places: ``root/<path>`` (visible) and
-``root/_pqkit/shadow/<path>`` (hidden). Paths in version files are relative
-POSIX paths, so a copied root stays valid.
+``root/_pqkit/shadow/<path>.shadow`` (hidden). Paths in version files are
+relative POSIX paths, so a copied root stays valid.
+
+Nothing under ``_pqkit/`` ends in ``.parquet``: pyarrow.dataset and Spark skip
+``_``-prefixed directories when they list a root, but recursive globs do not
+(DuckDB and polars ``root/**/*.parquet`` descend into ``_pqkit/``), so hidden
+data files carry the ``.shadow`` suffix and index segments their own. Datasets
+written before that kept shadow copies under their plain path; those are still
+found (:meth:`Layout.shadow_copies`) and moved to the new name when published.
 """
 import os
 import re
 import uuid
 
+from pqkit.dataset.storage import LocalStorage
 from pqkit.errors import DatasetError
 
 META_DIR = "_pqkit"
 VERSION_DIGITS = 20
 DATA_FILE_RE = re.compile(r"part-(\d{5})-([0-9a-f]{32})\.parquet")
 TXN_RE = re.compile(r"[0-9a-f]{32}")
+# Suffixes that keep pqkit's own Parquet files out of every engine's *.parquet glob.
+SHADOW_SUFFIX = ".shadow"
+INDEX_SUFFIX = ".pqindex"
 
 
 def new_txn():
@@ -60,10 +72,12 @@ def check_relative_path(path, where):
 
 
 class Layout:
-    """Paths of one dataset root."""
+    """Paths of one dataset root, and the store they are on (``storage``: a local
+    :class:`~pqkit.dataset.storage.LocalStorage` unless one is given)."""
 
-    def __init__(self, root):
-        self.root = os.path.abspath(os.fspath(root))
+    def __init__(self, root, storage=None):
+        self.storage = storage if storage is not None else LocalStorage()
+        self.root = os.fspath(root) if self.storage.remote else os.path.abspath(os.fspath(root))
         self.meta = os.path.join(self.root, META_DIR)
         self.versions_dir = os.path.join(self.meta, "versions")
         self.tmp_dir = os.path.join(self.meta, "tmp")
@@ -89,7 +103,22 @@ class Layout:
         return os.path.join(self.root, *relpath.split("/"))
 
     def shadow(self, relpath):
-        return os.path.join(self.shadow_dir, *relpath.split("/"))
+        """Where the hidden copy of data file ``relpath`` is written."""
+        return os.path.join(self.shadow_dir, *relpath.split("/")) + SHADOW_SUFFIX
+
+    def shadow_copies(self, relpath):
+        """Both places a hidden copy may be: the current name, then the pre-suffix one."""
+        legacy = os.path.join(self.shadow_dir, *relpath.split("/"))
+        return (self.shadow(relpath), legacy)
+
+    def find_shadow(self, relpath):
+        """The existing hidden copy of ``relpath``, or None."""
+        return next((p for p in self.shadow_copies(relpath) if os.path.exists(p)), None)
+
+    def shadow_relpath(self, path):
+        """The data path a file under ``shadow/`` is the hidden copy of."""
+        rel = os.path.relpath(path, self.shadow_dir).replace(os.sep, "/")
+        return rel.removesuffix(SHADOW_SUFFIX)
 
     def tag_path(self, name):
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}", name or ""):

@@ -6,6 +6,8 @@ layout                    recognised by                           pqkit may
 ``pqds`` (PQDS/1)         ``_pqkit/`` with a committed version    read, write, repair, vacuum
 ``manifest`` (RFC-style)  ``manifest.json`` / ``_manifest.json``  read, write (layout="manifest"),
                                                                   repair a crashed write
+``kartothek`` (v4)        ``<uuid>.by-dataset-metadata.*`` in     read only (import_kartothek
+                          the root, its parent or grandparent     registers it as PQDS/1)
 ``hive`` (plain)          visible files or a ``_SUCCESS``         read only
 ========================  ======================================  ===============================
 
@@ -19,17 +21,20 @@ the files one at a time into a new PQDS/1 dataset (memory: one file).
 import functools
 import os
 
+from pqkit.dataset.kartothek import KartothekSource
+from pqkit.dataset.kartothek_meta import locate as locate_kartothek
 from pqkit.dataset.layout import META_DIR, Layout, parse_version_file_name
 from pqkit.dataset.legacy_hive import HiveSource, hidden
 from pqkit.dataset.rfc_manifest import SUCCESS, RfcManifestSource, manifest_path
 from pqkit.dataset.scan import ManifestSource
 from pqkit.errors import DatasetError, DatasetIncomplete
 
-LAYOUTS = ("auto", "pqds", "hive", "manifest")
+LAYOUTS = ("auto", "pqds", "hive", "manifest", "kartothek")
 
 
 def detect_layout(root):
-    """``"pqds"``, ``"manifest"`` or ``"hive"``: the layout at ``root``; None when empty/absent.
+    """``"pqds"``, ``"manifest"``, ``"kartothek"`` or ``"hive"``: the layout at ``root``;
+    None when empty/absent.
 
     A ``_pqkit/`` directory means PQDS/1 once a version is committed; before that
     (only staged files) the visible content decides. Costs a few stats and, for
@@ -41,6 +46,8 @@ def detect_layout(root):
         return "pqds"
     if manifest_path(root) is not None:
         return "manifest"
+    if locate_kartothek(root) is not None:
+        return "kartothek"
     try:
         names = os.listdir(root)
     except (FileNotFoundError, NotADirectoryError):
@@ -66,7 +73,7 @@ def open_source(root, layout="auto", require_success=None, *, strict=True):
     Parameters
     ----------
     root : path
-    layout : {"auto", "pqds", "hive", "manifest"}
+    layout : {"auto", "pqds", "hive", "manifest", "kartothek"}
     require_success : bool or None
         A missing ``_SUCCESS`` raises DatasetIncomplete. None: only for the
         ``manifest`` layout, whose contract demands it.
@@ -76,6 +83,9 @@ def open_source(root, layout="auto", require_success=None, *, strict=True):
     if layout not in LAYOUTS:
         raise DatasetError(f"layout {layout!r}: use one of {', '.join(LAYOUTS)}")
     kind = detect_layout(root) if layout == "auto" else layout
+    if kind == "kartothek":
+        store, uuid, table = locate_kartothek(root) or (root, None, None)
+        return KartothekSource(store, uuid, table)
     if kind == "manifest":
         return RfcManifestSource(root, strict=strict,
                                  require_success=True if require_success is None
@@ -91,7 +101,7 @@ def open_source(root, layout="auto", require_success=None, *, strict=True):
 
 
 def layout_of(dataset):
-    """The layout name of an opened Dataset: "pqds", "hive" or "manifest"."""
+    """The layout name of an opened Dataset: "pqds", "hive", "manifest" or "kartothek"."""
     return getattr(dataset.source, "layout_name", "pqds")
 
 
@@ -99,8 +109,12 @@ def refuse_foreign_root(root):
     """DatasetError when ``root`` holds data but no PQDS/1 version (a Hive or RFC directory)."""
     root = os.path.abspath(os.fspath(root))
     kind = detect_layout(root)
-    if kind not in ("hive", "manifest"):
+    if kind not in ("hive", "manifest", "kartothek"):
         return
+    if kind == "kartothek":
+        raise DatasetError(f"{root} is (in) a Kartothek dataset, not a PQDS/1 dataset; pqkit "
+                           "reads it but does not write into it. Register one of its tables "
+                           "with pqkit.dataset.import_kartothek(store, uuid, table=...) first")
     what = "an RFC-style single-manifest dataset" if kind == "manifest" else \
         "a plain Hive-partitioned directory"
     raise DatasetError(f"{root} holds {what}, not a PQDS/1 dataset; pqkit reads it but does "

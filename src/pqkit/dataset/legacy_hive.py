@@ -153,7 +153,8 @@ class HiveSource(SnapshotSource):
                 continue
             cols = {f.name for f in facts.fields}
             present = cols if present is None else present & cols
-            texts = {c.name: _canonical(c, v) for c, v in zip(partitioning.columns, parts[rel])}
+            texts = {c.name: canonical_text(c, v)
+                     for c, v in zip(partitioning.columns, parts[rel])}
             entries.append(facts.entry(rel, rel, texts))
             newest = max(newest, os.stat(os.path.join(self.root, *rel.split("/"))).st_mtime)
         schema = table_schema(known, present or set())
@@ -196,28 +197,33 @@ class HiveSource(SnapshotSource):
             return {}
 
     def _column(self, name, values, declared):
-        """The PartitionColumn of ``name``: the declared type, else int64 or string."""
-        col = None
-        try:
-            if declared is not None:
-                try:
-                    col = PartitionColumn(name, declared)
-                except SchemaError:
-                    col = None                # not a partition type: infer instead
-            if col is not None:
-                for v in values:
-                    _canonical(col, v)
-                return col
-            return PartitionColumn(name, T.int64() if _all_int64(values) else T.string())
-        except (ValueError, TypeError, OverflowError) as exc:
-            raise SchemaError(f"{self.root}: partition column {name!r} is declared {declared} "
-                              f"in _common_metadata, but a directory value does not parse as "
-                              f"one: {exc}") from None
-        except SchemaError as exc:
-            raise SchemaError(f"{self.root}: {exc}") from None
+        return typed_partition_column(name, values, declared, self.root)
 
 
-def _canonical(column, text):
+def typed_partition_column(name, values, declared, where):
+    """The PartitionColumn of ``name``: the ``declared`` type (from ``_common_metadata``,
+    every value must parse as it), else int64 or string by the directory values."""
+    col = None
+    try:
+        if declared is not None:
+            try:
+                col = PartitionColumn(name, declared)
+            except SchemaError:
+                col = None                # not a partition type: infer instead
+        if col is not None:
+            for v in values:
+                canonical_text(col, v)
+            return col
+        return PartitionColumn(name, T.int64() if _all_int64(values) else T.string())
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise SchemaError(f"{where}: partition column {name!r} is declared {declared} "
+                          f"in _common_metadata, but a directory value does not parse as "
+                          f"one: {exc}") from None
+    except SchemaError as exc:
+        raise SchemaError(f"{where}: {exc}") from None
+
+
+def canonical_text(column, text):
     """The canonical text of a directory value of ``column`` (None stays None)."""
     if text is None:
         return None

@@ -99,23 +99,15 @@ def compact(root, *, target_size=DEFAULT_TARGET_SIZE, run_id=None, **writer_opti
     """
     layout = Layout(root)
     ds = open_dataset(root)
-    by_partition = {}
-    for entry in ds.manifest.files:
-        if int(entry["size"]) < target_size:
-            key = tuple(sorted((entry.get("partition") or {}).items(), key=lambda kv: kv[0]))
-            by_partition.setdefault(key, []).append(entry)
     txn, removed, staged = new_txn(), set(), []
     try:
-        for entries in by_partition.values():
-            for group in _bins(entries, target_size):
-                if len(group) < 2:
-                    continue
-                tables = [t for t in (_data_table(ds, e) for e in group) if t.num_rows]
-                removed.update(e["key"] for e in group)
-                if tables:
-                    merged = concat_tables(tables) if len(tables) > 1 else tables[0]
-                    staged.append(_rewrite_entry(layout, ds, group[0], merged, txn,
-                                                 len(staged), writer_options))
+        for group in _compact_groups(ds, target_size):
+            tables = [t for t in (_data_table(ds, e) for e in group) if t.num_rows]
+            removed.update(e["key"] for e in group)
+            if tables:
+                merged = concat_tables(tables) if len(tables) > 1 else tables[0]
+                staged.append(_rewrite_entry(layout, ds, group[0], merged, txn,
+                                             len(staged), writer_options))
     except BaseException:
         discard_staged(layout, staged)
         raise
@@ -124,6 +116,29 @@ def compact(root, *, target_size=DEFAULT_TARGET_SIZE, run_id=None, **writer_opti
     op = Operation("compact", txn, entries=staged, removed=removed, run_id=run_id,
                    read_version=ds.version)
     return _commit(layout, op, staged)
+
+
+def compact_plan(root, *, target_size=DEFAULT_TARGET_SIZE):
+    """What :func:`compact` would do now, without writing anything.
+
+    Returns
+    -------
+    list of list of str
+        The groups of file paths that would each be rewritten into one file.
+    """
+    ds = open_dataset(root)
+    return [[e["path"] for e in group] for group in _compact_groups(ds, target_size)]
+
+
+def _compact_groups(ds, target_size):
+    """Groups (two files or more) of small files of one partition, rewritten together."""
+    by_partition = {}
+    for entry in ds.manifest.files:
+        if int(entry["size"]) < target_size:
+            key = tuple(sorted((entry.get("partition") or {}).items(), key=lambda kv: kv[0]))
+            by_partition.setdefault(key, []).append(entry)
+    return [group for entries in by_partition.values()
+            for group in _bins(entries, target_size) if len(group) >= 2]
 
 
 def _bins(entries, target):
@@ -158,7 +173,7 @@ def restore(root, version, *, run_id=None):
 
 def _present(layout, relpath):
     import os
-    return os.path.exists(layout.shadow(relpath)) or os.path.exists(layout.visible(relpath))
+    return layout.find_shadow(relpath) is not None or os.path.exists(layout.visible(relpath))
 
 
 def tag(root, name, version=None):

@@ -217,6 +217,11 @@ class Manifest:
             data = read_json(path)
         except ValueError as exc:
             raise ManifestCorrupted(str(exc)) from None
+        return cls.from_data(data, path, expected_version)
+
+    @classmethod
+    def from_data(cls, data, path, expected_version=None):
+        """A validated Manifest of parsed version-file JSON ``data`` read from ``path``."""
         if not isinstance(data, dict):
             raise ManifestCorrupted(f"{path}: a version file holds a JSON object")
         m = cls(data, where=path)

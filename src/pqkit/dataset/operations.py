@@ -12,7 +12,8 @@ committing ↓       append  overwrite  replace (S′)    rewrite (F′)    sche
 append             ✓       R          ✓               ✓               ✓ if compat ✓      R
 overwrite/restore  ✓       ✓          ✓               ✓               ✓           ✓      ✓
 replace (S)        R [1]   R          R if S∩S′≠∅     R if F′ in S    R           ✓      R
-delete / update    ✓       R          R if F removed  R if F∩F′≠∅     R           ✓      R
+delete             ✓       R          R if F removed  R if F∩F′≠∅     R           ✓      R
+update (merge)     ✓       R          R if F removed  R if F∩F′≠∅     R           ✓      R
 compact (F)        ✓       R          R if F removed  R if F∩F′≠∅     ✓           ✓      R
 schema change      ✓       R          ✓               ✓               R           ✓      R
 index build        ✓ [2]   R          ✓ [3]           ✓ [3]           R [4]       ✓ [5]  R
@@ -20,7 +21,9 @@ index build        ✓ [2]   R          ✓ [3]           ✓ [3]           R [4
 
 [1] if the append added files inside S; never with ``blind=True``. "rewrite" is any
 delete, update or compact; "F removed" means the intervening operation removed a file
-this one rewrites.
+this one rewrites. An update (``merge``) also adds rows, but a concurrent append still
+rebases: the result is the serial order merge, then append (the append's rows are
+neither updated nor deduplicated, as if it had committed later).
 [2] the appended files stay unindexed (always candidates). [3] removed files become
 dead keys, which readers filter out. [4] only if the indexed column is gone. [5] the
 segments are merged into the column's list; an ``optimize_index`` replaces only the

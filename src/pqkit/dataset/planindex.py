@@ -3,7 +3,8 @@
 Parsing the JSON version file is the whole cost of planning once a dataset
 holds thousands of files (5.6 MB of JSON for 10,000 files takes ~150 ms in
 CPython's json). For versions with at least ``planning.index.min_files``
-files (default 1000), publish also writes ``_pqkit/planning/<version>.parquet``:
+files (default 1000), publish also writes ``_pqkit/planning/<version>.pqplan`` (Parquet, but not
+named ``*.parquet``, so that no engine's glob reads it):
 
 * one row per file entry, sorted by partition values;
 * a typed column ``p:<name>`` per partition column, and ``entry``, the file
@@ -41,6 +42,8 @@ KV_KEY = "pqds.plan"
 DEFAULT_MIN_FILES = 1000
 _ROW_GROUP = 1024
 _PAGE_BYTES = 8192
+_SUFFIX = ".pqplan"
+_OLD_SUFFIX = ".parquet"     # the name before; such files are only ever deleted
 
 
 def index_dir(layout):
@@ -48,7 +51,7 @@ def index_dir(layout):
 
 
 def index_path(layout, version):
-    return os.path.join(index_dir(layout), f"{int(version):020d}.parquet")
+    return os.path.join(index_dir(layout), f"{int(version):020d}{_SUFFIX}")
 
 
 def _identity(st):
@@ -158,7 +161,8 @@ def entries(layout, version, partitioning, dnf):
 
 
 def remove_stale(layout, keep_versions):
-    """Delete index files of versions that are not kept (they are derived)."""
+    """Delete index files of versions that are not kept, and any of the old name
+    (they are derived)."""
     removed = []
     try:
         names = os.listdir(index_dir(layout))
@@ -166,7 +170,8 @@ def remove_stale(layout, keep_versions):
         return removed
     for name in names:
         stem = name.split(".", 1)[0]
-        if name.endswith(".parquet") and stem.isdigit() and int(stem) not in keep_versions:
+        if stem.isdigit() and (name.endswith(_OLD_SUFFIX) or
+                               name.endswith(_SUFFIX) and int(stem) not in keep_versions):
             if fsops.remove_if_exists(os.path.join(index_dir(layout), name)):
                 removed.append(f"_pqkit/planning/{name}")
     return removed

@@ -25,6 +25,7 @@ int64/uint64 and timestamps, Decimal, str, bytes), never through float64.
 """
 import math
 
+from pqkit import datatypes as T
 from pqkit.dataset.canonical import codec_for
 from pqkit.errors import SchemaError
 
@@ -174,6 +175,21 @@ def _is_nan(k):
     return isinstance(k, float) and math.isnan(k)
 
 
+def column_type(schema, col):
+    """The type of a filter column: a top-level column, else a struct member's dotted path."""
+    if col in schema.by_name:
+        return schema.by_name[col].type
+    names = col.split(".")
+    field = schema.by_name.get(names[0])
+    t = field.type if field is not None else None
+    for name in names[1:]:
+        member = [f for f in t.fields if f.name == name] if isinstance(t, T.StructType) else []
+        if not member:
+            return None
+        t = member[0].type
+    return t
+
+
 class Planner:
     """Prunes the file entries of one snapshot for one DNF predicate.
 
@@ -195,8 +211,9 @@ class Planner:
             if col not in known and top not in schema.names:
                 raise SchemaError(f"filter column {col!r} is not a column of the dataset "
                                   f"(columns: {sorted(known)})")
-            if col in schema.by_name:
-                self.bounds[col] = ColumnBounds(schema.by_name[col].type)
+            t = column_type(schema, col)
+            if t is not None:
+                self.bounds[col] = ColumnBounds(t)
 
     def _partition_value(self, name, text):
         key = (name, text)

@@ -94,9 +94,15 @@ def _moves(layout, done, latest, target):
     return sorted(added & live), sorted(removed - live)
 
 
+def unhide(layout, path):
+    """Move the hidden copy of ``path`` (either name) to its visible place; False if none."""
+    return any(fsops.rename_if_present(p, layout.visible(path))
+               for p in layout.shadow_copies(path))
+
+
 def _apply_moves(layout, to_visible, to_shadow):
     for i, path in enumerate(to_visible):
-        fsops.rename_if_present(layout.shadow(path), layout.visible(path))
+        unhide(layout, path)
         if i == 0:
             fsops.crash_point("publish.moved_one")
     for path in to_shadow:
@@ -134,7 +140,7 @@ def summary_metadata_bytes(layout, manifest):
     for f in manifest.files:
         path = layout.visible(f["path"])
         if not os.path.exists(path):
-            path = layout.shadow(f["path"])
+            path = layout.find_shadow(f["path"]) or path
         metas.append((f["path"], read_metadata(path).raw))
     if not metas:
         return None
@@ -157,7 +163,9 @@ def summary_metadata_bytes(layout, manifest):
 
 
 def _write_derived(layout, manifest):
-    fsops.atomic_replace(layout.common_metadata, common_metadata_bytes(manifest))
+    # An imported Kartothek table keeps its own _common_metadata (pqkit never rewrites it).
+    if manifest.properties.get("common_metadata") != "foreign":
+        fsops.atomic_replace(layout.common_metadata, common_metadata_bytes(manifest))
     fsops.crash_point("publish.common_metadata")
     planindex.write_index(layout, manifest)
     if manifest.properties.get("summary.metadata", "never") == "always":

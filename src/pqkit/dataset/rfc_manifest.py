@@ -1,4 +1,4 @@
-"""RFC-style single-manifest datasets (DATASET.md §3.13): reading and checking them.
+"""RFC-0008 single-manifest datasets (DATASET.md §3.13): reading and checking them.
 
 One directory per dataset key, its parts beside one manifest, ``_SUCCESS``
 written last::
@@ -8,31 +8,32 @@ written last::
     <key>/_SUCCESS
 
     manifest.json = {"dataset_key": "sales/daily",
-                     "parts": [{"path": "part-00000.parquet", "size": 1234,
-                                "row_count": 100, "sha256": "…", "stats": {…}}, …],
+                     "parts": ["part-00000.parquet", "part-00001.parquet"],
                      "row_count": 100,
-                     "schema_hash": "<sha256 hex>",
+                     "schema_hash": "<sha256 hex of the Arrow schema's text>",
                      "compression": "zstd",
-                     "created_at_utc": "2025-01-31T12:00:00.000000Z",
-                     "run_id": "airflow:sales_daily:2025-01-31",
-                     "metadata": {…}}
+                     "created_at_utc": "2025-01-31T12:00:00.000000+00:00",
+                     "run_id": "airflow:sales_daily:2025-01-31",      (optional)
+                     "metadata": {…},                                  (optional)
+                     "part_facts": {"part-00000.parquet":              (optional, pqkit's)
+                                    {"size": 1234, "row_count": 50, "sha256": "…",
+                                     "stats": {…}}, …}}
 
-``schema_hash`` is PQDS/1's ``schema.sha256`` (§3.13 maps one to the other):
-the sha256 of the canonical JSON of the schema's fields -- ``[{"id", "name",
-"type", "nullable"}, …]`` with sorted keys and no whitespace, types spelled as
-in version files (``int64``, ``decimal(18,2)``, ``timestamp(us,utc)``, …), the
-``id`` present when the column has a Parquet field id.
+These are RFC-0008's fields exactly: ``parts`` is a list of file names and
+``schema_hash`` the SHA-256 of the Arrow schema's text form (:mod:`.rfc_schema`;
+the full digest, or its first 16 hex digits as the RFC's reference
+implementation writes). What pqkit knows beyond that per part lives in the
+separate optional ``part_facts`` map, which RFC readers ignore. Older pqkit
+manifests (parts as objects, the hash of PQDS/1's schema JSON) still read.
 
 Reading checks, in order: ``_SUCCESS`` exists (else ``DatasetIncomplete``),
 the manifest parses and has ``parts``, ``row_count`` and ``schema_hash``
 (else ``ManifestCorrupted``), and every part: it exists (``DatasetIncomplete``),
-its size, footer row count and schema hash equal the manifest's, and the row
-counts add up to ``row_count`` (``ManifestCorrupted``). A part may be a path
-string or an object with ``path`` and optional ``size``/``row_count``/
-``sha256``; whatever the manifest states is checked (``sha256`` by
-``verify(level="sha256")`` and by repair, which read every byte). Per-file bounds for
-planning come from the parts' footers (:mod:`.filefacts`), never from the
-manifest's ``stats``.
+its size and footer row count equal the stated facts and its schema hash the
+manifest's, and the row counts add up to ``row_count`` (``ManifestCorrupted``).
+``sha256`` is checked by ``verify(level="sha256")`` and by repair, which read
+every byte. Per-file bounds for planning come from the parts' footers
+(:mod:`.filefacts`), never from the manifest's ``stats``.
 """
 import os
 
@@ -46,6 +47,7 @@ from pqkit.dataset.filefacts import (
 )
 from pqkit.dataset.layout import check_relative_path
 from pqkit.dataset.partitioning import Partitioning
+from pqkit.dataset.rfc_schema import file_schema_hash, hash_matches
 from pqkit.dataset.scan import SnapshotSource
 from pqkit.errors import (
     DatasetError,
@@ -95,7 +97,11 @@ def read_manifest(path):
         raise ManifestCorrupted(f"{path}: row_count {doc['row_count']!r} is not a count")
     if not isinstance(doc["schema_hash"], str):
         raise ManifestCorrupted(f"{path}: schema_hash {doc['schema_hash']!r} is not a string")
-    doc["parts"] = [_part(p, i, path) for i, p in enumerate(doc["parts"])]
+    facts = doc.get("part_facts")
+    if facts is not None and not (isinstance(facts, dict) and
+                                  all(isinstance(v, dict) for v in facts.values())):
+        raise ManifestCorrupted(f"{path}: part_facts is not a map of part -> facts")
+    doc["parts"] = [_part(p, i, path, facts or {}) for i, p in enumerate(doc["parts"])]
     paths = [p["path"] for p in doc["parts"]]
     if len(set(paths)) != len(paths):
         raise ManifestCorrupted(f"{path}: a part is listed twice")
@@ -106,9 +112,9 @@ def _is_count(value):
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def _part(part, i, where):
+def _part(part, i, where, facts):
     if isinstance(part, str):
-        part = {"path": part}
+        part = {**facts.get(part, {}), "path": part}
     if not isinstance(part, dict) or not isinstance(part.get("path"), str):
         raise ManifestCorrupted(f"{where}: part {i} is neither a path nor an object with a "
                                 "path")
@@ -155,15 +161,20 @@ def check_part(root, part, schema_hash):
     if "row_count" in part and part["row_count"] != facts.row_count:
         return PartCheck(part, problem=f"part {rel} holds {facts.row_count} rows, the manifest "
                                        f"says {part['row_count']}", error=ManifestCorrupted)
-    actual = schema_sha256(facts.fields)
-    if actual != schema_hash:
+    try:
+        actual = file_schema_hash(path)
+    except ParquetError as exc:
+        return PartCheck(part, problem=f"part {rel}: its schema cannot be read: {exc}",
+                         error=ManifestCorrupted)
+    if not hash_matches(schema_hash, actual) and schema_sha256(facts.fields) != schema_hash:
         return PartCheck(part, problem=f"part {rel} has schema hash {actual}, the manifest "
                                        f"says {schema_hash}", error=ManifestCorrupted)
     return PartCheck(part, facts=facts)
 
 
 def schema_sha256(fields):
-    """``schema_hash`` of a column list: PQDS/1's ``schema.sha256`` (§3.3, §3.13)."""
+    """The hash older pqkit versions wrote as ``schema_hash``: PQDS/1's ``schema.sha256``
+    of a column list (still accepted on reading)."""
     known = {}
     merge_fields(known, fields, "the part")
     return table_schema(known, set(known)).sha256()

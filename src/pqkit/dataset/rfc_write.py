@@ -28,15 +28,15 @@ from pqkit.columnar.table import Table
 from pqkit.dataset import fsops
 from pqkit.dataset.filefacts import read_facts
 from pqkit.dataset.layout import META_DIR, new_txn
-from pqkit.dataset.manifest import DEFAULT_PROPERTIES, utc_now_text, with_field_ids
+from pqkit.dataset.manifest import DEFAULT_PROPERTIES, utc_now_text
 from pqkit.dataset.rfc_manifest import (
     MANIFEST_NAMES,
     SUCCESS,
     check_part,
     manifest_path,
     read_manifest,
-    schema_sha256,
 )
+from pqkit.dataset.rfc_schema import file_schema_hash, hash_matches
 from pqkit.dataset.staging import (
     HashingSink,
     as_table,
@@ -141,16 +141,12 @@ def _write_locked(root, data, mode, run_id, dataset_key, metadata, schema, max_r
             written.append(_write_part(root, name, txn, piece, fields, stats_columns, options))
         schema_hash = _one_hash(written, current)
         parts = keep + [w["part"] for w in written]
-        doc = {"dataset_key": dataset_key if dataset_key is not None else
-               (current.get("dataset_key") if current else os.path.basename(root)),
-               "parts": parts,
-               "row_count": sum(p["row_count"] for p in parts),
-               "schema_hash": schema_hash,
-               "compression": str(compression).lower(),
-               "created_at_utc": current.get("created_at_utc") if current else utc_now_text(),
-               "run_id": run_id,
-               "metadata": dict(metadata if metadata is not None else
-                                (current.get("metadata") or {}) if current else {})}
+        doc = rfc_document(
+            dataset_key if dataset_key is not None else
+            (current.get("dataset_key") if current else os.path.basename(root)),
+            parts, schema_hash, str(compression).lower(),
+            current.get("created_at_utc") if current else utc_now_text(), run_id,
+            metadata if metadata is not None else (current or {}).get("metadata"))
         fsops.crash_point("rfc.parts_written")
         _replace(root, doc, manifest_name, current_path,
                  [(w["part"]["path"], w["tmp"]) for w in written])
@@ -171,7 +167,8 @@ def _fields(root, table, current):
     if not table.num_columns:
         raise SchemaError("the data has no columns")
     if current is None or not current["parts"]:
-        return with_field_ids(table.schema, 1)[0]
+        # No field ids: the parts' Arrow schema is the caller's, which schema_hash names.
+        return list(table.schema)
     first = current["parts"][0]["path"]
     facts = read_facts(os.path.join(root, *first.split("/")))
     by_name = {f.name: f for f in facts.fields}
@@ -219,7 +216,7 @@ def _write_part(root, name, txn, table, fields, stats_columns, options):
     part = {"path": name, "size": facts.size, "row_count": facts.row_count,
             "sha256": sink.hash.hexdigest(),
             "stats": file_statistics(fields, writer.schema, writer.row_groups, stats_columns)}
-    return {"part": part, "tmp": tmp, "hash": schema_sha256(facts.fields)}
+    return {"part": part, "tmp": tmp, "hash": file_schema_hash(tmp)}
 
 
 def _one_hash(written, current):
@@ -227,9 +224,11 @@ def _one_hash(written, current):
     if len(hashes) != 1:
         raise SchemaError("the parts of one write came out with different schemas")
     schema_hash = hashes.pop()
-    if current is not None and current["parts"] and current["schema_hash"] != schema_hash:
-        raise SchemaError(f"append: the new parts' schema hash {schema_hash} differs from the "
-                          f"dataset's {current['schema_hash']}")
+    if current is not None and current["parts"]:
+        if not hash_matches(current["schema_hash"], schema_hash):
+            raise SchemaError(f"append: the new parts' schema hash {schema_hash} differs from "
+                              f"the dataset's {current['schema_hash']}")
+        return current["schema_hash"]          # the form the manifest already states
     return schema_hash
 
 
@@ -252,16 +251,34 @@ def _replace(root, doc, manifest_name, current_path, moves):
         os.replace(tmp, os.path.join(root, name))
         fsops.crash_point("rfc.part_renamed")
     fsops.fsync_dir(root)
-    live = {p["path"] for p in doc["parts"]}
+    live = set(doc["parts"])
     for rel in sorted(old_parts - live):
         fsops.remove_if_exists(os.path.join(root, *rel.split("/")))
     fsops.write_file(os.path.join(root, SUCCESS), b"")
     fsops.fsync_dir(root)
 
 
+def rfc_document(dataset_key, parts, schema_hash, compression, created_at_utc, run_id,
+                 metadata):
+    """The manifest object: RFC-0008's fields (``parts`` = file names; ``run_id`` and
+    ``metadata`` left out when absent, as the RFC's writer does), plus ``part_facts``."""
+    doc = {"dataset_key": dataset_key, "parts": [p["path"] for p in parts],
+           "row_count": sum(p["row_count"] for p in parts), "schema_hash": schema_hash,
+           "compression": compression, "created_at_utc": created_at_utc,
+           "part_facts": {p["path"]: {k: v for k, v in p.items() if k != "path"}
+                          for p in parts}}
+    if run_id is not None:
+        doc["run_id"] = run_id
+    if metadata:
+        doc["metadata"] = dict(metadata)
+    return doc
+
+
 def _write_manifest(root, doc, manifest_name):
     import json
-    data = json.dumps(doc, ensure_ascii=False, indent=1, allow_nan=False).encode("utf-8")
+    # The RFC's serialisation: sorted keys, two-space indent.
+    data = json.dumps(doc, ensure_ascii=False, indent=2, sort_keys=True,
+                      allow_nan=False).encode("utf-8")
     tmp = os.path.join(root, f".{manifest_name}.{new_txn()}.tmp")
     fsops.write_file(tmp, data)
     os.replace(tmp, os.path.join(root, manifest_name))

@@ -63,6 +63,10 @@ class FileSource:
         """(absolute path, size on disk) of a file entry."""
         raise NotImplementedError
 
+    def open_file(self, path):
+        """The :class:`pqkit.ParquetFile` of a resolved path."""
+        return ParquetFile(path)
+
     def load_latest(self, latest=None):
         version = self.latest() if latest is None else latest
         return version, self.load(version)
@@ -146,7 +150,7 @@ class ManifestSource(FileSource):
         except DatasetError as exc:
             raise ManifestCorrupted(str(exc)) from None
         layout = self.layout
-        for path in (layout.visible(rel), layout.shadow(rel), layout.visible(rel)):
+        for path in (layout.visible(rel), *layout.shadow_copies(rel), layout.visible(rel)):
             try:
                 return path, os.stat(path).st_size
             except FileNotFoundError:
@@ -178,7 +182,7 @@ class FileReader:
         rows of ``entry`` satisfying ``residual`` ([] = all)."""
         data_cols = [c for c in columns if c not in self.partitioning.by_name]
         path = open_entry(self.source, entry)
-        with ParquetFile(path) as pf:
+        with self.source.open_file(path) as pf:
             present = set(pf.schema.names)
             table, n = self._read_data(pf, data_cols, residual, present)
         if not columns:
@@ -289,7 +293,7 @@ def _bloom_values(type_, values):
 
 def _any_present(pf, column, group, values):
     node = pf.schema.column(column)
-    md = pf.metadata.row_group(group).columns[node.column_index].meta_data
+    md = pf.metadata.row_group(group).thrift.columns[node.column_index].meta_data
     if md is None or md.bloom_filter_offset is None:
         return True
     bloom = pf.bloom_filter(column, group)

@@ -61,14 +61,24 @@ def plain_table(table):
 
 
 def as_table(data):
+    """A pqkit Table of ``data``: a Table, a dict of columns, a pandas DataFrame, or any
+    producer of the Arrow PyCapsule interface (pyarrow, polars, DuckDB, ...)."""
     if isinstance(data, Table):
         return data
+    if _arrow_producer(data):
+        return Table.from_arrow(data)
     try:
         return table_from_data(data)
     except SchemaError:
         raise
     except (TypeError, ValueError, OverflowError) as exc:   # user data that is not tabular
         raise SchemaError(f"cannot make a table of the data: {exc}") from None
+
+
+def _arrow_producer(data):
+    # A pandas frame may export Arrow too, but its own path keeps the pandas metadata.
+    return (hasattr(data, "__arrow_c_stream__") or hasattr(data, "__arrow_c_array__")) and \
+        not isinstance(data, dict) and not type(data).__module__.startswith("pandas")
 
 
 def write_data_file(layout, relpath, table, fields, *, stats_columns=32, **writer_options):
@@ -127,7 +137,7 @@ def stage_file(root, table, partition_values=None, *, txn=None, seq=0, schema=No
     partition_types : dict, optional
         Types of the partition columns; default the dataset's, else inferred.
     stats_columns : int, default 32
-        Per-file statistics for the first this-many flat columns.
+        Per-file statistics for the first this-many non-repeated leaves.
     **writer_options
         Passed to :class:`pqkit.ParquetWriter` (compression, row_group_size, ...).
 

@@ -29,7 +29,7 @@ from pqkit.dataset.commit import find_latest, list_versions, load_version
 from pqkit.dataset.indices import manifest_indices
 from pqkit.dataset.layout import DATA_FILE_RE, Layout
 from pqkit.dataset.manifest import parse_utc
-from pqkit.dataset.publish import _write_derived, publish, visible_data_files
+from pqkit.dataset.publish import _write_derived, publish, unhide, visible_data_files
 from pqkit.errors import DatasetError, DatasetIncomplete, ManifestCorrupted
 
 _TMP_RE = re.compile(r".*\.[0-9a-f]{32}\.tmp")
@@ -110,7 +110,7 @@ def _orphans(layout, referenced, cutoff):
     """Absolute paths of unreferenced files older than ``cutoff`` (mtime)."""
     out = []
     for path in _walk_files(layout.shadow_dir):
-        rel = os.path.relpath(path, layout.shadow_dir).replace(os.sep, "/")
+        rel = layout.shadow_relpath(path)
         if rel not in referenced and _old_enough(path, cutoff):
             out.append(path)
     out.extend(p for p in _walk_files(layout.tmp_dir) if _old_enough(p, cutoff))
@@ -226,7 +226,7 @@ def repair(root, *, grace=None):
         live = {f["path"] for f in manifest.files}
         visible = set(visible_data_files(layout))
         made_visible = sorted(p for p in live - visible
-                              if fsops.rename_if_present(layout.shadow(p), layout.visible(p)))
+                              if unhide(layout, p))
         retired = sorted(p for p in visible - live
                          if fsops.rename_if_present(layout.visible(p), layout.shadow(p)))
         fsops.remove_if_exists(layout.summary_metadata)

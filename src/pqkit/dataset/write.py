@@ -226,7 +226,8 @@ def _stage(layout, partitioning, texts, table, fields, txn, seq, stats_columns, 
 def discard_staged(layout, entries):
     """Remove the shadow copies of staged files that were never committed."""
     for e in entries:
-        fsops.remove_if_exists(layout.shadow(e["path"]))
+        for path in layout.shadow_copies(e["path"]):
+            fsops.remove_if_exists(path)
 
 
 def resolve_scope(partitioning, scope, data_partitions):

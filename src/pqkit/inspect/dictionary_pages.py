@@ -102,7 +102,7 @@ def read_dictionary_page(parquet_file, column, row_group):
     node = parquet_file.schema.column(column)
     if not 0 <= row_group < md.num_row_groups:
         raise IndexError(f"row group {row_group} out of range (file has {md.num_row_groups})")
-    chunks = md.row_group(row_group).columns or []
+    chunks = md.row_group(row_group).thrift.columns or []
     where = f"column {node.dotted_path}, row group {row_group}"
     if node.column_index >= len(chunks):
         raise CorruptFileError(f"{where}: the row group has only {len(chunks)} column chunks "

@@ -97,6 +97,17 @@ class ColumnChunkReader:
         OffsetIndex selects. The result covers only those pages' rows."""
         return self._decode(segments, exact=False)
 
+    def read_dictionary(self, data, offset):
+        """The values of the dictionary page that ``data`` (at file offset ``offset``)
+        holds -- FixedValues or BinaryValues -- or None when it holds none."""
+        values = ValueDecoder(self.physical, self.type_length, 0, len(data), self.where)
+        for page in PageWalker(data, offset, 1, self.where, self.verify):
+            self._check_page_size(page)
+            if page.type == PageType.DICTIONARY_PAGE:
+                values.read_dictionary(page, functools.partial(
+                    decompress_page, page, self.codec, self.where, scratch=Scratch()))
+        return values.dictionary
+
     def _decode(self, segments, exact):
         n = self.num_values
         size = sum(len(d) for d, _ in segments)

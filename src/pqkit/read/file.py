@@ -7,24 +7,24 @@ then nest the leaves into one column per top-level field (:mod:`pqkit.read.assem
 and restore the Arrow types a writer recorded (:mod:`pqkit.read.arrow_restore`).
 """
 from pqkit import datatypes as T
-from pqkit.bloom import MAX_BYTES as _MAX_BLOOM_BYTES
-from pqkit.bloom import parse_bloom_filter
 from pqkit.columnar.nested import StructColumn
 from pqkit.columnar.pandas_metadata import pandas_metadata_of
 from pqkit.columnar.table import Table
-from pqkit.errors import CorruptFileError, SchemaError
 from pqkit.memory import uses_pool
+from pqkit.read import parallel
 from pqkit.read.batches import BatchReader, concat_row_groups
 from pqkit.read.filtered import FilteredReader
 from pqkit.read.footer import read_metadata_from
 from pqkit.read.options import DEFAULT_OPTIONS
+from pqkit.read.plan import fetch_ahead, plan_read
+from pqkit.read.pruning import read_bloom_filter
+from pqkit.read.remote import BufferSource, open_source
 from pqkit.read.row_group import RowGroupReader
-from pqkit.read.source import Source
+from pqkit.read.selection import select_columns
+from pqkit.read.take import RowTaker
 from pqkit.variant import decode_table
 
 __all__ = ["ParquetFile", "read_table"]
-
-MAX_BLOOM_READ = _MAX_BLOOM_BYTES + 1024     # bitset plus a generous header
 
 
 class ParquetFile:
@@ -32,7 +32,10 @@ class ParquetFile:
 
     Parameters
     ----------
-    source : path, bytes-like or seekable binary file object
+    source : path, URL, bytes-like or seekable binary file object
+        A URL (``s3://``, ``gs://``, ``abfs://``, ``https://``, ``memory://``) is read by
+        ranged requests through fsspec: the footer with one read of the tail, the
+        column chunks planned first, coalesced and fetched concurrently.
     verify_checksums : bool, default True
         Check every page CRC32 that a writer stored; a mismatch raises
         :class:`pqkit.ChecksumError` naming the column, row group and page offset.
@@ -42,7 +45,13 @@ class ParquetFile:
         coarser unit keeps every year exact.
     options : pqkit.ReadOptions, optional
         Resource limits (decompressed page and dictionary sizes, bytes per column
-        chunk); exceeding one raises :class:`pqkit.AllocationLimitError`.
+        chunk); exceeding one raises :class:`pqkit.AllocationLimitError`. Its
+        ``tail_read``, ``hole_size``, ``max_range_size`` and ``max_concurrency`` say how a
+        remote file is fetched.
+    storage_options : dict, optional
+        Options of the URL's fsspec file system (``{"endpoint_url": ..., "anon": True}``).
+    filesystem : fsspec.AbstractFileSystem, optional
+        Read ``source`` as a path on this file system.
 
     Examples
     --------
@@ -52,9 +61,11 @@ class ParquetFile:
     """
 
     def __init__(self, source, *, verify_checksums=True, coerce_int96_timestamp_unit=None,
-                 options=None):
-        self._source = Source(source)
+                 options=None, storage_options=None, filesystem=None):
         options = options or DEFAULT_OPTIONS
+        self._source = open_source(source, storage_options, filesystem,
+                                   options.coalesce_policy)
+        self._tail_read = options.tail_read
         try:
             self.metadata = read_metadata_from(self._source, options)
         except BaseException:
@@ -80,6 +91,13 @@ class ParquetFile:
     def num_rows(self):
         return self.metadata.num_rows
 
+    @property
+    def schema_arrow(self):
+        """The fields (:class:`pqkit.datatypes.Field`) of the Table :meth:`read` gives:
+        pyarrow's ``ParquetFile.schema_arrow``; ``pyarrow.schema(f)`` makes it a pyarrow
+        schema through ``__arrow_c_schema__``."""
+        return self._empty(*self._select(None)).schema
+
     def close(self):
         self._source.close()
 
@@ -103,22 +121,8 @@ class ParquetFile:
         ``column`` is a dotted path or leaf index. Use its
         ``might_contain(value, physical_type)``, or :meth:`might_contain`.
         """
-        node = self.schema.column(column)
-        chunk = self.metadata.checked_row_group(row_group).columns[node.column_index]
-        md = chunk.meta_data
-        if md is None or md.bloom_filter_offset is None:
-            return None
-        where = f"bloom filter of column {node.dotted_path}, row group {row_group}"
-        offset = md.bloom_filter_offset
-        length = md.bloom_filter_length
-        if length is None:     # older writers: header then bitset, size from the header
-            length = min(self.metadata.footer_offset - offset, MAX_BLOOM_READ)
-        if offset < 4 or length <= 0 or offset + length > self.metadata.footer_offset:
-            raise CorruptFileError(f"{where}: offset {offset} length {length} lies outside "
-                                   f"the data of the file")
-        data = self._source.read(offset, length)
-        _, bloom, _ = parse_bloom_filter(data, 0, origin=offset)
-        return bloom
+        return read_bloom_filter(self._source, self.metadata, self.schema.column(column),
+                                 row_group)
 
     def might_contain(self, column, row_group, value):
         """False when the chunk's bloom filter proves ``value`` absent; True otherwise
@@ -132,64 +136,100 @@ class ParquetFile:
     # --- selection ----------------------------------------------------------------------
     def _select(self, columns):
         """(top-level nodes in schema order, set of selected leaf paths)."""
-        tops = self.schema.root.children
-        if columns is None:
-            return list(tops), {c.path for c in self.schema.columns}
-        if isinstance(columns, str):
-            raise TypeError("columns must be a list of names, not a string")
-        wanted = set()
-        for name in columns:
-            node = self._find(name)
-            stack = [node]
-            while stack:
-                n = stack.pop()
-                if n.is_leaf:
-                    wanted.add(n.path)
-                else:
-                    stack.extend(n.children)
-        return [t for t in tops if any(p[0] == t.name for p in wanted)], wanted
-
-    def _find(self, name):
-        path = tuple(name) if isinstance(name, (tuple, list)) else tuple(str(name).split("."))
-        node = self.schema.root
-        for part in path:
-            match = [c for c in node.children if c.name == part]
-            if not match:
-                raise SchemaError(f"no column {'.'.join(path)!r} in the file; top-level "
-                                  f"columns are {self.schema.names}")
-            node = match[0]
-        return node
+        return select_columns(self.schema, columns)
 
     # --- reading ------------------------------------------------------------------------
     @uses_pool
-    def read_row_group(self, i, columns=None):
-        """Read row group ``i`` (the selected columns only) into a Table."""
+    def read_row_group(self, i, columns=None, use_threads=True):
+        """Read row group ``i`` (the selected columns only) into a Table; ``use_threads``
+        as in :meth:`read`."""
         if not -self.num_row_groups <= i < self.num_row_groups:
             raise IndexError(f"row group {i} out of range: the file has "
                              f"{self.num_row_groups}")
         i %= self.num_row_groups
         tops, wanted = self._select(columns)
-        return self._read_group(i, tops, wanted)
+        return parallel.read_row_groups(self.row_group_reader, [i], tops, wanted,
+                                        use_threads)[0]
+
+    def plan(self, columns=None, filters=None, row_groups=None):
+        """The byte ranges :meth:`read` with the same arguments may fetch.
+
+        Returns
+        -------
+        list of pqkit.read.plan.ByteRange
+            (offset, length) pairs, sorted: the selected column chunks of the row groups
+            a filter's statistics keep, and with a filter their page indexes. Fetch them
+            yourself and pass them to ``read(..., buffers=...)``.
+        """
+        _, wanted = self._select(columns)
+        fr = FilteredReader(self.row_group_reader, filters) if filters else None
+        return plan_read(self.row_group_reader, self._groups(row_groups), wanted, fr)
 
     @uses_pool
-    def read(self, columns=None, row_groups=None, filters=None):
+    def read(self, columns=None, row_groups=None, filters=None, use_threads=True, *,
+             buffers=None):
         """Read the whole file (or the given row groups) into one Table.
 
         ``filters`` (DNF, as in pyarrow: ``[("x", "<", 5)]`` or a list of such lists)
         keeps only matching rows, skipping row groups and pages whose statistics or
-        page index rule them out (see :mod:`pqkit.read.filtered`).
+        page index rule them out (see :mod:`pqkit.read.filtered`). ``buffers``
+        (``{offset: bytes}`` or (offset, bytes) pairs, e.g. the ranges :meth:`plan`
+        named, fetched by the caller) makes the read decode from them and fetch nothing.
+        With ``use_threads`` (the default) column chunks are decoded on
+        :func:`pqkit.threads.max_threads` threads (:mod:`pqkit.read.parallel`); the
+        Table is the same either way.
         """
         tops, wanted = self._select(columns)
         groups = self._groups(row_groups)
-        if filters:
-            fr = FilteredReader(self.row_group_reader, filters)
-            tables = [t for t in (fr.read_group(g, tops, wanted) for g in groups)
-                      if t is not None]
-        else:
-            tables = [self._read_group(g, tops, wanted) for g in groups]
+        reader = self.row_group_reader
+        if buffers is not None:
+            reader = reader.with_source(BufferSource(self.metadata.file_size, buffers,
+                                                     self._source.name))
+        fr = FilteredReader(reader, filters) if filters else None
+        fetch_ahead(reader, groups, wanted, fr)
+        try:
+            if fr is not None:
+                tables = [t for t in (fr.read_group(g, tops, wanted) for g in groups)
+                          if t is not None]
+            else:
+                tables = parallel.read_row_groups(reader, groups, tops, wanted, use_threads)
+        finally:
+            reader.source.forget(self.metadata.file_size - self._tail_read)
         if not tables:
             return self._empty(tops, wanted)
         return concat_row_groups(tables)
+
+    def read_row_groups(self, row_groups, columns=None, use_threads=True):
+        """Read the given row groups (in that order) into one Table, as pyarrow's
+        ``ParquetFile.read_row_groups``."""
+        return self.read(columns=columns, row_groups=row_groups, use_threads=use_threads)
+
+    @uses_pool
+    def take(self, row_indices, columns=None):
+        """The rows numbered ``row_indices`` (file-wide, in that order, repeats allowed),
+        decoding only the pages that hold them where a chunk has an OffsetIndex
+        (whole chunks otherwise); see :mod:`pqkit.read.take`.
+
+        Parameters
+        ----------
+        row_indices : sequence of int
+            Each in ``[0, num_rows)``.
+        columns : list of str, optional
+            As :meth:`read`.
+
+        Returns
+        -------
+        pqkit.Table
+            Equal to ``self.read(columns).take(row_indices)``.
+
+        Raises
+        ------
+        IndexError
+            A row number outside the file.
+        """
+        tops, wanted = self._select(columns)
+        return RowTaker(self.row_group_reader).take(row_indices, tops, wanted,
+                                                    self._empty(tops, wanted))
 
     def iter_batches(self, batch_size=65536, columns=None, row_groups=None, *, filters=None):
         """Batches of ``batch_size`` rows, decoding one row group at a time.
@@ -219,9 +259,11 @@ class ParquetFile:
         if filters:
             fr = FilteredReader(self.row_group_reader, filters)
             def read_group(g):
+                fetch_ahead(self.row_group_reader, [g], wanted, fr)
                 return fr.read_group(g, tops, wanted)
         else:
             def read_group(g):
+                fetch_ahead(self.row_group_reader, [g], wanted)
                 return self._read_group(g, tops, wanted)
         return BatchReader(read_group, groups, self._empty(tops, wanted), batch_size)
 
@@ -252,12 +294,14 @@ class ParquetFile:
 
 
 def read_table(source, columns=None, row_groups=None, *, filters=None, verify_checksums=True,
-               variant="struct", coerce_int96_timestamp_unit=None, options=None):
+               variant="struct", coerce_int96_timestamp_unit=None, options=None,
+               storage_options=None, filesystem=None, use_threads=True):
     """Read a Parquet file into a :class:`pqkit.Table`.
 
     Parameters
     ----------
-    source : path, bytes-like or seekable binary file object
+    source : path, URL, bytes-like or seekable binary file object
+        A URL is read through fsspec with few, coalesced requests (see :class:`ParquetFile`).
     columns : list of str, optional
         Top-level names or dotted paths (``"a.b"``), in the order the result gives
         them; default all columns, and ``[]`` gives the rows without any column. As
@@ -280,7 +324,14 @@ def read_table(source, columns=None, row_groups=None, *, filters=None, verify_ch
     coerce_int96_timestamp_unit : {"ns", "us", "ms", "s"}, optional
         See :class:`ParquetFile`.
     options : pqkit.ReadOptions, optional
-        Resource limits; see :class:`pqkit.ReadOptions`.
+        Resource limits and remote fetching; see :class:`pqkit.ReadOptions`.
+    storage_options : dict, optional
+        Options of the URL's fsspec file system.
+    filesystem : fsspec.AbstractFileSystem, optional
+        Read ``source`` as a path on this file system.
+    use_threads : bool, default True
+        Decode column chunks on several threads (:func:`pqkit.threads.max_threads`,
+        ``PQKIT_NUM_THREADS``); False decodes in the calling thread. Same result.
 
     Examples
     --------
@@ -290,8 +341,10 @@ def read_table(source, columns=None, row_groups=None, *, filters=None, verify_ch
         raise ValueError(f"variant must be 'struct' or 'decode', got {variant!r}")
     with ParquetFile(source, verify_checksums=verify_checksums,
                      coerce_int96_timestamp_unit=coerce_int96_timestamp_unit,
-                     options=options) as f:
-        table = f.read(columns=columns, row_groups=row_groups, filters=filters)
+                     options=options, storage_options=storage_options,
+                     filesystem=filesystem) as f:
+        table = f.read(columns=columns, row_groups=row_groups, filters=filters,
+                       use_threads=use_threads)
         if columns is not None:
             table = _as_requested(table, columns)
         return decode_table(table, f.schema) if variant == "decode" else table
@@ -330,7 +383,7 @@ def _descend(table, path):
 
 
 def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings=None,
-                verify_checksums=True, options=None):
+                verify_checksums=True, storage_options=None, use_threads=True, options=None):
     """Read a Parquet file straight into a pandas DataFrame.
 
     The same frame as ``read_table(...).to_pandas(strings=strings)``, without the
@@ -345,11 +398,13 @@ def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings=
     --------
     >>> pqkit.read_pandas("fixtures/sample.parquet", columns=["id"])  # doctest: +SKIP
     """
-    with ParquetFile(source, verify_checksums=verify_checksums, options=options) as f:
+    with ParquetFile(source, verify_checksums=verify_checksums, options=options,
+                     storage_options=storage_options) as f:
         if columns is not None:
             columns = _with_index_columns(list(columns), f.metadata.key_value_metadata,
                                           f.schema.names)
-        table = f.read(columns=columns, row_groups=row_groups, filters=filters)
+        table = f.read(columns=columns, row_groups=row_groups, filters=filters,
+                       use_threads=use_threads)
     return table.to_pandas(strings=strings, self_destruct=True)
 
 

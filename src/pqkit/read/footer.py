@@ -9,27 +9,35 @@ with one speculative read of the last 64 KiB; a larger footer costs one more
 read. Row groups are decoded lazily: the whole footer is validated on open,
 but the Python objects of a row group are built when it is first used.
 """
+import dataclasses
 import gc
 import struct
 
 from pqkit import format as fmt
 from pqkit.errors import CorruptFileError, EncryptedFileError, SchemaError
+from pqkit.read.metadata import RowGroupMetaData, format_version_name, key_values
 from pqkit.read.options import DEFAULT_OPTIONS
-from pqkit.read.source import Source
+from pqkit.read.remote import open_source
 from pqkit.read.validate import check_file, check_row_group
 from pqkit.schema.tree import Schema
 
 MAGIC = b"PAR1"
 MAGIC_ENCRYPTED = b"PARE"
-TAIL_READ = 64 * 1024
 
 
 class FileMetadata:
     """The decoded footer of a Parquet file plus where it was found.
 
+    Shaped as pyarrow's ``FileMetaData`` (``pqkit.FileMetaData`` is the same
+    class): ``row_group(i).column(j).statistics`` and ``to_dict()`` give the
+    names and values pyarrow gives, over the Thrift structs, which stay
+    reachable as ``.thrift`` at each level. Two deviations: ``created_by`` is
+    None (not "") when the footer has none, and ``schema`` is the
+    :class:`pqkit.Schema` tree.
+
     Attributes
     ----------
-    raw : pqkit.format.FileMetaData
+    raw, thrift : pqkit.format.FileMetaData
         The Thrift struct as stored.
     schema : pqkit.Schema
         The schema tree with column paths and levels.
@@ -68,7 +76,27 @@ class FileMetadata:
 
     @property
     def version(self):
+        """The footer's version field as stored (1 or 2)."""
         return self.raw.version
+
+    @property
+    def thrift(self):
+        return self.raw
+
+    @property
+    def format_version(self):
+        """The format version as pyarrow names it: "1.0" or "2.6"."""
+        return format_version_name(self.raw.version)
+
+    @property
+    def serialized_size(self):
+        """Bytes of the Thrift-encoded footer."""
+        return self.footer_length
+
+    @property
+    def metadata(self):
+        """Key/value metadata as ``{bytes: bytes}`` as in pyarrow, or None."""
+        return key_values(self.raw.key_value_metadata)
 
     @property
     def key_value_metadata(self):
@@ -76,8 +104,25 @@ class FileMetadata:
         return {kv.key: kv.value for kv in (self.raw.key_value_metadata or [])}
 
     def row_group(self, i):
-        """The Thrift RowGroup `i`."""
-        return self.raw.row_groups[i]
+        """Row group `i` as a :class:`pqkit.read.metadata.RowGroupMetaData`
+        (its Thrift struct is ``.thrift``, also ``raw.row_groups[i]``)."""
+        if not -self.num_row_groups <= i < self.num_row_groups:
+            raise IndexError(f"row group index {i} out of range for a file of "
+                             f"{self.num_row_groups} row groups")
+        return RowGroupMetaData(self.raw.row_groups[i], self.schema, self.raw.column_orders)
+
+    def to_dict(self):
+        """The keys pyarrow's ``FileMetaData.to_dict`` gives."""
+        return {"created_by": self.created_by, "num_columns": self.num_columns,
+                "num_rows": self.num_rows, "num_row_groups": self.num_row_groups,
+                "row_groups": [self.row_group(i).to_dict() for i in range(self.num_row_groups)],
+                "format_version": self.format_version, "serialized_size": self.serialized_size}
+
+    def equals(self, other):
+        """Whether two footers describe the same file contents (``to_dict`` equal)."""
+        return isinstance(other, FileMetadata) and self.to_dict() == other.to_dict()
+
+    __eq__ = equals
 
     def checked_row_group(self, i):
         """The Thrift RowGroup `i`, its chunks' metadata checked for reading
@@ -95,6 +140,9 @@ class FileMetadata:
     def __repr__(self):
         return (f"<pqkit.FileMetadata rows={self.num_rows} row_groups={self.num_row_groups} "
                 f"columns={self.num_columns} created_by={self.created_by!r}>")
+
+
+FileMetaData = FileMetadata     # pyarrow's spelling
 
 
 def _decode_footer(buf, origin, options):
@@ -115,12 +163,12 @@ def _decode_footer(buf, origin, options):
 
 
 def read_metadata_from(src, options=DEFAULT_OPTIONS):
-    """Read the footer of an open :class:`~pqkit.read.source.Source` within the Thrift
-    limits of ``options``."""
+    """Read the footer of an open source (local or remote), reading the last
+    ``options.tail_read`` bytes speculatively, within the Thrift limits of ``options``."""
     size = src.size
     if size < 12:
         raise CorruptFileError(f"file of {size} bytes is too small to be Parquet (at least 12)")
-    tail_len = min(size, TAIL_READ)
+    tail_len = min(size, max(options.tail_read, 12))
     tail = src.read(size - tail_len, tail_len)
     magic = tail[-4:]
     if magic == MAGIC_ENCRYPTED:
@@ -130,7 +178,9 @@ def read_metadata_from(src, options=DEFAULT_OPTIONS):
     if magic != MAGIC:
         raise CorruptFileError(
             f"bad magic {magic!r} at offset {size - 4}: not a Parquet file (expected b'PAR1')")
-    head = src.read(0, 4)
+    # On an object store the leading magic would cost a request of its own; the trailing
+    # magic and a footer that decodes and validates are the evidence there (as in Arrow).
+    head = src.read(0, 4) if not src.ranged or tail_len == size else MAGIC
     if head != MAGIC:
         raise CorruptFileError(f"bad magic {head!r} at offset 0 (expected b'PAR1')")
     footer_len = struct.unpack("<I", tail[-8:-4])[0]
@@ -147,15 +197,24 @@ def read_metadata_from(src, options=DEFAULT_OPTIONS):
     return FileMetadata(raw, size, footer_offset, footer_len)
 
 
-def read_metadata(source, options=None):
+def read_metadata(source, options=None, *, storage_options=None, filesystem=None,
+                  tail_read=None):
     """Read and validate the footer of a Parquet file.
 
     Parameters
     ----------
-    source : path, bytes-like or seekable binary file object
-        Only the tail of the file is read.
+    source : path, URL, bytes-like or seekable binary file object
+        Only the tail of the file is read: on an object store one GET of the last
+        ``tail_read`` bytes when the footer fits in them.
     options : pqkit.ReadOptions, optional
         Its Thrift limits (string and container sizes, nesting) apply to the footer.
+    storage_options : dict, optional
+        Options of the URL's fsspec file system (credentials, endpoint), as pandas takes them.
+    filesystem : fsspec.AbstractFileSystem, optional
+        Read ``source`` as a path on this file system.
+    tail_read : int, optional
+        Bytes read speculatively from the end of the file (default
+        ``options.tail_read``, 64 KiB).
 
     Returns
     -------
@@ -168,5 +227,8 @@ def read_metadata(source, options=None):
     pqkit.EncryptedFileError
         The footer is encrypted ("PARE").
     """
-    with Source(source) as src:
-        return read_metadata_from(src, options or DEFAULT_OPTIONS)
+    options = options or DEFAULT_OPTIONS
+    if tail_read is not None:
+        options = dataclasses.replace(options, tail_read=tail_read)
+    with open_source(source, storage_options, filesystem) as src:
+        return read_metadata_from(src, options)

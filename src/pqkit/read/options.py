@@ -22,13 +22,16 @@ header declares is cut at the declared size and reported as corrupt.
 from dataclasses import dataclass
 
 from pqkit.errors import AllocationLimitError
+from pqkit.read.coalesce import CoalescePolicy
 
 __all__ = ["DEFAULT_OPTIONS", "ReadOptions"]
+
+TAIL_READ = 64 * 1024     # bytes read speculatively from a file's end: most footers fit
 
 
 @dataclass(frozen=True)
 class ReadOptions:
-    """Limits on what reading one file may allocate.
+    """Limits on what reading one file may allocate, and how a remote file is fetched.
 
     Parameters
     ----------
@@ -65,14 +68,25 @@ class ReadOptions:
     max_thrift_string_size: int = 100_000_000
     max_thrift_container_size: int = 1_000_000
     max_thrift_depth: int = 64
+    tail_read: int = TAIL_READ
+    hole_size: int = 1 << 20
+    max_range_size: int = 32 << 20
+    max_concurrency: int = 8
+
+    @property
+    def coalesce_policy(self):
+        """The :class:`pqkit.read.coalesce.CoalescePolicy` of the remote-read fields."""
+        return CoalescePolicy(self.hole_size, self.max_range_size, self.max_concurrency)
 
     def check(self, name, value, what, where):
         """Raise AllocationLimitError when ``value`` exceeds the limit ``name``."""
         limit = getattr(self, name)
         if value > limit:
-            raise AllocationLimitError(
+            exc = AllocationLimitError(
                 f"{where}: {value} {what} exceed ReadOptions.{name} = {limit}; read with "
                 f"pqkit.ReadOptions({name}=...) to allow more")
+            exc.limit = name          # which limit, for callers that tell them apart
+            raise exc
 
     def thrift_limits(self):
         """The Thrift limits as keyword arguments of :func:`pqkit.format.decode`."""

@@ -11,6 +11,8 @@ and offsets (:func:`pqkit.levels.assemble`), types the values
 reader (:mod:`pqkit.read.filtered`) decodes chosen pages of a chunk with
 :meth:`RowGroupReader.read_pages` and then uses the same leaf and nesting steps.
 """
+import copy
+
 import numpy as np
 
 from pqkit import datatypes as T
@@ -74,6 +76,12 @@ class RowGroupReader:
         # parquet-mr before 1.2.9 left the dictionary page header out of chunk sizes.
         self.pad = dictionary_header_padding(metadata.created_by)
 
+    def with_source(self, source):
+        """A reader of the same file that takes its bytes from ``source``."""
+        other = copy.copy(self)
+        other.source = source
+        return other
+
     # --- one column chunk ---------------------------------------------------------------
     def column_chunk(self, g, node):
         """The ColumnChunk of leaf ``node`` in row group ``g``, refused when encrypted."""
@@ -100,8 +108,17 @@ class RowGroupReader:
     def read_pages(self, g, node, segments):
         """Decode only some pages of a chunk: ``segments`` are (file offset, length) pairs
         of whole pages, the dictionary page first if the chunk has one."""
-        data = [(self.source.read(offset, length), offset) for offset, length in segments]
+        pieces = self.source.read_many(segments)
+        data = list(zip(pieces, (offset for offset, _ in segments)))
         return self.chunk_reader(g, node).read_pages(data)
+
+    def read_dictionary(self, g, node, segment):
+        """The dictionary values (FixedValues or BinaryValues) of the page in ``segment``,
+        a (file offset, length) pair, of leaf ``node`` in row group ``g``; None when the
+        bytes hold no dictionary page."""
+        offset, length = segment
+        return self.chunk_reader(g, node).read_dictionary(self.source.read(offset, length),
+                                                          offset)
 
     @staticmethod
     def empty_chunk(node):
@@ -144,10 +161,17 @@ class RowGroupReader:
     def read(self, g, tops, wanted):
         """Row group ``g`` as a Table of the top-level nodes ``tops``, decoding the leaves
         whose paths are in ``wanted``."""
-        leaves = {}
-        for node in self.schema.columns:
-            if node.path in wanted:
-                leaves[node.path] = self.leaf(node, self.read_chunk(g, node), where_of(node, g))
+        leaves = {node.path: self.decode_leaf(g, node)
+                  for node in self.schema.columns if node.path in wanted}
+        return self.group_table(g, tops, leaves)
+
+    def decode_leaf(self, g, node):
+        """(assembled levels, typed leaf column) of leaf ``node`` in row group ``g``: the
+        unit of work :mod:`pqkit.read.parallel` runs on several threads."""
+        return self.leaf(node, self.read_chunk(g, node), where_of(node, g))
+
+    def group_table(self, g, tops, leaves):
+        """Row group ``g``'s Table from its decoded leaves (``{path: decode_leaf(...)}``)."""
         rows = self.metadata.checked_row_group(g).num_rows
         table = self.nest(tops, leaves, rows)
         if table.num_rows != rows:

@@ -33,9 +33,11 @@ class Source:
         A path is opened (and closed by :meth:`close`); a file object must be
         seekable and is left open.
     """
+    ranged = False      # each read is a cheap local call, not a request
 
     def __init__(self, source):
         self._owned = False
+        self._lock = threading.Lock()   # a seek and its read are one step for threads
         self._buffer = None
         self._file = None
         self.name = None
@@ -66,8 +68,9 @@ class Source:
                 f"of {self.size} bytes")
         if self._buffer is not None:
             return self._buffer[offset:offset + length]
-        self._file.seek(offset)
-        data = self._file.read(length)
+        with self._lock:
+            self._file.seek(offset)
+            data = self._file.read(length)
         if len(data) != length:
             raise CorruptFileError(f"short read at offset {offset}: {len(data)} of {length} bytes")
         return bytes(data)
@@ -88,11 +91,23 @@ class Source:
         if self._buffer is not None:
             return memoryview(self._buffer)[offset:offset + length]
         view = _scratch(length)
-        self._file.seek(offset)
-        got = self._file.readinto(view)
+        with self._lock:
+            self._file.seek(offset)
+            got = self._file.readinto(view)
         if got != length:
             raise CorruptFileError(f"short read at offset {offset}: {got} of {length} bytes")
         return view
+
+    def read_many(self, ranges):
+        """The bytes of several (offset, length) ranges, in order."""
+        return [self.read(offset, length) for offset, length in ranges]
+
+    def prefetch(self, ranges):
+        """Nothing to do: local reads are cheap one by one (a remote source fetches
+        ``ranges`` ahead, coalesced)."""
+
+    def forget(self, keep_from):
+        """Nothing to drop: a local source keeps no ranges."""
 
     def _check_open(self):
         # A stream or batch iterator may outlive the ParquetFile's `with` block.

@@ -13,13 +13,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from pqkit._native.bitpack import decode_dict_indices
+from pqkit._native.dict_gather import decode_dict_values
 from pqkit._native.plain import decode_byte_array_into
 from pqkit._native.take import take_byte_array_into
 from pqkit.encodings.bss import decode_bss
 from pqkit.encodings.delta import decode_delta
 from pqkit.encodings.physical import NUMERIC, empty_array
 from pqkit.encodings.plain import decode_plain
-from pqkit.encodings.rle import decode_dictionary_indices, decode_rle_booleans
+from pqkit.encodings.rle import decode_rle_booleans
 from pqkit.errors import CorruptFileError, EncodingError, UnsupportedFeatureError
 from pqkit.format import Encoding, Type
 from pqkit.read import values as V
@@ -140,10 +141,10 @@ class ValueDecoder:
                 raise EncodingError(f"dictionary-encoded page at offset {page.offset} in "
                                     f"{self.where} has no index data for {count} values")
             if self.physical in NUMERIC:
-                # Numbers gain nothing from staying encoded: expand into the output now.
-                idx, _ = decode_dictionary_indices(body, pos, count, len(self.dictionary),
-                                                   length=remaining, base_offset=at)
-                np.take(self.dictionary.array, idx, out=self._output(count))  # checked
+                # Numbers gain nothing from staying encoded: the fused kernel expands the
+                # indices into the output as it decodes them (each checked).
+                decode_dict_values(body, pos, remaining, count, self.dictionary.array,
+                                   self._output(count), at)
                 return self._advance(count)
             return self._dict_indices(body, pos, count, remaining, at)
         if encoding == Encoding.RLE and self.physical == Type.BOOLEAN:

@@ -25,7 +25,10 @@ from pqkit.levels import REPEATED, REQUIRED
 MAX_SCHEMA_DEPTH = 200
 
 
-def _enum_name(enum_cls, value):
+def enum_name(enum_cls, value):
+    """The enum member's name, UNKNOWN(v) for a value the enum lacks, None for None."""
+    if value is None:
+        return None
     try:
         return enum_cls(value).name
     except ValueError:
@@ -54,7 +57,7 @@ def logical_type_str(lt):
         if name == "GEOMETRY":
             return f"GEOMETRY({v.crs})" if v.crs else "GEOMETRY"
         if name == "GEOGRAPHY":
-            algo = None if v.algorithm is None else _enum_name(EdgeInterpolationAlgorithm,
+            algo = None if v.algorithm is None else enum_name(EdgeInterpolationAlgorithm,
                                                                 v.algorithm)
             parts = [p for p in (v.crs, algo) if p]
             return f"GEOGRAPHY({','.join(parts)})" if parts else "GEOGRAPHY"
@@ -107,7 +110,7 @@ class SchemaNode:
         """Physical type, with the FLBA length, e.g. FIXED_LEN_BYTE_ARRAY(16)."""
         if self.element.type is None:
             return "group"
-        s = _enum_name(Type, self.element.type)
+        s = enum_name(Type, self.element.type)
         if self.element.type == Type.FIXED_LEN_BYTE_ARRAY:
             s += f"({self.element.type_length})"
         return s
@@ -120,7 +123,7 @@ class SchemaNode:
         ct = self.element.converted_type
         if ct is None:
             return None
-        name = _enum_name(ConvertedType, ct)
+        name = enum_name(ConvertedType, ct)
         if ct == ConvertedType.DECIMAL:
             name += f"({self.element.precision},{self.element.scale})"
         return name
@@ -131,19 +134,19 @@ class SchemaNode:
         d = {
             "name": self.name,
             "path": list(self.path),
-            "repetition": _enum_name(FieldRepetitionType, self.repetition),
+            "repetition": enum_name(FieldRepetitionType, self.repetition),
             "max_definition_level": self.max_definition_level,
             "max_repetition_level": self.max_repetition_level,
         }
         if self.parent is None:
             d["repetition"] = None
         if e.type is not None:
-            d["physical_type"] = _enum_name(Type, e.type)
+            d["physical_type"] = enum_name(Type, e.type)
             d["column_index"] = self.column_index
         if e.type_length is not None:
             d["type_length"] = e.type_length
         d["logical_type"] = logical_type_str(e.logicalType)
-        d["converted_type"] = None if e.converted_type is None else _enum_name(
+        d["converted_type"] = None if e.converted_type is None else enum_name(
             ConvertedType, e.converted_type)
         for attr in ("precision", "scale", "field_id"):
             if getattr(e, attr) is not None:

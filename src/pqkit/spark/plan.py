@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from pqkit import datatypes as T
 from pqkit.errors import ParquetError, SchemaError
+from pqkit.filesystems import is_url, url_filesystem
 from pqkit.read.file import ParquetFile
 from pqkit.read.filters import bound_decoder, chunk_may_match, filter_leaves, normalize
 from pqkit.spark.schema import (
@@ -67,6 +68,8 @@ class Split:
     alternates : tuple of str
         Other places the file may be by the time it is read (a dataset file moving
         between its hidden and visible paths).
+    storage_options : dict or None
+        The fsspec options of a URL ``path`` (the executor opens it with them).
     """
     path: str
     row_groups: tuple
@@ -75,6 +78,7 @@ class Split:
     partition: tuple = ()
     filters: object = None
     alternates: tuple = ()
+    storage_options: dict = None
 
 
 @dataclass
@@ -127,6 +131,7 @@ class SourceFile:
     metadata: object = None
     schema: object = None
     fields: list = None
+    storage_options: dict = None      # of a URL path
 
 
 # --- finding the files ----------------------------------------------------------------------
@@ -141,10 +146,15 @@ def _unescape(text):
     return urllib.parse.unquote_to_bytes(text).decode("utf-8", "surrogateescape")
 
 
-def find_files(source):
-    """(files, partition names) of a file, a list of files or a Hive-partitioned directory."""
+def find_files(source, storage_options=None):
+    """(files, partition names) of a file, a list of files or a Hive-partitioned directory,
+    local or at a URL (``s3://bucket/table``, listed once through fsspec)."""
+    if isinstance(source, str) and is_url(source):
+        return _find_remote(source, storage_options)
     if isinstance(source, (list, tuple)):
         files = [os.fspath(p) for p in source]
+        if all(is_url(p) for p in files):
+            return [SourceFile(p, (), storage_options=storage_options) for p in files], []
         for p in files:
             if not os.path.isfile(p):
                 raise SchemaError(f"{p!r} is not a file (give directories on their own)")
@@ -154,22 +164,50 @@ def find_files(source):
         return [SourceFile(root, ())], []
     if not os.path.isdir(root):
         raise SchemaError(f"{root!r} does not exist")
-    files, names = [], None
+    entries = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not _hidden(d))
         rel = os.path.relpath(dirpath, root)
         parts = [] if rel == "." else rel.split(os.sep)
-        pairs = [_partition_pair(p, os.path.join(root, *parts)) for p in parts]
-        for name in sorted(f for f in filenames if not _hidden(f)):
-            keys = [k for k, _ in pairs]
-            if names is None:
-                names = keys
-            elif keys != names:
-                raise SchemaError(f"{os.path.join(dirpath, name)!r} lies under partition "
-                                  f"columns {keys}, other files under {names}: the "
-                                  "directory does not have one Hive layout")
-            files.append(SourceFile(os.path.join(dirpath, name),
-                                     tuple(None if v == HIVE_NULL else v for _, v in pairs)))
+        entries += [(parts, name, os.path.join(dirpath, name))
+                    for name in sorted(f for f in filenames if not _hidden(f))]
+    return _hive_files(root, entries, os.path.join)
+
+
+def _find_remote(url, storage_options):
+    """The files under ``url`` from one recursive listing, hidden names left out as
+    Spark leaves them out."""
+    fs, root = url_filesystem(url, storage_options)
+    protocol = url.split("://", 1)[0]
+    if fs.isfile(root):
+        return [SourceFile(url, (), storage_options=storage_options)], []
+    root = root.rstrip("/")
+    entries = []
+    for path in sorted(fs.find(root)):
+        parts = path[len(root) + 1:].split("/")
+        if any(_hidden(p) for p in parts):
+            continue
+        entries.append((parts[:-1], parts[-1], f"{protocol}://{path}"))
+    if not entries:
+        raise SchemaError(f"{url!r} holds no files")
+    files, names = _hive_files(url, entries, lambda *p: "/".join(p))
+    for f in files:
+        f.storage_options = storage_options
+    return files, names
+
+
+def _hive_files(root, entries, join):
+    """SourceFiles of (directory parts, file name, path) entries under one Hive layout."""
+    files, names = [], None
+    for parts, name, path in entries:
+        pairs = [_partition_pair(p, join(root, *parts)) for p in parts]
+        keys = [k for k, _ in pairs]
+        if names is None:
+            names = keys
+        elif keys != names:
+            raise SchemaError(f"{path!r} lies under partition columns {keys}, other files "
+                              f"under {names}: the directory does not have one Hive layout")
+        files.append(SourceFile(path, tuple(None if v == HIVE_NULL else v for _, v in pairs)))
     return files, names or []
 
 
@@ -203,7 +241,7 @@ def _partition_fields(files, names, partition_types, timezone):
 # --- footers and schema -----------------------------------------------------------------------
 def _open_footer(src, specs):
     try:
-        with ParquetFile(src.path) as pf:
+        with ParquetFile(src.path, storage_options=src.storage_options) as pf:
             src.metadata, src.schema = pf.metadata, pf.schema
             tops = set(pf.schema.names)
             present = None if specs is None else [s for s in specs if s.split(".")[0] in tops]
@@ -344,15 +382,16 @@ def _file_splits(src, conjs, partition_names, split_by):
         return []
     if residual is not None:
         pruner = _GroupPruner(src.schema, residual)
-        groups = [g for g in groups if pruner.may_match(md.row_group(g))]
-    sizes = [_group_bytes(md.row_group(g)) for g in groups]
+        groups = [g for g in groups if pruner.may_match(md.row_group(g).thrift)]
+    sizes = [_group_bytes(md.row_group(g).thrift) for g in groups]
     rows = [md.row_group(g).num_rows for g in groups]
     if not groups:
         return []
     if split_by == "file":
         return [Split(src.path, tuple(groups), sum(rows), sum(sizes), src.partition, residual,
-                      src.alternates)]
-    return [Split(src.path, (g,), r, b, src.partition, residual, src.alternates)
+                      src.alternates, src.storage_options)]
+    return [Split(src.path, (g,), r, b, src.partition, residual, src.alternates,
+                  src.storage_options)
             for g, r, b in zip(groups, rows, sizes)]
 
 

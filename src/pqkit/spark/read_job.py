@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from pqkit.columnar.nested import nulls
 from pqkit.errors import DatasetIncomplete, SchemaError
+from pqkit.filesystems import is_url
 from pqkit.read.file import ParquetFile
 from pqkit.spark.convert import (
     arrow_series_supported,
@@ -44,12 +45,12 @@ _ENGINES = ("pandas", "arrow")
 
 
 def _is_dataset(source):
-    return isinstance(source, (str, os.PathLike)) and \
+    return isinstance(source, (str, os.PathLike)) and not is_url(source) and \
         os.path.isdir(os.path.join(os.fspath(source), "_pqkit"))
 
 
 def plan(source, columns=None, filters=None, split_by="row_group", partition_types=None,
-         timezone="UTC", version=None):
+         timezone="UTC", version=None, storage_options=None):
     """Plan a read without running it (no SparkSession needed).
 
     Parameters are those of :func:`read`; ``timezone`` is the zone in which partition
@@ -72,7 +73,7 @@ def plan(source, columns=None, filters=None, split_by="row_group", partition_typ
     if version is not None:
         raise SchemaError(f"version={version!r} applies to a PQDS/1 dataset; {source!r} is not "
                           "one")
-    files, names = find_files(source)
+    files, names = find_files(source, storage_options)
     return make_plan(files, names, columns, filters, split_by, partition_types, timezone)
 
 
@@ -98,16 +99,19 @@ class _ReadConfig:
 
 
 def read(spark, source, columns=None, filters=None, split_by="row_group",
-         batch_size=DEFAULT_BATCH_SIZE, engine="pandas", partition_types=None, version=None):
+         batch_size=DEFAULT_BATCH_SIZE, engine="pandas", partition_types=None, version=None,
+         storage_options=None):
     """Read Parquet data into a Spark DataFrame, decoding with pqkit on the executors.
 
     Parameters
     ----------
     spark : pyspark.sql.SparkSession
-    source : path or list of paths
+    source : path, URL or list of them
         A file, a list of files, a directory (Hive partition directories
         ``name=value`` become typed columns, placed after the data columns) or a
-        PQDS/1 dataset root (read at its latest version).
+        PQDS/1 dataset root (read at its latest version). A URL (``s3://bucket/t``)
+        is listed once on the driver, which reads the footers by ranged requests;
+        each executor fetches only the ranges of its own splits.
     columns : list of str, optional
         Data columns (top-level names or dotted paths into structs) and partition
         columns to keep, in this order; default all (partition columns last).
@@ -129,6 +133,9 @@ def read(spark, source, columns=None, filters=None, split_by="row_group",
         the inferred types (directories only).
     version : int, optional
         For a dataset: read this version instead of the latest.
+    storage_options : dict, optional
+        fsspec options of a URL source (endpoint, credentials); they travel with each
+        split to the executors.
 
     Returns
     -------
@@ -147,7 +154,8 @@ def read(spark, source, columns=None, filters=None, split_by="row_group",
     if not isinstance(batch_size, int) or batch_size <= 0:
         raise SchemaError(f"batch_size must be a positive int, not {batch_size!r}")
     timezone = spark.conf.get("spark.sql.session.timeZone")
-    p = plan(source, columns, filters, split_by, partition_types, timezone, version)
+    p = plan(source, columns, filters, split_by, partition_types, timezone, version,
+             storage_options)
     declared = _declared(p)
     spark_types = tuple([transport_type(f.type, d) for f, d in zip(p.fields, declared)] +
                         [to_spark(f.type) for f in p.partition_fields])
@@ -280,7 +288,8 @@ def split_batches(split, config):
             if split.filters:
                 table = pf.read(columns=counted, row_groups=[g], filters=split.filters)
             elif wanted:
-                table = pf.read_row_group(g, columns=wanted)
+                # read() plans the group's chunks first: one coalesced request remotely
+                table = pf.read(columns=wanted, row_groups=[g])
             else:
                 table = None
             n = table.num_rows if table is not None else pf.metadata.row_group(g).num_rows
@@ -294,7 +303,8 @@ def split_batches(split, config):
 def _open_split(split):
     for path in (split.path,) + tuple(split.alternates):
         try:
-            return ParquetFile(path, coerce_int96_timestamp_unit="us")
+            return ParquetFile(path, coerce_int96_timestamp_unit="us",
+                               storage_options=split.storage_options)
         except FileNotFoundError:
             continue
     if split.alternates:                  # a dataset file: it may have moved back meanwhile

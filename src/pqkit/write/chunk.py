@@ -100,6 +100,17 @@ class WrittenChunk:
     dictionary_offset: int = None
     bloom: object = None                # SplitBlockBloomFilter, written later by the file
 
+    def move(self, delta):
+        """Shift every file offset by ``delta``: the chunk was encoded at offset 0 into
+        memory and is written at ``delta`` (:mod:`pqkit.write.parallel`)."""
+        self.meta.data_page_offset += delta
+        if self.meta.dictionary_page_offset is not None:
+            self.meta.dictionary_page_offset += delta
+        if self.dictionary_offset is not None:
+            self.dictionary_offset += delta
+        for page in self.pages:
+            page.offset += delta
+
 
 def bloom_filter(physical, values, fpp, ndv=None):
     """A split-block bloom filter holding every value (physical layout) of a chunk."""
@@ -115,6 +126,12 @@ def bloom_filter(physical, values, fpp, ndv=None):
     bloom = SplitBlockBloomFilter(num_bytes=optimal_num_bytes(max(distinct, 1), fpp))
     bloom.insert_hashes(hashes)
     return bloom
+
+
+def value_encodings(physical):
+    """The value encodings ``column_encoding`` accepts for a physical type, PLAIN first
+    (dictionary encoding is asked for with ``use_dictionary`` instead)."""
+    return [e for e, types in _VALUE_ENCODINGS.items() if types is None or physical in types]
 
 
 def check_encoding(encoding, physical, path):

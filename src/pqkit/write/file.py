@@ -24,10 +24,14 @@ from pqkit.memory import uses_pool
 from pqkit.schema.arrow_write import encode_arrow_schema
 from pqkit.schema.from_table import parquet_schema
 from pqkit.schema.tree import Schema
-from pqkit.write.chunk import ChunkOptions, ColumnChunkWriter, check_encoding
-from pqkit.write.shred import leaf_columns, shred_leaf
+from pqkit.threads import max_threads
+from pqkit.write.chunk import ChunkOptions, check_encoding
+from pqkit.write.parallel import ChunkJob, encode_chunks
+from pqkit.write.shred import leaf_columns
+from pqkit.write.existing import start_append
 from pqkit.write.stats import StatisticsAccumulator, column_order
 from pqkit.write.version import adapt_column, adapt_field, check_version, footer_version
+from pqkit.write.sink import discard, open_sink
 
 MAGIC = b"PAR1"
 DEFAULT_ROW_GROUP_SIZE = 1 << 20
@@ -53,7 +57,8 @@ class ParquetWriter:
 
     Parameters
     ----------
-    where : path or binary file object
+    where : path, URL or binary file object
+        A URL (``s3://bucket/key``) is written through fsspec and appears when closed.
     schema : list of pqkit.Field, a pqkit.Table or pandas DataFrame whose fields are used,
         or any ``__arrow_c_schema__`` producer (a pyarrow Schema, a pyarrow Table...)
         A Table's (or DataFrame's) ``pandas`` metadata entry is stored too.
@@ -62,6 +67,10 @@ class ParquetWriter:
     **options
         As :func:`write_table`. Without a ``pandas`` entry in ``key_value_metadata`` or
         from ``schema``, the first written table's (or DataFrame's) entry is stored.
+    append : bool, default False
+        Add row groups to the existing file at ``where`` (its schema must equal the one
+        ``schema`` gives), crash-safe: see :mod:`pqkit.write.existing` for the exact
+        guarantee. The file's footer fields (key/value metadata, created_by) are kept.
 
     Examples
     --------
@@ -76,7 +85,8 @@ class ParquetWriter:
                  data_page_version="1.0", write_statistics=True, write_page_index=True,
                  write_checksums=True, bloom_filter_columns=None, key_value_metadata=None,
                  sorting_columns=None, store_schema=True, statistics_truncate_length=64,
-                 preserve_index=None, version="2.6"):
+                 preserve_index=None, version="2.6", storage_options=None, filesystem=None,
+                 use_threads=True, append=False):
         from pqkit.convert import is_dataframe, table_from_data
         if is_dataframe(schema):
             schema = table_from_data(schema, preserve_index=preserve_index)
@@ -115,15 +125,24 @@ class ParquetWriter:
                 raise SchemaError(f"{option} names no column: {unknown}")
         self._stats_factory = _stats_factory(statistics_truncate_length)
         self._owned = isinstance(where, (str, os.PathLike))
-        self.sink = open(where, "wb") if self._owned else where
-        self.pos = 0
+        self._switch = None     # appending: the crash-safe tail switch of the old file
+        if append:
+            if not self._owned or storage_options is not None or filesystem is not None \
+                    or "://" in os.fspath(where):
+                raise SchemaError("append=True needs a local path, not a file object or URL")
+            self._switch = self.sink = start_append(where, self.elements)
+        else:
+            self.sink = open_sink(where, storage_options, filesystem) if self._owned else where
+        self.pos = 0 if self._switch is None else self._switch.pos
         self.row_groups = []
         self.page_records = []          # per row group: per column: WrittenChunk
         self.pending = []
         self.pending_rows = 0
         self.num_rows = 0
         self.closed = False
-        self._write(MAGIC)
+        self.use_threads = use_threads
+        if self._switch is None:
+            self._write(MAGIC)
 
     def _chunk_options(self, node, compression, level, page_size, dict_limit, use_dictionary,
                        column_encoding, version, stats, checksums, bloom):
@@ -176,20 +195,33 @@ class ParquetWriter:
 
     def _write_row_group(self, table):
         ordinal = len(self.row_groups)
-        chunks, written = [], []
-        leaf_index = 0
-        start = self.pos
+        jobs = []
         for f, col in zip(self.fields, table.columns):
             for layouts, leaf_col in leaf_columns(col, f):
-                node = self.schema.columns[leaf_index]
-                where = f"column {node.dotted_path}, row group {ordinal}"
-                leaf = shred_leaf(layouts, leaf_col, self.specs[leaf_index], where)
-                writer = ColumnChunkWriter(node, self.options[leaf_index], self._stats_factory)
+                i = len(jobs)
+                node = self.schema.columns[i]
+                jobs.append(ChunkJob(layouts, leaf_col, self.specs[i], node, self.options[i],
+                                     self._stats_factory,
+                                     f"column {node.dotted_path}, row group {ordinal}"))
+        start = self.pos
+        chunks, written = [], []
+        if self.use_threads and max_threads() > 1 and len(jobs) > 1:
+            # Encoded into memory on several threads, then written in order and moved.
+            for data, out in encode_chunks(jobs):
                 chunk_start = self.pos
-                out = writer.write(leaf, _Counting(self), chunk_start)
+                self._write(data)
+                out.move(chunk_start)
                 chunks.append(fmt.ColumnChunk(file_offset=chunk_start, meta_data=out.meta))
                 written.append(out)
-                leaf_index += 1
+        else:
+            for job in jobs:                # streamed straight to the file
+                chunk_start = self.pos
+                out = job.encode(_Counting(self), chunk_start)
+                chunks.append(fmt.ColumnChunk(file_offset=chunk_start, meta_data=out.meta))
+                written.append(out)
+        self._finish_row_group(table, ordinal, start, chunks, written)
+
+    def _finish_row_group(self, table, ordinal, start, chunks, written):
         uncompressed = sum(c.meta_data.total_uncompressed_size for c in chunks)
         self.row_groups.append(fmt.RowGroup(
             columns=chunks, total_byte_size=uncompressed, num_rows=table.num_rows,
@@ -263,6 +295,10 @@ class ParquetWriter:
                 chunk.offset_index_length = len(data)
 
     def _write_footer(self):
+        if self._switch is not None:        # appending: the old footer's fields stay
+            self._switch.commit(fmt.encode(self._switch.footer_with(self.row_groups,
+                                                                    self.num_rows)))
+            return
         if self.store_schema and "ARROW:schema" not in self.key_value_metadata:
             # Arrow-based readers restore from it what Parquet cannot say (time zone
             # names, durations, large and fixed-size lists, dictionaries). pyarrow takes
@@ -294,7 +330,7 @@ class ParquetWriter:
             self.close()
         elif self._owned:
             self.closed = True
-            self.sink.close()
+            discard(self.sink)
 
 
 class _Counting:
@@ -374,7 +410,8 @@ def write_table(data, where, *, schema=None, preserve_index=None, **options):
     data : pqkit.Table, dict of name -> list/numpy array, pandas.DataFrame, or any
         Arrow PyCapsule producer (pyarrow Table, polars DataFrame, DuckDB relation...),
         read through :meth:`pqkit.Table.from_arrow`
-    where : path or binary file object
+    where : path, URL or binary file object
+        A URL (``s3://...``, ``memory://...``) is written through fsspec.
     schema : list of pqkit.Field, optional
         Types and nullability; inferred from ``data`` when omitted.
     preserve_index : None, True or False, default None
@@ -401,6 +438,15 @@ def write_table(data, where, *, schema=None, preserve_index=None, **options):
     store_schema : bool, default True
         Store the Arrow schema (``ARROW:schema``) so that Arrow-based readers, and
         pqkit, restore types Parquet has no annotation for.
+    storage_options : dict, optional
+        Options of the URL's fsspec file system (credentials, endpoint).
+    filesystem : fsspec.AbstractFileSystem, optional
+        Write ``where`` as a path on this file system.
+    use_threads : bool, default True
+        Encode a row group's column chunks on several threads
+        (:func:`pqkit.threads.max_threads`, ``PQKIT_NUM_THREADS``), holding the row
+        group's encoded chunks in memory until they are written; False streams each
+        chunk to the file from the calling thread. The file is the same.
 
     Examples
     --------

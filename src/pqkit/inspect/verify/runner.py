@@ -43,7 +43,7 @@ from pqkit.inspect.verify.ordering import orderings
 from pqkit.inspect.verify.paths import expand_paths
 from pqkit.inspect.verify.writer_bugs import WriterTrust
 from pqkit.read.chunk_range import chunk_start
-from pqkit.read.source import Source
+from pqkit.read.remote import open_source
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE = 0, 1, 2
 _PAGE_COUNTERS = ("pages", "data_pages", "dictionary_pages", "other_pages", "pages_with_crc",
@@ -140,7 +140,7 @@ def verify_file(source, *, deep=False, footer_only=False, name=None):
     report = FileReport(name, footer_only=footer_only, deep=deep and not footer_only)
     findings = FindingList()
     try:
-        with Source(source) as src:
+        with open_source(source) as src:
             report.file["size"] = src.size
             md = footer_rules.read_footer(src, findings)
             if md is not None:

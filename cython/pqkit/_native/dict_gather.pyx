@@ -1,0 +1,178 @@
+# cython: language_level=3
+"""Dictionary-index pages decoded straight into values.
+
+A dictionary-encoded data page of numbers holds one bit-width byte and then
+RLE/bit-packed hybrid runs of indices into the chunk's dictionary (layout in
+:mod:`pqkit._native.bitpack`). The unfused path decodes every index into an
+int32 buffer and then gathers; here each run is expanded where it stands: an
+RLE run ``k`` copies of index ``i`` becomes ``k`` copies of ``dictionary[i]``,
+and a bit-packed run is unpacked 512 indices at a time into a stack block and
+gathered from there, so no index buffer the size of the page is ever made.
+
+With the dictionary ``[10, 20, 30]`` (int64) the page ``02 06 02 03 09``
+(bit width 2; an RLE run of 3 copies of index 2; one bit-packed group holding
+1, 2, 0 and padding) gives ``[30, 30, 30, 20, 30, 10]`` for ``count == 6``.
+
+Every fault (a bad run header, missing bytes, an index past the dictionary)
+makes the kernel give up; the Python entry then runs the unfused decoder on
+the same bytes, which raises the error naming the offset, so both paths report
+the same message.
+"""
+cimport cython
+from libc.stdint cimport uint8_t, uint32_t, uint64_t, int32_t
+from libc.string cimport memcpy
+
+from pqkit._native.bitpack cimport (
+    HF_NONE,
+    MAX_PACKED_GROUPS,
+    packed_run_values,
+    run_header,
+    skip_packed_run,
+    unpack_values,
+)
+from pqkit._native.buffer cimport cursor_init
+from pqkit._native.take cimport gather_fixed
+
+import numpy as np
+
+from pqkit._native.bitpack import decode_dict_indices
+
+cdef enum:
+    BLOCK = 512                          # indices unpacked per gather
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef inline void _repeat(uint8_t* dst, const uint8_t* row, Py_ssize_t width,
+                         Py_ssize_t n) noexcept nogil:
+    # Safety: dst holds n rows of width bytes.
+    cdef Py_ssize_t i
+    if width == 8:
+        for i in range(n):
+            memcpy(dst + 8 * i, row, 8)
+    elif width == 4:
+        for i in range(n):
+            memcpy(dst + 4 * i, row, 4)
+    else:
+        for i in range(n):
+            memcpy(dst + width * i, row, width)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef int gather_hybrid(Cursor* c, int w, const uint8_t* dictionary, Py_ssize_t width,
+                       Py_ssize_t dict_len, uint8_t* dst, Py_ssize_t count) noexcept nogil:
+    # Safety: each run's bytes are checked against c.size before they are read (as in
+    # bitpack.hybrid_decode); every index is compared with dict_len before its row is
+    # read (gather_fixed, or the RLE check below); no run writes past dst + count rows.
+    cdef Py_ssize_t produced = 0, n, m, done, avail, skip
+    cdef uint64_t header, value, groups
+    cdef int k, vbytes = (w + 7) >> 3
+    cdef uint32_t block[BLOCK]
+    while produced < count:
+        if c.pos >= c.size or run_header(c, &header) != HF_NONE or header >> 1 == 0:
+            return -1
+        if not (header & 1):
+            if c.size - c.pos < vbytes:
+                return -1
+            value = 0
+            for k in range(vbytes):
+                value |= (<uint64_t>c.data[c.pos + k]) << (8 * k)
+            if value >> w or value >= <uint64_t>dict_len:
+                return -1
+            c.pos += vbytes
+            n = <Py_ssize_t>(header >> 1)
+            if n > count - produced:
+                n = count - produced
+            _repeat(dst + produced * width, dictionary + value * width, width, n)
+        else:
+            groups = header >> 1
+            if groups > MAX_PACKED_GROUPS:
+                return -1
+            if packed_run_values(c, groups, w, count - produced, &n):
+                return -1
+            avail = c.size - c.pos
+            done = 0
+            while done < n:
+                m = n - done
+                if m > BLOCK:
+                    m = BLOCK
+                skip = (done >> 3) * w          # done is a multiple of 8 here
+                unpack_values(c.data + c.pos + skip, avail - skip, block, m, w)
+                if gather_fixed(dictionary, width, dict_len, <const int32_t*>block, m,
+                                dst + (produced + done) * width) >= 0:
+                    return -1
+                done += m
+            skip_packed_run(c, groups, w)
+        produced += n
+    return 0
+
+
+def decode_dict_values(const uint8_t[::1] data, Py_ssize_t offset, Py_ssize_t length,
+                       Py_ssize_t count, dictionary, out, Py_ssize_t base_offset=0):
+    """Decode a dictionary-index page straight into ``out[:count]``.
+
+    Parameters
+    ----------
+    data, offset, length, count, base_offset
+        As :func:`pqkit._native.bitpack.decode_dict_indices` (``length`` includes the
+        bit-width byte; -1 means to the end of ``data``).
+    dictionary : numpy.ndarray
+        The decoded dictionary page, C-contiguous, one row per entry.
+    out : numpy.ndarray
+        C-contiguous, writable, of the dictionary's dtype and row shape, at least
+        ``count`` rows.
+
+    Returns
+    -------
+    int
+        Bytes consumed (including the width byte).
+
+    Raises
+    ------
+    EncodingError
+        Exactly as :func:`~pqkit._native.bitpack.decode_dict_indices` with ``dict_len``
+        set (bad runs, truncation, an index not below the dictionary's size).
+    """
+    if out.dtype != dictionary.dtype or out.shape[1:] != dictionary.shape[1:]:
+        raise ValueError(f"output {out.dtype}{out.shape[1:]} does not match the dictionary's "
+                         f"{dictionary.dtype}{dictionary.shape[1:]}")
+    if not (out.flags.c_contiguous and out.flags.writeable):
+        raise ValueError("output must be C-contiguous and writable")
+    if count < 0 or out.shape[0] < count:
+        raise ValueError(f"output holds {out.shape[0]} values, {count} requested")
+    cdef Py_ssize_t dict_len = dictionary.shape[0]
+    cdef Py_ssize_t width = dictionary.dtype.itemsize
+    for extent in dictionary.shape[1:]:
+        width *= extent
+    dictionary = np.ascontiguousarray(dictionary)
+    cdef const uint8_t[::1] src = dictionary.reshape(-1).view("u1") if dict_len else None
+    cdef uint8_t[::1] dst = out.reshape(-1).view("u1") if count else None
+    cdef Cursor c
+    cdef int rc = -1, w = -1
+    if length < 0:
+        length = data.shape[0] - offset
+    if count == 0 or offset < 0 or length < 1 or length > data.shape[0] - offset:
+        return _unfused(data, offset, length, count, dictionary, base_offset, out)
+    w = data[offset]
+    if 0 < w <= 32 and dict_len:
+        cursor_init(&c, &data[0] + offset + 1, length - 1, base_offset + 1)
+        with nogil:
+            rc = gather_hybrid(&c, w, &src[0], width, dict_len, &dst[0], count)
+    if rc == 0:
+        return 1 + c.pos
+    if w == 0 and dict_len:                   # every index is 0: no runs are read
+        _repeat(&dst[0], &src[0], width, count)
+        return 1
+    return _unfused(data, offset, length, count, dictionary, base_offset, out)
+
+
+def _unfused(data, offset, length, count, dictionary, base_offset, out=None):
+    """The unfused path on the same bytes: decode_dict_indices raises its error for a
+    bad page; a page it accepts is gathered from the indices it gives."""
+    idx = np.empty(max(count, 0), np.int32)
+    used, _ = decode_dict_indices(data, offset, length, count, idx, len(dictionary),
+                                  base_offset)
+    if count:
+        np.take(dictionary, idx, axis=0, out=out[:count])
+    return used

@@ -1,0 +1,118 @@
+"""Reading a PQDS/1 dataset on an object store: versions by key, never by listing.
+
+On S3 a listing costs a request per 1,000 keys, so the read side names every
+object it needs: opening the latest version is
+
+1. GET ``_pqkit/_latest`` (the hint ``h``),
+2. GET ``_pqkit/versions/<h>.json`` (the snapshot: partitions, per-file bounds),
+3. GET ``_pqkit/versions/<h+1>.json`` -> 404: ``h`` is the latest (a 200 means a
+   newer version, read the same way),
+
+three requests whatever the number of files; planning a query then prunes by
+partition values and per-file bounds from the snapshot alone. Data files are
+read by ranged requests (:class:`pqkit.read.remote.RangeSource`) at the visible
+path the published version gives them, their size taken from the snapshot (no
+HEAD). Only when the hint is missing are the version keys listed.
+"""
+from pqkit.dataset import fsops
+from pqkit.dataset.layout import Layout, parse_version_file_name
+from pqkit.dataset.manifest import Manifest
+from pqkit.dataset.scan import FileSource
+from pqkit.dataset.storage import ObjectStorage
+from pqkit.errors import DatasetIncomplete, DatasetNotFound, ManifestCorrupted
+from pqkit.filesystems import url_filesystem
+from pqkit.read.file import ParquetFile
+from pqkit.read.remote import RangeSource
+
+__all__ = ["ObjectManifestSource"]
+
+
+class ObjectManifestSource(FileSource):
+    """Versions and files of a PQDS/1 dataset at a URL (``s3://bucket/table``), read-only.
+
+    Parameters
+    ----------
+    url : str
+    storage_options : dict, optional
+        Options of the URL's fsspec file system.
+    """
+
+    def __init__(self, url, storage_options=None):
+        self.url = url.rstrip("/")
+        self.fs, path = url_filesystem(self.url, storage_options)
+        self.layout = Layout(path.rstrip("/"), ObjectStorage(self.fs))
+        self._protocol = url.split("://", 1)[0]
+        self._manifests = {}
+        self._sizes = {}                 # resolved URL -> size in the snapshot
+
+    @property
+    def root(self):
+        return self.url
+
+    def _get(self, path):
+        """The bytes of ``path``, or None when there is no such object."""
+        try:
+            # a ranged GET from 0: s3fs sends a whole-object read as HEAD + GET, and a
+            # missing key's HEAD as a listing besides
+            return self.fs.cat_file(path, start=0)
+        except FileNotFoundError:
+            return None
+
+    def _manifest(self, version):
+        """The Manifest of ``version``, or None when it was never committed (or vacuumed)."""
+        if version not in self._manifests:
+            path = self.layout.version_path(version)
+            raw = self._get(path)
+            if raw is None:
+                return None
+            try:
+                data = fsops.parse_json(raw, f"{self._protocol}://{path}")
+            except ValueError as exc:
+                raise ManifestCorrupted(str(exc)) from None
+            self._manifests[version] = Manifest.from_data(data, path, version)
+        return self._manifests[version]
+
+    def _hint(self):
+        raw = self._get(self.layout.latest_hint)
+        try:
+            return int(fsops.parse_json(raw, self.layout.latest_hint)["version"])
+        except (TypeError, ValueError, KeyError, AttributeError):
+            return None
+
+    def latest(self):
+        start = self._hint()
+        if start is None or self._manifest(start) is None:
+            listed = self.versions()
+            if not listed:
+                raise DatasetNotFound(f"{self.url} holds no PQDS/1 dataset (no version files)")
+            start = listed[-1]
+        while self._manifest(start + 1) is not None:
+            start += 1
+        return start
+
+    def load(self, version):
+        m = self._manifest(int(version))
+        if m is None:
+            raise DatasetIncomplete(f"version {version} of {self.url} does not exist (never "
+                                    "committed, or removed by vacuum)")
+        return m
+
+    def versions(self):
+        """Every version number present (a listing of ``_pqkit/versions/``)."""
+        try:
+            names = self.fs.ls(self.layout.versions_dir, detail=False)
+        except FileNotFoundError:
+            return []
+        return sorted(v for v in (parse_version_file_name(n.rsplit("/", 1)[-1])
+                                  for n in names) if v is not None)
+
+    def resolve(self, entry):
+        """(URL, size from the snapshot) of a published file entry."""
+        url = f"{self._protocol}://{self.layout.visible(entry['path'])}"
+        self._sizes[url] = int(entry["size"])
+        return url, self._sizes[url]
+
+    def open_file(self, path):
+        """A ParquetFile of a resolved URL, its size known: no HEAD before the tail GET."""
+        return ParquetFile(RangeSource(self.fs, path.split("://", 1)[1],
+                                       size=self._sizes.get(path), name=path))

@@ -1,0 +1,96 @@
+"""Changing a file's footer metadata without touching its data: ``pqkit.edit_metadata``.
+
+Only the FileMetaData is re-encoded; every offset in it stays valid because no
+data byte moves. In place, the new footer is added after the old one through
+the crash-safe tail switch of :mod:`pqkit.write.existing` (the old footer
+remains as dead bytes; ``pqkit.concat`` of the file alone drops them). To a
+new file, the data bytes are copied and the new footer written after them.
+"""
+import os
+import shutil
+import struct
+
+from pqkit import format as fmt
+from pqkit.errors import SchemaError
+from pqkit.write.existing import MAGIC, TailSwitch, finish_interrupted, read_existing
+
+_KEEP = object()
+
+
+def edit_metadata(path, *, key_value_metadata=_KEEP, created_by=_KEEP, column_orders=_KEEP,
+                  dest=None):
+    """Rewrite only the footer of a Parquet file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    key_value_metadata : dict or None, optional
+        The new key/value metadata (a value may be None to store a key without value);
+        ``None`` removes it all. Omitted: unchanged. Merge yourself to keep entries:
+        ``{**pqkit.read_metadata(p).key_value_metadata, "k": "v"}``.
+    created_by : str or None, optional
+        The new writer string. Readers use it to decide which statistics to trust, so
+        change it only knowingly. Omitted: unchanged.
+    column_orders : list of pqkit.format.ColumnOrder, "type_defined" or None, optional
+        One per leaf column; ``"type_defined"`` sets TYPE_DEFINED_ORDER for every
+        leaf; None removes them. Omitted: unchanged.
+    dest : path, optional
+        Write the result there (data copied, source untouched) instead of in place.
+
+    Returns
+    -------
+    int
+        The size of the new footer in bytes.
+
+    Raises
+    ------
+    SchemaError
+        ``column_orders`` of the wrong length.
+    CorruptFileError, EncryptedFileError
+        The file has no readable footer.
+    """
+    finish_interrupted(path)
+    existing = read_existing(path)
+    meta = existing.meta
+    if key_value_metadata is not _KEEP:
+        meta.key_value_metadata = None if key_value_metadata is None else [
+            fmt.KeyValue(key=str(k), value=None if v is None else str(v))
+            for k, v in key_value_metadata.items()] or None
+    if created_by is not _KEEP:
+        meta.created_by = created_by
+    if column_orders is not _KEEP:
+        meta.column_orders = _column_orders(column_orders, len(existing.schema.columns))
+    footer = fmt.encode(meta)
+    if dest is None:
+        switch = TailSwitch(existing).begin()
+        try:
+            switch.commit(footer)
+        except BaseException:
+            switch.abort()
+            raise
+        return len(footer)
+    tmp = os.fspath(dest) + ".pqkit-tmp"
+    shutil.copyfile(path, tmp)
+    with open(tmp, "r+b") as out:
+        out.truncate(existing.footer_offset)
+        out.seek(existing.footer_offset)
+        out.write(footer + struct.pack("<I", len(footer)) + MAGIC)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(tmp, dest)
+    return len(footer)
+
+
+def _column_orders(value, leaves):
+    if value is None:
+        return None
+    if value == "type_defined":
+        return [fmt.ColumnOrder(TYPE_ORDER=fmt.TypeDefinedOrder()) for _ in range(leaves)]
+    value = list(value)
+    if len(value) != leaves:
+        raise SchemaError(f"column_orders has {len(value)} entries, the schema {leaves} "
+                          "leaf columns")
+    return value
+
+
+__all__ = ["edit_metadata"]

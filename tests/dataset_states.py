@@ -1,0 +1,79 @@
+"""A PQDS/1 dataset taken through its whole life, as snapshots for other engines to read.
+
+``lifecycle_states(base)`` runs create, append, build_index, delete, merge,
+overwrite, compact, a writer killed after staging, and a no-op rerun of an
+applied ``run_id`` on one dataset, publishes after each step and copies the
+root to ``base/<step>``. Each state comes with the rows pqkit's manifest read
+returns, so a test can check that an engine reading the copy sees exactly
+those rows and nothing pqkit keeps for itself (staged, retired and index
+files, planning indices, version files).
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+import pqkit.dataset as pds
+
+COLUMNS = ["k", "p", "v"]
+
+
+def rows(columns):
+    """Sorted (k, p, v) tuples of a column dict (types normalised across engines)."""
+    return sorted(zip((int(k) for k in columns["k"]), (str(p) for p in columns["p"]),
+                      (float(v) for v in columns["v"])))
+
+
+def _batch(keys, part):
+    return {"k": list(keys), "p": [part] * len(keys), "v": [k / 2 for k in keys]}
+
+
+def _killed_writer(root):
+    """Run an append in a child that SIGKILLs itself once its files are staged."""
+    code = ("import pqkit.dataset as pds; "
+            f"pds.write({root!r}, {_batch(range(900, 903), 'a')!r})")
+    env = dict(os.environ, PQKIT_DATASET_CRASH_AT="commit.tmp_written",
+               PQKIT_DATASET_FSYNC="0")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          check=False)
+    if done.returncode != -9:
+        raise AssertionError(f"the writer was not killed: {done.returncode} {done.stderr!r}")
+
+
+def lifecycle_states(base):
+    """[(step, copied root, manifest rows)] after each step of a dataset's life."""
+    root = os.path.join(str(base), "live")
+    steps = [
+        ("create", lambda: pds.write(root, _batch(range(6), "a"), partition_by=["p"],
+                                     mode="create",
+                                     properties={"planning.index.min_files": "0"})),
+        ("append", lambda: pds.write(root, _batch(range(6, 9), "b"))),
+        ("build_index", lambda: pds.build_index(root, "k")),
+        ("append_indexed", lambda: pds.write(root, _batch(range(9, 12), "c"))),
+        ("delete", lambda: pds.delete(root, [("k", "in", [1, 7])])),
+        ("merge", lambda: pds.merge(root, {"k": [2, 8, 40], "p": ["b", "b", "c"],
+                                           "v": [-2.0, -8.0, -40.0]}, on=["k"])),
+        ("overwrite", lambda: pds.write(root, _batch(range(20, 24), "a"), mode="overwrite")),
+        ("append_small", lambda: pds.write(root, _batch(range(24, 26), "a"))),
+        ("compact", lambda: pds.compact(root)),
+        ("killed_writer", lambda: _killed_writer(root)),
+        ("run_id", lambda: pds.write(root, _batch(range(30, 32), "d"), run_id="job:1")),
+        ("run_id_again", lambda: pds.write(root, _batch(range(30, 32), "d"), run_id="job:1")),
+    ]
+    states = []
+    for name, step in steps:
+        step()
+        pds.publish(root)
+        copy = os.path.join(str(base), name)
+        shutil.copytree(root, copy)
+        states.append((name, copy, rows(pds.open(copy).read().to_pydict())))
+    return states
+
+
+def parquet_files_under(root, top):
+    """Relative paths of files named ``*.parquet`` below ``root/top``."""
+    out = []
+    for dirpath, _, names in os.walk(os.path.join(root, top)):
+        out += [os.path.relpath(os.path.join(dirpath, n), root) for n in names
+                if n.endswith(".parquet")]
+    return out
