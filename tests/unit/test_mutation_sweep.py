@@ -65,7 +65,7 @@ def _payload_positions(blob):
     md = pqkit.read_metadata(blob)
     positions = []
     for g in range(md.num_row_groups):
-        for chunk in md.row_group(g).columns:
+        for chunk in md.row_group(g).thrift.columns:
             meta = chunk.meta_data
             start = min(o for o in (meta.dictionary_page_offset, meta.data_page_offset) if o)
             data = blob[start:start + meta.total_compressed_size]

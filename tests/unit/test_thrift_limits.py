@@ -66,7 +66,7 @@ def test_row_groups_decoded_later_keep_the_limits():
     data = _file(row_group_size=1)
     md = pqkit.read_metadata(data, options=pqkit.ReadOptions(max_thrift_container_size=4))
     assert md.num_row_groups == 2
-    assert [len(md.row_group(g).columns) for g in range(2)] == [3, 3]
+    assert [len(md.row_group(g).thrift.columns) for g in range(2)] == [3, 3]
     with pytest.raises(pqkit.AllocationLimitError, match="max_thrift_container_size = 2"):
         pqkit.read_metadata(data, options=pqkit.ReadOptions(max_thrift_container_size=2))
 
@@ -80,7 +80,7 @@ def test_row_groups_decoded_later_keep_the_limits():
 def test_page_header_within_the_limits(limits, message):
     data = _file(compression="none", use_dictionary=False, write_statistics=True)
     md = pqkit.read_metadata(data)
-    meta = md.row_group(0).columns[0].meta_data        # "a": 8-byte page statistics
+    meta = md.row_group(0).thrift.columns[0].meta_data        # "a": 8-byte page statistics
     chunk = data[meta.data_page_offset:meta.data_page_offset + meta.total_compressed_size]
     pages = list(PageWalker(chunk, meta.data_page_offset, 2, "column a"))
     assert [p.header.compressed_page_size for p in pages] == [len(pages[0].payload)]

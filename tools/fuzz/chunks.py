@@ -42,7 +42,7 @@ def _written(name, values, **options):
     pqkit.write_table({name: values}, out, data_page_size=128, **options)
     blob = out.getvalue()
     md = pqkit.read_metadata(blob)
-    meta = md.row_group(0).columns[0].meta_data
+    meta = md.row_group(0).thrift.columns[0].meta_data
     start = min(o for o in (meta.dictionary_page_offset, meta.data_page_offset) if o)
     return ChunkConfig(md.schema.columns[0], meta.codec, meta.num_values,
                        blob[start:start + meta.total_compressed_size])
