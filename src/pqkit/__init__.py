@@ -7,7 +7,9 @@ from pqkit._version import __version__
 from pqkit.columnar.table import Table
 from pqkit.errors import *
 from pqkit.errors import __all__ as _error_names
+from pqkit.read.explain import explain_filter
 from pqkit.read.file import ParquetFile, read_pandas, read_table
+from pqkit.read.filter_text import parse_filter
 from pqkit.read.footer import FileMetaData, FileMetadata, read_metadata
 from pqkit.read.options import ReadOptions
 from pqkit.schema.tree import Schema, SchemaNode
@@ -21,4 +23,5 @@ from pqkit.write.recover import recover
 __all__ = list(_error_names) + ["FileMetaData", "FileMetadata", "read_metadata", "Schema", "SchemaNode",
                                "ParquetFile", "read_table", "read_pandas", "ReadOptions", "Table",
                                "ParquetWriter", "write_table", "variant", "__version__",
-                               "concat", "append", "edit_metadata", "recover", "finish_interrupted"]
+                               "concat", "append", "edit_metadata", "recover", "finish_interrupted",
+                               "parse_filter", "explain_filter"]

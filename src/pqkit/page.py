@@ -93,9 +93,13 @@ class PageWalker:
         Column/row-group description for error messages.
     verify_checksums : bool
         Check PageHeader.crc when present.
+    thrift_limits : dict, optional
+        Limits of the page header decoder (``ReadOptions.thrift_limits()``).
     """
 
-    def __init__(self, data, offset, num_values, where, verify_checksums=True):
+    def __init__(self, data, offset, num_values, where, verify_checksums=True,
+                 thrift_limits=None):
+        self.limits = thrift_limits or {}
         self.data = data
         self.offset = offset
         self.num_values = num_values
@@ -106,7 +110,8 @@ class PageWalker:
         pos, seen, data = 0, 0, self.data
         view = memoryview(data)
         while pos < len(data) and seen < self.num_values:
-            header, used = fmt.decode(fmt.PageHeader, data, pos, len(data) - pos, self.offset)
+            header, used = fmt.decode(fmt.PageHeader, data, pos, len(data) - pos, self.offset,
+                                      **self.limits)
             page_offset = self.offset + pos
             size = header.compressed_page_size
             if header.type is None or size is None or header.uncompressed_page_size is None:

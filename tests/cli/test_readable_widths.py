@@ -22,6 +22,7 @@ SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sample.parquet"
 CORPUS = Path("/work/shared/parquet-testing/data")
 WIDE_NESTED = CORPUS / "nested_structs.rust.parquet"
 GEO = CORPUS / "geospatial" / "geospatial.parquet"
+TINY_PAGES = CORPUS / "alltypes_tiny_pages.parquet"
 CELL_EDGE = "│┃"
 
 
@@ -250,8 +251,14 @@ def in_terminal(width, *argv):
 
 @pytest.mark.parametrize("width", (80, 100, 160))
 @pytest.mark.parametrize("argv", [("meta", SAMPLE), ("head", WIDE_NESTED), ("meta", GEO),
-                                  ("verify", CORPUS / "datapage_v1-corrupt-checksum.parquet")],
-                         ids=["meta-sample", "head-nested", "meta-geo", "verify"])
+                                  ("verify", CORPUS / "datapage_v1-corrupt-checksum.parquet"),
+                                  ("explain", TINY_PAGES, "--where",
+                                   "id > 7000 and string_col in ('1', '2') or tinyint_col = 9"),
+                                  ("take", WIDE_NESTED, "0", "0"),
+                                  ("take", TINY_PAGES, "7299", "0:3"),
+                                  ("advise", SAMPLE, "--codec", "zstd", "--codec", "snappy")],
+                         ids=["meta-sample", "head-nested", "meta-geo", "verify", "explain",
+                              "take-nested", "take", "advise"])
 def test_real_terminal_widths(width, argv):
     out = in_terminal(width, *argv)
     check_fits(out, width)

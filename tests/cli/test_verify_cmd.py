@@ -25,14 +25,16 @@ EXPECTED = {
     "data/datapage_v1-corrupt-checksum.parquet": (1, {"PQ-CRC-001"}),
     # Written with corrupted CRCs on purpose: both dictionary pages.
     "data/rle-dict-uncompressed-corrupt-checksum.parquet": (1, {"PQ-CRC-001"}),
-    # The dictionary pages are located by data_page_offset alone (dictionary_page_offset
-    # unset) while an OffsetIndex exists -- the defect of bad_data/ARROW-GH-43605: a reader
-    # that seeks to the pages the OffsetIndex lists finds no dictionary.
-    "data/alltypes_tiny_pages.parquet": (1, {"PQ-INDEX-014"}),
-    "bad_data/ARROW-GH-43605.parquet": (1, {"PQ-INDEX-014"}),
     # parquet-rs 0.3.0 wrote FileMetaData.num_rows = 0 for a row group of 6 rows
     # (pyarrow's metadata.num_rows says 0 too; it reads the rows from the row group).
     "data/repeated_no_annotation.parquet": (1, {"PQ-ROWS-001"}),
+}
+# Files with a deviation every major reader reads through: exit code 0, these warnings.
+# The dictionary pages are located by data_page_offset alone (dictionary_page_offset unset)
+# while an OffsetIndex exists; readers fetch the bytes before the first indexed page.
+TOLERATED = {
+    "data/alltypes_tiny_pages.parquet": {"PQ-INDEX-014"},
+    "bad_data/ARROW-GH-43605.parquet": {"PQ-INDEX-014"},
 }
 # Bloom filter and SizeStatistics rules: no file pyarrow reads breaks one, at any severity
 # (2 files have bloom filters; about 150, from parquet-mr, parquet-rs, datafusion and Arrow
@@ -91,6 +93,8 @@ def test_every_readable_corpus_file(capsys, entry):
     code, doc, err = run_json(capsys, "verify", path)
     check_schema(doc)
     assert (code, errors_of(doc)) == (want_code, want_errors), err
+    warnings = {f["rule"] for f in doc["files"][0]["findings"] if f["severity"] == "warning"}
+    assert TOLERATED.get(entry["path"], set()) <= warnings
     for line in err.splitlines():
         assert re.search(r"offset \d+", line), line
     (report,) = doc["files"]
@@ -109,7 +113,8 @@ def test_every_readable_corpus_file(capsys, entry):
 
 
 @pytest.mark.corpus
-@pytest.mark.parametrize("entry", entries(lambda e: e["path"].startswith("bad_data/")))
+@pytest.mark.parametrize("entry", entries(lambda e: e["path"].startswith("bad_data/") and
+                                          e["path"] not in TOLERATED))
 @pytest.mark.parametrize("deep", [False, True])
 def test_bad_data_files_fail_with_offsets(capsys, entry, deep):
     path = path_of(entry)

@@ -147,7 +147,9 @@ def test_malformed_inputs(data, message):
 def test_nesting_deeper_than_64_is_refused():
     # Unknown field 5 of type struct, nested 100 deep.
     data = b"\x5c" * 100 + b"\x00" * 101
-    with pytest.raises(pqkit.ThriftDecodeError, match="deeper than 64"):
+    with pytest.raises(pqkit.AllocationLimitError,
+                       match="65 levels of nested thrift structures exceed "
+                             "ReadOptions.max_thrift_depth = 64"):
         fmt.decode(fmt.SortingColumn, data)
 
 

@@ -87,7 +87,7 @@ def measure(entries, repeat, tmp):
 
 def report(rows, ours, theirs, title):
     print(f"\n{title}")
-    print(f"| case | codec | pqkit ms | other ms | ratio |\n|---|---|---:|---:|---:|")
+    print("| case | codec | pqkit ms | other ms | ratio |\n|---|---|---:|---:|---:|")
     ratios = []
     for r in rows:
         if ours not in r:

@@ -4,7 +4,6 @@ Anything but a result or a :class:`pqkit.ParquetError` is a finding.
 
 Usage: python tools/fuzz/fuzz_metadata.py -max_total_time=20 [corpus dir ...]
 """
-import sys
 
 import atheris
 import seeds
@@ -23,6 +22,4 @@ def test_one(data):
 
 
 if __name__ == "__main__":
-    seeds.prepare("metadata")
-    atheris.Setup(sys.argv, test_one)
-    atheris.Fuzz()
+    seeds.fuzz("metadata", test_one)

@@ -6,7 +6,6 @@ default flags (seeds.py) also make an input slower than 2 s or a process above
 
 Usage: python tools/fuzz/fuzz_read_table.py -max_total_time=20 [corpus dir ...]
 """
-import sys
 
 import atheris
 import seeds
@@ -24,6 +23,4 @@ def test_one(data):
 
 
 if __name__ == "__main__":
-    seeds.prepare("read_table")
-    atheris.Setup(sys.argv, test_one)
-    atheris.Fuzz()
+    seeds.fuzz("read_table", test_one)

@@ -9,7 +9,6 @@ footers and first page headers of the seed files (see seeds.py).
 Usage: python tools/fuzz/fuzz_thrift.py -max_total_time=20 [corpus dir ...]
 """
 import struct
-import sys
 
 import atheris
 import seeds
@@ -52,6 +51,4 @@ def test_one(data):
 
 
 if __name__ == "__main__":
-    seeds.prepare("thrift", footer_seeds)
-    atheris.Setup(sys.argv, test_one)
-    atheris.Fuzz()
+    seeds.fuzz("thrift", test_one, transform=footer_seeds)

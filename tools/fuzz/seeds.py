@@ -43,10 +43,16 @@ def testing_files():
             yield path.read_bytes()
 
 
-def prepare(name, transform=None):
+def all_seeds(transform=None):
+    """The seed files, each turned into seeds by ``transform`` when given."""
+    for blob in list(testing_files()) + list(pqkit_files()):
+        yield from (transform(blob) if transform else [blob])
+
+
+def prepare(name, transform=None, seeds_of=None):
     """Fill ``name``'s seed directory (once) and append it and the default flags to
     ``sys.argv``; ``transform(file_bytes)`` turns each file into seeds of the harness's
-    input kind (e.g. its footer)."""
+    input kind (e.g. its footer), or ``seeds_of()`` gives the seeds instead of files."""
     given = [a for a in sys.argv[1:] if not a.startswith("-")]
     flags = [f for f in DEFAULT_FLAGS if not any(a.startswith(f.split("=")[0] + "=")
                                                  for a in sys.argv[1:])]
@@ -56,9 +62,15 @@ def prepare(name, transform=None):
     root = pathlib.Path(os.environ.get("PQKIT_FUZZ_DIR", "/tmp/pqkit-fuzz")) / name
     if not root.exists():
         root.mkdir(parents=True)
-        count = 0
-        for blob in list(testing_files()) + list(pqkit_files()):
-            for seed in (transform(blob) if transform else [blob]):
-                (root / f"seed-{count:05d}").write_bytes(seed)
-                count += 1
+        for count, seed in enumerate(seeds_of() if seeds_of else all_seeds(transform)):
+            (root / f"seed-{count:05d}").write_bytes(seed)
     sys.argv.append(str(root))
+
+
+def fuzz(name, test_one, **prepare_args):
+    """A harness's main: seed its corpus (:func:`prepare`), then run libFuzzer on
+    ``test_one``."""
+    import atheris
+    prepare(name, **prepare_args)
+    atheris.Setup(sys.argv, test_one)
+    atheris.Fuzz()

@@ -5,12 +5,18 @@
 # pqkit error class with the absolute file offset (origin + pos).
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int16_t, int32_t, int64_t
 from libc.string cimport memcpy
+from cpython.pyport cimport PY_SSIZE_T_MAX
 
 cdef struct Cursor:
     const uint8_t* data
     Py_ssize_t pos
     Py_ssize_t size
     Py_ssize_t origin       # file offset of data[0], used in error messages
+    # Limits of the Thrift decoder (pqkit.format.decode sets them from ReadOptions);
+    # cursor_init sets no size limit and depth 0, which no other reader looks at.
+    Py_ssize_t max_binary   # bytes of one string or binary
+    Py_ssize_t max_container    # elements of one list, set or map
+    int max_depth           # struct and container nesting
 
 cdef int cursor_fail(const Cursor* c, object exc_class, str message) except -1
 
@@ -20,6 +26,9 @@ cdef inline void cursor_init(Cursor* c, const uint8_t* data, Py_ssize_t size,
     c.pos = 0
     c.size = size
     c.origin = origin
+    c.max_binary = PY_SSIZE_T_MAX
+    c.max_container = PY_SSIZE_T_MAX
+    c.max_depth = 0
 
 cdef inline Py_ssize_t cursor_remaining(const Cursor* c) noexcept nogil:
     return c.size - c.pos

@@ -119,6 +119,9 @@ cdef inline int read_len(Cursor* c, Py_ssize_t* n) except -1:
     t_uvarint(c, &u)
     if u > <uint64_t>(c.size - c.pos):
         return thrift_fail(c, f"binary length {u} exceeds the {c.size - c.pos} bytes remaining")
+    if u > <uint64_t>c.max_binary:
+        return limit_fail(c, <Py_ssize_t>u, "bytes of a thrift string",
+                          "max_thrift_string_size", c.max_binary)
     n[0] = <Py_ssize_t>u
     return 0
 
@@ -132,6 +135,8 @@ cdef int skip_list_elements(Cursor* c, uint8_t etype, Py_ssize_t size, int depth
 cdef object read_list_of(Cursor* c, uint8_t want, int depth)
 cdef object read_struct_list(Cursor* c, struct_reader reader, int depth)
 cdef int check_depth(Cursor* c, int depth) except -1
+cdef int limit_fail(const Cursor* c, Py_ssize_t value, str what, str option,
+                    Py_ssize_t limit) except -1
 
 cdef class CompactWriter:
     cdef char* buf
@@ -158,6 +163,9 @@ cdef class LazyStructList:
     cdef const uint8_t* base
     cdef Py_ssize_t size
     cdef Py_ssize_t origin
+    cdef Py_ssize_t max_binary        # the decode's limits, for elements decoded later
+    cdef Py_ssize_t max_container
+    cdef int max_depth
     cdef struct_reader reader
     cdef list starts                  # start offset of each element within base
     cdef list cache

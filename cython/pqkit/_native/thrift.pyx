@@ -18,9 +18,13 @@ Grammar (all integers little-endian or ULEB128 varints):
 Example: a struct {1: i32 = 3, 2: string = "a"} is 15 06 18 01 61 00.
 
 Every container size is checked against the bytes left before anything is
-allocated (each element takes at least one byte), and nesting is capped at
-MAX_DEPTH, so hostile input can neither allocate more than its own size nor
-recurse without bound.
+allocated (each element takes at least one byte), and nesting is capped, so
+hostile input can neither allocate more than its own size nor recurse without
+bound. On top of that the cursor carries configurable limits (set by
+``pqkit.format.decode`` from ``pqkit.ReadOptions``): a string or binary longer
+than ``max_binary``, a container of more than ``max_container`` elements or
+nesting deeper than ``max_depth`` raises AllocationLimitError, even where the
+bytes would hold it.
 
 Where Apache Thrift's C++ TCompactProtocol (the reader behind pyarrow) accepts
 bytes that the grammar above does not produce, and a writer in use emits them,
@@ -36,16 +40,34 @@ from libc.string cimport memcpy
 
 from pqkit._native.buffer cimport Cursor, cursor_fail
 
-from pqkit.errors import ThriftDecodeError
+from pqkit.errors import AllocationLimitError, ThriftDecodeError
 
 
 cdef int thrift_fail(const Cursor* c, str message) except -1:
     cursor_fail(c, ThriftDecodeError, message)
 
 
+cdef int limit_fail(const Cursor* c, Py_ssize_t value, str what, str option,
+                    Py_ssize_t limit) except -1:
+    cursor_fail(c, AllocationLimitError,
+                f"{value} {what} exceed ReadOptions.{option} = {limit} (read with "
+                f"pqkit.ReadOptions({option}=...) to allow more)")
+
+
 cdef int check_depth(Cursor* c, int depth) except -1:
-    if depth > MAX_DEPTH:
-        thrift_fail(c, f"thrift structures nested deeper than {MAX_DEPTH}")
+    if depth > c.max_depth:
+        limit_fail(c, depth, "levels of nested thrift structures", "max_thrift_depth",
+                   c.max_depth)
+    return 0
+
+
+cdef int check_container(Cursor* c, uint64_t n, str kind) except -1:
+    # Every element needs at least one byte, which bounds the allocation.
+    if n > <uint64_t>(c.size - c.pos):
+        thrift_fail(c, f"{kind} claims {n} elements but only {c.size - c.pos} bytes remain")
+    if n > <uint64_t>c.max_container:
+        limit_fail(c, <Py_ssize_t>n, "thrift container elements",
+                   "max_thrift_container_size", c.max_container)
     return 0
 
 
@@ -63,9 +85,7 @@ cdef int read_list_header(Cursor* c, uint8_t* etype, Py_ssize_t* size) except -1
     # list with type 0 is accepted. Types 14 and 15 stay refused, as there.
     if not valid_type(etype[0]) and not (n == 0 and etype[0] == CT_STOP):
         thrift_fail(c, f"invalid compact element type id {etype[0]} in list header")
-    # Every element needs at least one byte, which bounds the allocation.
-    if n > <uint64_t>(c.size - c.pos):
-        thrift_fail(c, f"list claims {n} elements but only {c.size - c.pos} bytes remain")
+    check_container(c, n, "list")
     size[0] = <Py_ssize_t>n
     return 0
 
@@ -133,8 +153,7 @@ cdef int skip_value(Cursor* c, uint8_t ctype, int depth) except -1:
         skip_list_elements(c, b, n, depth + 1)
     elif ctype == CT_MAP:
         t_uvarint(c, &u)
-        if u > <uint64_t>(c.size - c.pos):
-            thrift_fail(c, f"map claims {u} entries but only {c.size - c.pos} bytes remain")
+        check_container(c, u, "map")
         if u:
             t_byte(c, &b)
             kt = b >> 4
@@ -364,6 +383,9 @@ cdef class LazyStructList:
             c.data = self.base
             c.size = self.size
             c.origin = self.origin
+            c.max_binary = self.max_binary
+            c.max_container = self.max_container
+            c.max_depth = self.max_depth
             c.pos = self.starts[i]
             obj = self.reader(&c, 1)
             self.cache[i] = obj
@@ -413,6 +435,9 @@ cdef object read_lazy_struct_list(Cursor* c, struct_reader reader, int depth, ob
     out.base = c.data
     out.size = c.size
     out.origin = c.origin
+    out.max_binary = c.max_binary
+    out.max_container = c.max_container
+    out.max_depth = c.max_depth
     out.reader = reader
     out.starts = [None] * size
     for i in range(size):

@@ -4330,13 +4330,17 @@ STRUCT_CLASSES = {'SizeStatistics': SizeStatistics, 'BoundingBox': BoundingBox, 
 
 
 def decode(cls, data, Py_ssize_t offset=0, Py_ssize_t length=-1, Py_ssize_t origin=0,
-           bint lazy=False):
+           bint lazy=False, Py_ssize_t max_string_size=-1,
+           Py_ssize_t max_container_size=-1, int max_depth=MAX_DEPTH):
     """Decode one `cls` struct from `data[offset:offset+length]`.
 
     Returns (obj, bytes consumed). `origin` is the file offset of data[0],
     used in error messages. Raises pqkit.ThriftDecodeError on malformed input.
     With lazy=True, FileMetaData.row_groups elements are built on first
     access (after a full validating pass); `data` must then be immutable.
+    A string longer than `max_string_size` bytes, a container of more than
+    `max_container_size` elements (-1: no limit beyond the bytes) or nesting
+    deeper than `max_depth` raises pqkit.AllocationLimitError.
     """
     global _lazy_owner
     cdef const uint8_t[::1] view = data
@@ -4349,6 +4353,11 @@ def decode(cls, data, Py_ssize_t offset=0, Py_ssize_t length=-1, Py_ssize_t orig
     if offset < 0 or length < 0 or offset + length > view.shape[0]:
         raise ValueError('offset/length outside the buffer')
     cursor_init(&c, &view[0] + offset if view.shape[0] else NULL, length, origin + offset)
+    if max_string_size >= 0:
+        c.max_binary = max_string_size
+    if max_container_size >= 0:
+        c.max_container = max_container_size
+    c.max_depth = max_depth
     _lazy_owner = view if lazy else None
     try:
         obj = _read_by_id(sid, &c)

@@ -10,6 +10,7 @@ import sys
 from pqkit import __version__
 from pqkit.cli import (
     append_cmd,
+    advise_cmd,
     bloom_cmd,
     concat_cmd,
     convert_cmd,
@@ -17,6 +18,7 @@ from pqkit.cli import (
     dictionary_cmd,
     diff_cmd,
     edit_cmd,
+    explain_cmd,
     index_cmd,
     layout_cmd,
     meta_cmd,
@@ -24,6 +26,7 @@ from pqkit.cli import (
     recover_cmd,
     rows_cmd,
     schema_cmd,
+    take_cmd,
     verify_cmd,
 )
 from pqkit.errors import ParquetError
@@ -46,6 +49,9 @@ COMMANDS = {
     "append": append_cmd,
     "edit": edit_cmd,
     "recover": recover_cmd,
+    "explain": explain_cmd,
+    "take": take_cmd,
+    "advise": advise_cmd,
 }
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE = 0, 1, 2

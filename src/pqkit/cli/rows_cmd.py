@@ -32,6 +32,7 @@ from rich.markup import escape
 from pqkit.cli import render
 from pqkit.cli.common import VIEWER_STYLE, add_style_arguments, style_of
 from pqkit.cli.opening import open_parquet
+from pqkit.cli.row_view import CELL_WIDTH, print_rows, short_cell
 from pqkit.errors import ParquetError
 from pqkit.read.chunk_range import chunk_start
 from pqkit.textio.render import (
@@ -44,7 +45,6 @@ from pqkit.textio.writers import CsvLines
 EXIT_OK, EXIT_UNUSABLE = 0, 2
 DEFAULT_HEAD_ROWS = 10
 CAT_BATCH_ROWS = 4096
-CELL_WIDTH = 40
 _COLUMN_IN_MESSAGE = re.compile(r"column (\S+), row group")
 
 
@@ -164,25 +164,11 @@ def build_head(path, rows=DEFAULT_HEAD_ROWS, columns=None, style=VIEWER_STYLE,
                 "rows": out}
 
 
-def _short(text, width=CELL_WIDTH):
-    return text if len(text) <= width else text[:width - 1] + "…"
-
-
 def _render_head(doc):
-    names = [c["name"] for c in doc["columns"]]
     con = render.console()
     con.print(f"[bold]{escape(doc['file'])}[/bold]: first {len(doc['rows'])} of "
               f"{doc['num_rows']:,} rows")
-    cells = [[escape(_short(cell_text(row[n]))) if row[n] is not None else "[dim]null[/dim]"
-              for n in names] for row in doc["rows"]]
-    table = render.grid(None, [escape(n) for n in names], cells)
-    if len(names) > 2 and 2 * len(table.fit(con.width)) < len(names):
-        # fewer than half the columns fit side by side: one column/value table per row
-        for i, row in enumerate(cells):
-            con.print(render.kv_table(f"row {i}", zip((escape(n) for n in names), row),
-                                      wrap=False))
-        return
-    con.print(table)
+    print_rows(con, [c["name"] for c in doc["columns"]], doc["rows"])
 
 
 def run_head(args):
@@ -234,7 +220,7 @@ class _TextTable:
         self.pending = []
 
     def _line(self, cells):
-        text = "  ".join(_short(c.replace("\n", "\\n"), w).ljust(w)
+        text = "  ".join(short_cell(c.replace("\n", "\\n"), w).ljust(w)
                          for c, w in zip(cells, self.widths))
         self.out.write(text.rstrip() + "\n")
 

@@ -97,13 +97,25 @@ class ColumnChunkReader:
         OffsetIndex selects. The result covers only those pages' rows."""
         return self._decode(segments, exact=False)
 
+    def read_dictionary(self, data, offset):
+        """The values of the dictionary page that ``data`` (at file offset ``offset``)
+        holds -- FixedValues or BinaryValues -- or None when it holds none."""
+        values = ValueDecoder(self.physical, self.type_length, 0, len(data), self.where)
+        for page in PageWalker(data, offset, 1, self.where, self.verify):
+            self._check_page_size(page)
+            if page.type == PageType.DICTIONARY_PAGE:
+                values.read_dictionary(page, functools.partial(
+                    decompress_page, page, self.codec, self.where, scratch=Scratch()))
+        return values.dictionary
+
     def _decode(self, segments, exact):
         n = self.num_values
         size = sum(len(d) for d, _ in segments)
         # Walk every page header before allocating: the buffers are sized by what the
         # pages hold, never by the num_values the chunk merely claims.
+        limits = self.options.thrift_limits()
         pages = [page for data, offset in segments
-                 for page in PageWalker(data, offset, n, self.where, self.verify)]
+                 for page in PageWalker(data, offset, n, self.where, self.verify, limits)]
         held = self._held_values(pages, n, exact, segments[0][1])
         # Each level entry takes at least a bit on disk (RLE runs compress further, but
         # never below one header byte per run of up to 2**31): cap what a page header's

@@ -16,8 +16,8 @@ import re
 
 from pqkit.errors import CorruptFileError
 
-__all__ = ["chunk_start", "chunk_range", "dictionary_header_padding", "MAX_DICT_HEADER",
-           "MAX_OVERRUN"]
+__all__ = ["chunk_start", "chunk_range", "dictionary_segment", "dictionary_header_padding",
+           "MAX_DICT_HEADER", "MAX_OVERRUN"]
 
 MAX_DICT_HEADER = 100       # bytes: a dictionary page header is never longer
 # Inspectors walk up to this many bytes past a chunk's declared end, to tell a PARQUET-816
@@ -31,6 +31,22 @@ def chunk_start(meta):
     offsets = [o for o in (meta.dictionary_page_offset, meta.data_page_offset)
                if o is not None and o >= 4]
     return min(offsets) if offsets else None
+
+
+def dictionary_segment(meta, first_data_offset):
+    """(offset, length) of the bytes before a chunk's first data page (its dictionary
+    page), or None when the chunk starts at its first data page.
+
+    Readers that fetch single pages through the OffsetIndex (which lists data pages
+    only) fetch this too. It is located by the chunk's start, not by
+    ``dictionary_page_offset`` alone: parquet-mr before 1.15.0 often left that field
+    unset and pointed ``data_page_offset`` at the dictionary page instead
+    (PARQUET-1850, parquet-java #2962), and every major reader copes.
+    """
+    start = chunk_start(meta)
+    if start is None or start >= first_data_offset:
+        return None
+    return start, first_data_offset - start
 
 
 def chunk_range(chunk, data_end, where, pad=0):

@@ -7,12 +7,9 @@ then nest the leaves into one column per top-level field (:mod:`pqkit.read.assem
 and restore the Arrow types a writer recorded (:mod:`pqkit.read.arrow_restore`).
 """
 from pqkit import datatypes as T
-from pqkit.bloom import MAX_BYTES as _MAX_BLOOM_BYTES
-from pqkit.bloom import parse_bloom_filter
 from pqkit.columnar.nested import StructColumn
 from pqkit.columnar.pandas_metadata import pandas_metadata_of
 from pqkit.columnar.table import Table
-from pqkit.errors import CorruptFileError, SchemaError
 from pqkit.memory import uses_pool
 from pqkit.read import parallel
 from pqkit.read.batches import BatchReader, concat_row_groups
@@ -20,13 +17,14 @@ from pqkit.read.filtered import FilteredReader
 from pqkit.read.footer import read_metadata_from
 from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.read.plan import fetch_ahead, plan_read
+from pqkit.read.pruning import read_bloom_filter
 from pqkit.read.remote import BufferSource, open_source
 from pqkit.read.row_group import RowGroupReader
+from pqkit.read.selection import select_columns
+from pqkit.read.take import RowTaker
 from pqkit.variant import decode_table
 
 __all__ = ["ParquetFile", "read_table"]
-
-MAX_BLOOM_READ = _MAX_BLOOM_BYTES + 1024     # bitset plus a generous header
 
 
 class ParquetFile:
@@ -69,7 +67,7 @@ class ParquetFile:
                                    options.coalesce_policy)
         self._tail_read = options.tail_read
         try:
-            self.metadata = read_metadata_from(self._source, options.tail_read)
+            self.metadata = read_metadata_from(self._source, options)
         except BaseException:
             self._source.close()
             raise
@@ -123,22 +121,8 @@ class ParquetFile:
         ``column`` is a dotted path or leaf index. Use its
         ``might_contain(value, physical_type)``, or :meth:`might_contain`.
         """
-        node = self.schema.column(column)
-        chunk = self.metadata.checked_row_group(row_group).columns[node.column_index]
-        md = chunk.meta_data
-        if md is None or md.bloom_filter_offset is None:
-            return None
-        where = f"bloom filter of column {node.dotted_path}, row group {row_group}"
-        offset = md.bloom_filter_offset
-        length = md.bloom_filter_length
-        if length is None:     # older writers: header then bitset, size from the header
-            length = min(self.metadata.footer_offset - offset, MAX_BLOOM_READ)
-        if offset < 4 or length <= 0 or offset + length > self.metadata.footer_offset:
-            raise CorruptFileError(f"{where}: offset {offset} length {length} lies outside "
-                                   f"the data of the file")
-        data = self._source.read(offset, length)
-        _, bloom, _ = parse_bloom_filter(data, 0, origin=offset)
-        return bloom
+        return read_bloom_filter(self._source, self.metadata, self.schema.column(column),
+                                 row_group)
 
     def might_contain(self, column, row_group, value):
         """False when the chunk's bloom filter proves ``value`` absent; True otherwise
@@ -152,33 +136,7 @@ class ParquetFile:
     # --- selection ----------------------------------------------------------------------
     def _select(self, columns):
         """(top-level nodes in schema order, set of selected leaf paths)."""
-        tops = self.schema.root.children
-        if columns is None:
-            return list(tops), {c.path for c in self.schema.columns}
-        if isinstance(columns, str):
-            raise TypeError("columns must be a list of names, not a string")
-        wanted = set()
-        for name in columns:
-            node = self._find(name)
-            stack = [node]
-            while stack:
-                n = stack.pop()
-                if n.is_leaf:
-                    wanted.add(n.path)
-                else:
-                    stack.extend(n.children)
-        return [t for t in tops if any(p[0] == t.name for p in wanted)], wanted
-
-    def _find(self, name):
-        path = tuple(name) if isinstance(name, (tuple, list)) else tuple(str(name).split("."))
-        node = self.schema.root
-        for part in path:
-            match = [c for c in node.children if c.name == part]
-            if not match:
-                raise SchemaError(f"no column {'.'.join(path)!r} in the file; top-level "
-                                  f"columns are {self.schema.names}")
-            node = match[0]
-        return node
+        return select_columns(self.schema, columns)
 
     # --- reading ------------------------------------------------------------------------
     @uses_pool
@@ -245,6 +203,33 @@ class ParquetFile:
         """Read the given row groups (in that order) into one Table, as pyarrow's
         ``ParquetFile.read_row_groups``."""
         return self.read(columns=columns, row_groups=row_groups, use_threads=use_threads)
+
+    @uses_pool
+    def take(self, row_indices, columns=None):
+        """The rows numbered ``row_indices`` (file-wide, in that order, repeats allowed),
+        decoding only the pages that hold them where a chunk has an OffsetIndex
+        (whole chunks otherwise); see :mod:`pqkit.read.take`.
+
+        Parameters
+        ----------
+        row_indices : sequence of int
+            Each in ``[0, num_rows)``.
+        columns : list of str, optional
+            As :meth:`read`.
+
+        Returns
+        -------
+        pqkit.Table
+            Equal to ``self.read(columns).take(row_indices)``.
+
+        Raises
+        ------
+        IndexError
+            A row number outside the file.
+        """
+        tops, wanted = self._select(columns)
+        return RowTaker(self.row_group_reader).take(row_indices, tops, wanted,
+                                                    self._empty(tops, wanted))
 
     def iter_batches(self, batch_size=65536, columns=None, row_groups=None, *, filters=None):
         """Batches of ``batch_size`` rows, decoding one row group at a time.
@@ -398,12 +383,13 @@ def _descend(table, path):
 
 
 def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings=None,
-                verify_checksums=True, storage_options=None, use_threads=True):
+                verify_checksums=True, storage_options=None, use_threads=True, options=None):
     """Read a Parquet file straight into a pandas DataFrame.
 
     The same frame as ``read_table(...).to_pandas(strings=strings)``, without the
     copy: the decoded numeric buffers become the DataFrame's (the Table never
-    escapes). Parameters as :func:`read_table` and :meth:`Table.to_pandas`; the
+    escapes). Parameters as :func:`read_table` (``options``: the resource limits of
+    :class:`pqkit.ReadOptions`) and :meth:`Table.to_pandas`; the
     index and dtypes recorded in the file's ``pandas`` metadata entry (written by
     pqkit, pyarrow and ``DataFrame.to_parquet``) are restored, and a ``columns``
     selection also reads the stored index columns.
@@ -412,7 +398,7 @@ def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings=
     --------
     >>> pqkit.read_pandas("fixtures/sample.parquet", columns=["id"])  # doctest: +SKIP
     """
-    with ParquetFile(source, verify_checksums=verify_checksums,
+    with ParquetFile(source, verify_checksums=verify_checksums, options=options,
                      storage_options=storage_options) as f:
         if columns is not None:
             columns = _with_index_columns(list(columns), f.metadata.key_value_metadata,

@@ -11,24 +11,21 @@ For each row group:
 4. the filter is evaluated exactly on those rows.
 
 So the result always equals a full read filtered row by row; the index only saves work.
+Steps 1 and 2 are :func:`pqkit.read.pruning.plan_group`, which also decides for
+bloom filters; :meth:`FilteredReader.explain` reports the plan and the pages each
+leaf would read without decoding anything, from the same functions.
 """
 import numpy as np
 
 from pqkit.columnar.table import Table
-from pqkit.format import Type
-from pqkit.read.filters import (
-    bound_decoder,
-    check_values,
-    chunk_may_match,
-    filter_leaves,
-    normalize,
-    row_mask,
-    term_may_match,
-)
-from pqkit.read.page_index import page_row_ranges, read_column_index, read_offset_index
+from pqkit.read.chunk_range import dictionary_segment
+from pqkit.read.filters import (bound_decoder, check_values, chunk_may_match, filter_leaves,
+                                normalize, row_mask)
+from pqkit.read.page_index import page_row_ranges, read_offset_index
+from pqkit.read.pruning import pages_with_rows, plan_group
 from pqkit.read.row_group import where_of
 
-_FLOATS = (Type.FLOAT, Type.DOUBLE)
+WHOLE_CHUNK = None        # in a read selection: the leaf's chunk is decoded whole
 
 
 class FilteredReader:
@@ -39,81 +36,67 @@ class FilteredReader:
         self.dnf = normalize(filters)
         self.leaves = filter_leaves(self.dnf, groups.schema)
         self.decoders = {p: bound_decoder(n) for p, n in self.leaves.items()}
-        check_values(groups.empty(*self._filter_selection()), self.dnf)
+        check_values(groups.empty(*self.filter_selection()), self.dnf)
         self.pages_read = 0           # data pages decoded (for tests and benchmarks)
         self.pages_total = 0
 
+    def plan(self, g):
+        """The :class:`pqkit.read.pruning.GroupPlan` of row group ``g``."""
+        return plan_group(self.groups, self.dnf, self.leaves, self.decoders, g)
+
     def read_group(self, g, tops, wanted):
         """The rows of row group ``g`` matching the filter, or None when it is pruned."""
-        if not self.group_may_match(g):
+        plan = self.plan(g)
+        if plan.skipped:
             return None
         rg = self.groups.metadata.checked_row_group(g)
-        candidates = self._candidate_rows(g, rg)
-        if candidates is not None and not len(candidates):
-            return None
-        ftops, fwanted = self._filter_selection()
-        ftable = self._read_rows(g, rg, ftops, fwanted, candidates)
+        ftops, fwanted = self.filter_selection()
+        ftable = self._read_rows(g, rg, ftops, fwanted, plan.candidates)
         mask = row_mask(ftable, self.dnf)
-        table = self._read_rows(g, rg, tops, wanted, candidates)
+        table = self._read_rows(g, rg, tops, wanted, plan.candidates)
         return table.take(np.flatnonzero(mask))
 
     def group_may_match(self, g):
-        """False when the chunk statistics of row group ``g`` rule every row out."""
+        """False when the chunk statistics of row group ``g`` rule every row out (no I/O:
+        the fetch planner asks this before anything is fetched)."""
         rg = self.groups.metadata.checked_row_group(g)
-        return self._any_conj(lambda t: self._chunk_may(rg, t))
+        return any(all(chunk_may_match(rg.columns[self.leaves[t[0]].column_index],
+                                       self.leaves[t[0]], t, self.decoders[t[0]])
+                       for t in conj)
+                   for conj in self.dnf)
 
-    def _any_conj(self, test):
-        return any(all(test(term) for term in conj) for conj in self.dnf)
+    def explain(self, g, tops, wanted):
+        """(GroupPlan, reads) of row group ``g`` without decoding: ``reads`` maps each leaf
+        path read to the set of data page numbers decoded from its OffsetIndex, plus
+        WHOLE_CHUNK (None) when its chunk is decoded whole. Empty when the row group is
+        skipped."""
+        plan = self.plan(g)
+        reads = {}
+        if not plan.skipped:
+            rg = self.groups.metadata.checked_row_group(g)
+            for sel_tops, sel_wanted in (self.filter_selection(), (tops, wanted)):
+                for node, skip in self._leaves_of(sel_tops, sel_wanted, plan.candidates):
+                    choice = self._page_choice(g, rg, node, plan.candidates, skip)
+                    pages = reads.setdefault(node.path, set())
+                    if choice is None:
+                        pages.add(WHOLE_CHUNK)
+                    else:
+                        pages.update(i for i, _, _ in choice[2])
+        return plan, reads
 
-    def _filter_selection(self):
+    def filter_selection(self):
         wanted = set(self.leaves)
         tops = [t for t in self.groups.schema.root.children if any(p[0] == t.name for p in wanted)]
         return tops, wanted
 
-    # --- pruning -------------------------------------------------------------------------
-    def _chunk_may(self, rg, term):
-        node = self.leaves[term[0]]
-        return chunk_may_match(rg.columns[node.column_index], node, term,
-                               self.decoders[term[0]])
-
-    def _candidate_rows(self, g, rg):
-        """Sorted candidate row numbers, or None when every row is a candidate."""
-        n = rg.num_rows
-        result = np.zeros(n, np.bool_)
-        limited = False
-        for conj in self.dnf:
-            mask = np.ones(n, np.bool_)
-            for term in conj:
-                rows = self._term_rows(g, rg, term)
-                if rows is not None:
-                    mask &= rows
-                    limited = True
-            result |= mask
-        return np.flatnonzero(result) if limited else None
-
-    def _term_rows(self, g, rg, term):
-        node = self.leaves[term[0]]
-        chunk = rg.columns[node.column_index]
-        ci = self._index(chunk, read_column_index, node, g)
-        oi = self._index(chunk, read_offset_index, node, g)
-        if ci is None or oi is None or len(ci.null_pages) != len(oi.page_locations):
-            return None
-        spans = page_row_ranges(oi, rg.num_rows, where_of(node, g))
-        rows = np.zeros(rg.num_rows, np.bool_)
-        is_float = Type(node.physical_type) in _FLOATS
-        for i, (a, b) in enumerate(spans):
-            nulls = ci.null_counts[i] if ci.null_counts else None
-            if ci.null_pages[i]:
-                rows[a:b] = term[1] == "not in"           # only nulls: only `not in` holds
-                continue
-            if term_may_match(term, self.decoders[term[0]], ci.min_values[i],
-                              ci.max_values[i], nulls, None, is_float):
-                rows[a:b] = True
-        return rows
-
-    def _index(self, chunk, read_index, node, g):
-        return read_index(self.groups.source, chunk, self.groups.metadata.footer_offset,
-                          where_of(node, g))
+    def _leaves_of(self, tops, wanted, candidates):
+        """(leaf, whether its pages may be chosen) for each leaf read: pages are chosen
+        only for a top-level column of one leaf, whose rows then need no alignment."""
+        for top in tops:
+            here = [n for n in self.groups.schema.columns
+                    if n.path[0] == top.name and n.path in wanted]
+            for node in here:
+                yield node, candidates is not None and len(here) == 1
 
     # --- reading candidate rows ------------------------------------------------------------
     def _read_rows(self, g, rg, tops, wanted, candidates):
@@ -136,27 +119,35 @@ class FilteredReader:
                      num_rows=None if cols else
                      (rg.num_rows if candidates is None else len(candidates)))
 
+    def _page_choice(self, g, rg, node, candidates, skip):
+        """(OffsetIndex, row spans, pages_with_rows) when only some pages of the leaf's
+        chunk are decoded, None when the whole chunk is."""
+        if not skip or rg.columns[node.column_index].meta_data.num_values == 0:
+            return None
+        chunk = rg.columns[node.column_index]
+        oi = read_offset_index(self.groups.source, chunk, self.groups.metadata.footer_offset,
+                               where_of(node, g))
+        if oi is None:
+            return None
+        spans = page_row_ranges(oi, rg.num_rows, where_of(node, g))
+        return oi, spans, pages_with_rows(spans, candidates)
+
     def _read_leaf(self, g, rg, node, candidates, skip):
         """(ChunkData, positions of the candidate rows in what was decoded)."""
-        chunk = rg.columns[node.column_index]
-        md = chunk.meta_data
-        oi = self._index(chunk, read_offset_index, node, g) if skip else None
-        if oi is None or md.num_values == 0:
+        choice = self._page_choice(g, rg, node, candidates, skip)
+        if choice is None:
             return self.groups.read_chunk(g, node), candidates
-        spans = page_row_ranges(oi, rg.num_rows, where_of(node, g))
+        oi, spans, picks = choice
+        md = rg.columns[node.column_index].meta_data
         locs = oi.page_locations
         self.pages_total += len(locs)
         segments, positions, base = [], [], 0
-        first_data = locs[0].offset if locs else md.data_page_offset
-        dict_off = md.dictionary_page_offset
-        if dict_off is not None and 0 < dict_off < first_data:
-            segments.append((dict_off, first_data - dict_off))
-        for loc, (a, b) in zip(locs, spans):
-            lo = np.searchsorted(candidates, a)
-            hi = np.searchsorted(candidates, b)
-            if lo == hi:
-                continue
-            segments.append((loc.offset, loc.compressed_page_size))
+        dictionary = dictionary_segment(md, locs[0].offset if locs else md.data_page_offset)
+        if dictionary:
+            segments.append(dictionary)
+        for i, lo, hi in picks:
+            a, b = spans[i]
+            segments.append((locs[i].offset, locs[i].compressed_page_size))
             positions.append(candidates[lo:hi] - a + base)
             base += b - a
             self.pages_read += 1

@@ -202,7 +202,7 @@ def _term_mask(col, op, value):
     values = col.to_pylist()
     valid = np.fromiter((v is not None for v in values), np.bool_, len(values))
     out = np.zeros(len(values), np.bool_) if op != "not in" else ~valid
-    test = _PY_OPS[op]
+    test = PY_OPS[op]
     for i, v in enumerate(values):
         if valid[i]:
             try:
@@ -213,7 +213,7 @@ def _term_mask(col, op, value):
     return out
 
 
-_PY_OPS = {
+PY_OPS = {
     "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
     "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
     "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
@@ -233,18 +233,26 @@ def legacy_bound(raw, node):
     return raw
 
 
-def chunk_may_match(chunk, node, term, decode):
-    """Whether a column chunk's statistics leave room for rows matching ``term``
-    (True when it has none); ``decode`` is :func:`bound_decoder` of ``node``."""
+def chunk_statistics(chunk, node):
+    """(min, max, null_count, num_values) of a column chunk's statistics as PLAIN bytes
+    (deprecated min/max only where trustworthy), or None when it has none."""
     md = chunk.meta_data
     st = md.statistics if md is not None else None
     if st is None:
-        return True
+        return None
     lo = st.min_value if st.min_value is not None else legacy_bound(st.min, node)
     hi = st.max_value if st.max_value is not None else legacy_bound(st.max, node)
-    is_float = Type(node.physical_type) in (Type.FLOAT, Type.DOUBLE)
-    return term_may_match(term, decode, lo, hi, st.null_count, md.num_values, is_float)
+    return lo, hi, st.null_count, md.num_values
 
+
+def chunk_may_match(chunk, node, term, decode):
+    """Whether a column chunk's statistics leave room for rows matching ``term``
+    (True when it has none); ``decode`` is :func:`bound_decoder` of ``node``."""
+    stats = chunk_statistics(chunk, node)
+    if stats is None:
+        return True
+    is_float = Type(node.physical_type) in (Type.FLOAT, Type.DOUBLE)
+    return term_may_match(term, decode, *stats, is_float)
 
 
 # --- value kinds -----------------------------------------------------------------------------

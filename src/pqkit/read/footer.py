@@ -9,19 +9,20 @@ with one speculative read of the last 64 KiB; a larger footer costs one more
 read. Row groups are decoded lazily: the whole footer is validated on open,
 but the Python objects of a row group are built when it is first used.
 """
+import dataclasses
 import gc
 import struct
 
 from pqkit import format as fmt
 from pqkit.errors import CorruptFileError, EncryptedFileError, SchemaError
 from pqkit.read.metadata import RowGroupMetaData, format_version_name, key_values
+from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.read.remote import open_source
 from pqkit.read.validate import check_file, check_row_group
 from pqkit.schema.tree import Schema
 
 MAGIC = b"PAR1"
 MAGIC_ENCRYPTED = b"PARE"
-TAIL_READ = 64 * 1024
 
 
 class FileMetadata:
@@ -144,7 +145,7 @@ class FileMetadata:
 FileMetaData = FileMetadata     # pyarrow's spelling
 
 
-def _decode_footer(buf, origin):
+def _decode_footer(buf, origin, options):
     """Decode FileMetaData from immutable bytes with the cyclic GC paused.
 
     A footer builds many small objects at once; letting the collector run in
@@ -153,20 +154,21 @@ def _decode_footer(buf, origin):
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        raw, used = fmt.decode(fmt.FileMetaData, buf, 0, len(buf), origin, lazy=True)
+        raw, used = fmt.decode(fmt.FileMetaData, buf, 0, len(buf), origin, lazy=True,
+                               **options.thrift_limits())
     finally:
         if was_enabled:
             gc.enable()
     return raw, used
 
 
-def read_metadata_from(src, tail_read=TAIL_READ):
-    """Read the footer of an open source (local or remote), reading the last ``tail_read``
-    bytes speculatively."""
+def read_metadata_from(src, options=DEFAULT_OPTIONS):
+    """Read the footer of an open source (local or remote), reading the last
+    ``options.tail_read`` bytes speculatively, within the Thrift limits of ``options``."""
     size = src.size
     if size < 12:
         raise CorruptFileError(f"file of {size} bytes is too small to be Parquet (at least 12)")
-    tail_len = min(size, max(tail_read, 12))
+    tail_len = min(size, max(options.tail_read, 12))
     tail = src.read(size - tail_len, tail_len)
     magic = tail[-4:]
     if magic == MAGIC_ENCRYPTED:
@@ -190,12 +192,13 @@ def read_metadata_from(src, tail_read=TAIL_READ):
         buf = tail[tail_len - 8 - footer_len:tail_len - 8]
     else:
         buf = src.read(footer_offset, footer_len)
-    raw, _ = _decode_footer(buf, footer_offset)
+    raw, _ = _decode_footer(buf, footer_offset, options)
     check_file(raw, footer_offset)
     return FileMetadata(raw, size, footer_offset, footer_len)
 
 
-def read_metadata(source, *, storage_options=None, filesystem=None, tail_read=TAIL_READ):
+def read_metadata(source, options=None, *, storage_options=None, filesystem=None,
+                  tail_read=None):
     """Read and validate the footer of a Parquet file.
 
     Parameters
@@ -203,12 +206,15 @@ def read_metadata(source, *, storage_options=None, filesystem=None, tail_read=TA
     source : path, URL, bytes-like or seekable binary file object
         Only the tail of the file is read: on an object store one GET of the last
         ``tail_read`` bytes when the footer fits in them.
+    options : pqkit.ReadOptions, optional
+        Its Thrift limits (string and container sizes, nesting) apply to the footer.
     storage_options : dict, optional
         Options of the URL's fsspec file system (credentials, endpoint), as pandas takes them.
     filesystem : fsspec.AbstractFileSystem, optional
         Read ``source`` as a path on this file system.
-    tail_read : int, default 64 KiB
-        Bytes read speculatively from the end of the file.
+    tail_read : int, optional
+        Bytes read speculatively from the end of the file (default
+        ``options.tail_read``, 64 KiB).
 
     Returns
     -------
@@ -221,5 +227,8 @@ def read_metadata(source, *, storage_options=None, filesystem=None, tail_read=TA
     pqkit.EncryptedFileError
         The footer is encrypted ("PARE").
     """
+    options = options or DEFAULT_OPTIONS
+    if tail_read is not None:
+        options = dataclasses.replace(options, tail_read=tail_read)
     with open_source(source, storage_options, filesystem) as src:
-        return read_metadata_from(src, tail_read)
+        return read_metadata_from(src, options)

@@ -13,17 +13,20 @@ page header claims ``uncompressed_page_size`` = 2**31 - 1 fails with::
     decompressed bytes exceed ReadOptions.max_page_size = 1073741824; read with
     pqkit.ReadOptions(max_page_size=...) to allow more
 
-Fixed limits that need no option: Thrift structures nest at most 64 deep
-(``pqkit._native.thrift.MAX_DEPTH``), and a page that decompresses to more than
-its header declares is cut at the declared size and reported as corrupt.
+The Thrift decoder of footers and page headers has limits of its own: a string,
+a list or map, and nesting. Their defaults are those of Arrow C++ (100 MB
+strings, a million elements), so a file pqkit refuses is one pyarrow refuses
+too; nesting stops at 64 levels. A page that decompresses to more than its
+header declares is cut at the declared size and reported as corrupt.
 """
 from dataclasses import dataclass
 
 from pqkit.errors import AllocationLimitError
 from pqkit.read.coalesce import CoalescePolicy
-from pqkit.read.footer import TAIL_READ
 
 __all__ = ["DEFAULT_OPTIONS", "ReadOptions"]
+
+TAIL_READ = 64 * 1024     # bytes read speculatively from a file's end: most footers fit
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,14 @@ class ReadOptions:
     max_chunk_bytes : int, default 4 GiB
         Bytes of levels and values decoded for one column chunk, reckoned from the
         level entries its page headers claim before any is decoded.
+    max_thrift_string_size : int, default 100,000,000
+        Bytes of one Thrift string or binary in the footer or a page header (e.g. a
+        statistics value or a key/value metadata entry).
+    max_thrift_container_size : int, default 1,000,000
+        Elements of one Thrift list or map (e.g. row groups, schema elements, the
+        columns of a row group).
+    max_thrift_depth : int, default 64
+        Nesting of Thrift structures and containers.
 
     Raises
     ------
@@ -54,6 +65,9 @@ class ReadOptions:
     max_page_size: int = 1 << 30
     max_dictionary_size: int = 1 << 30
     max_chunk_bytes: int = 4 << 30
+    max_thrift_string_size: int = 100_000_000
+    max_thrift_container_size: int = 1_000_000
+    max_thrift_depth: int = 64
     tail_read: int = TAIL_READ
     hole_size: int = 1 << 20
     max_range_size: int = 32 << 20
@@ -68,9 +82,17 @@ class ReadOptions:
         """Raise AllocationLimitError when ``value`` exceeds the limit ``name``."""
         limit = getattr(self, name)
         if value > limit:
-            raise AllocationLimitError(
+            exc = AllocationLimitError(
                 f"{where}: {value} {what} exceed ReadOptions.{name} = {limit}; read with "
                 f"pqkit.ReadOptions({name}=...) to allow more")
+            exc.limit = name          # which limit, for callers that tell them apart
+            raise exc
+
+    def thrift_limits(self):
+        """The Thrift limits as keyword arguments of :func:`pqkit.format.decode`."""
+        return {"max_string_size": self.max_thrift_string_size,
+                "max_container_size": self.max_thrift_container_size,
+                "max_depth": self.max_thrift_depth}
 
 
 DEFAULT_OPTIONS = ReadOptions()

@@ -10,7 +10,7 @@ remote file is:
 
 1. one metadata request for the size (``HEAD`` on S3; none when the caller
    passes ``size``);
-2. one GET of the last 64 KiB (:data:`pqkit.read.footer.TAIL_READ`, configurable
+2. one GET of the last 64 KiB (:data:`pqkit.read.options.TAIL_READ`, configurable
    as ``ReadOptions.tail_read``), which usually holds the footer and often the
    page index;
 3. GETs of the coalesced chunk ranges, at most ``max_range_size`` bytes each.

@@ -112,6 +112,14 @@ class RowGroupReader:
         data = list(zip(pieces, (offset for offset, _ in segments)))
         return self.chunk_reader(g, node).read_pages(data)
 
+    def read_dictionary(self, g, node, segment):
+        """The dictionary values (FixedValues or BinaryValues) of the page in ``segment``,
+        a (file offset, length) pair, of leaf ``node`` in row group ``g``; None when the
+        bytes hold no dictionary page."""
+        offset, length = segment
+        return self.chunk_reader(g, node).read_dictionary(self.source.read(offset, length),
+                                                          offset)
+
     @staticmethod
     def empty_chunk(node):
         return ChunkData(np.zeros(0, np.int16), np.zeros(0, np.int16), 0,

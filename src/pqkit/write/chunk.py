@@ -128,6 +128,12 @@ def bloom_filter(physical, values, fpp, ndv=None):
     return bloom
 
 
+def value_encodings(physical):
+    """The value encodings ``column_encoding`` accepts for a physical type, PLAIN first
+    (dictionary encoding is asked for with ``use_dictionary`` instead)."""
+    return [e for e, types in _VALUE_ENCODINGS.items() if types is None or physical in types]
+
+
 def check_encoding(encoding, physical, path):
     """Validate an explicitly requested value encoding for a column."""
     try:

@@ -110,7 +110,6 @@ def _implausible(h):
 
 def detect_codec(page, hint=None):
     """The codec that decompresses ``page`` to its declared size, or None."""
-    h = page.header
     raw, size = _compressed_part(page)
     if raw is None or not size:
         return hint

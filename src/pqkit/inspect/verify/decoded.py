@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pqkit.errors import ParquetError
+from pqkit.errors import AllocationLimitError, ParquetError
 from pqkit.format import Encoding, PageType
 from pqkit.read import values as V
 from pqkit.read.chunk import ColumnChunkReader
@@ -71,6 +71,10 @@ def data_header(page):
     return h.data_page_header if h.type == PageType.DATA_PAGE else h.data_page_header_v2
 
 
+# Limits on one decompressed page: exceeding them says nothing against the file.
+_SIZE_LIMITS = ("max_page_size", "max_dictionary_size")
+
+
 def decode_chunk(ctx, walk):
     """Decode a completely walked chunk; None (PQ-DEEP-001 reported) when it does not decode,
     None without a finding when its pages could not all be walked."""
@@ -87,8 +91,14 @@ def decode_chunk(ctx, walk):
             dictionary, indices = values.dictionary, values.indices
             values = V.take(dictionary, indices, str(walk.where))
     except (ParquetError, ValueError, IndexError, OverflowError) as exc:
-        ctx.add("PQ-DEEP-001", f"the chunk at offset {walk.start} does not decode: {exc}",
-                walk.start, walk.where, bugs=_decode_bugs(ctx, walk))
+        if isinstance(exc, AllocationLimitError) and getattr(exc, "limit", None) in _SIZE_LIMITS:
+            # A page that decompresses beyond the cap may well be legal (a 1 GiB
+            # dictionary): only this check's memory limit stops it.
+            ctx.add("PQ-DEEP-009", f"the chunk at offset {walk.start} was not decoded: {exc}",
+                    walk.start, walk.where)
+        else:
+            ctx.add("PQ-DEEP-001", f"the chunk at offset {walk.start} does not decode: {exc}",
+                    walk.start, walk.where, bugs=_decode_bugs(ctx, walk))
         return None
     defs = chunk.def_levels
     counts = [data_header(p).num_values or 0 for p in walk.data_pages]

@@ -4,10 +4,12 @@ Every check reports under one rule id from :data:`RULES`. Ids never change
 meaning once released; a retired rule keeps its id reserved. Each rule has a
 default severity:
 
-* ``error`` -- the file breaks the format or contradicts itself; readers may
-  return wrong results or fail (exit code 1);
-* ``warning`` -- legal but suspicious, or a known writer bug that makes some
-  metadata untrustworthy (exit code 0);
+* ``error`` -- a reader fails on the file or may return wrong values from it
+  (exit code 1);
+* ``warning`` -- legal but suspicious; a known writer bug that makes some
+  metadata untrustworthy; or a spec deviation that every major reader (Arrow
+  C++, parquet-java, DuckDB, polars, fastparquet, pqkit) reads through, whose
+  finding names the writer versions that produce it (exit code 0);
 * ``info`` -- something a reader should know (a part that was not checked, an
   order the spec leaves undefined).
 
@@ -108,7 +110,8 @@ RULES = _rules(
     # -- statistics ----------------------------------------------------------------------
     ("PQ-STATS-001", ERROR, "statistics", "min > max under the column's sort order"),
     ("PQ-STATS-002", ERROR, "statistics", "a NaN min or max"),
-    ("PQ-STATS-003", ERROR, "statistics", "a zero min written as +0.0 or a zero max as -0.0"),
+    ("PQ-STATS-003", WARNING, "statistics",
+     "a zero min written as +0.0 or a zero max as -0.0 (readers must allow for it)"),
     ("PQ-STATS-004", WARNING, "statistics", "is_min/max_value_exact inconsistent with the bounds"),
     ("PQ-STATS-005", ERROR, "statistics", "null_count negative or above the number of values"),
     ("PQ-STATS-006", ERROR, "statistics", "a bound whose size does not fit the physical type"),
@@ -133,14 +136,15 @@ RULES = _rules(
     ("PQ-INDEX-007", WARNING, "page index", "a null page with non-empty bounds (arrow-rs #6315)"),
     ("PQ-INDEX-008", ERROR, "page index", "boundary_order does not hold for the pages' bounds"),
     ("PQ-INDEX-009", ERROR, "page index",
-     "a ColumnIndex bound is illegal (size, NaN, signed zero, min > max)"),
+     "a ColumnIndex bound is illegal (size, NaN, min > max; a signed zero only warns)"),
     ("PQ-INDEX-010", WARNING, "page index", "a ColumnIndex without an OffsetIndex"),
     ("PQ-INDEX-011", ERROR, "page index",
      "ColumnIndex null_counts do not add up to the chunk's null_count"),
     ("PQ-INDEX-012", WARNING, "page index", "a ColumnIndex for INT96 under TYPE_ORDER"),
     ("PQ-INDEX-013", ERROR, "page index", "level histograms of the wrong length"),
-    ("PQ-INDEX-014", ERROR, "page index",
-     "an OffsetIndex but no dictionary_page_offset for the dictionary"),
+    ("PQ-INDEX-014", WARNING, "page index",
+     ("an OffsetIndex but no dictionary_page_offset for the dictionary (parquet-mr < 1.15.0, "
+      "Polars < 1.39.0)")),
     # -- bloom filters (see bloom_checks.py) ------------------------------------------------
     ("PQ-BLOOM-001", ERROR, "bloom filter",
      "a bloom filter (header and bitset) lies outside the data before the footer"),
@@ -190,6 +194,8 @@ RULES = _rules(
     ("PQ-DEEP-006", ERROR, "values", "a row count differs from the repetition levels"),
     ("PQ-DEEP-007", WARNING, "values", "a bound marked exact is not a value of the page or chunk"),
     ("PQ-DEEP-008", ERROR, "values", "nan_count differs from the NaNs decoded"),
+    ("PQ-DEEP-009", INFO, "values",
+     "a chunk too large for the read limits: its values were not checked"),
     # -- writer bugs (see writer_bugs.py) ---------------------------------------------------
     ("PQ-WRITER-001", WARNING, "writer",
      "parquet-mr < 1.8.0: binary min/max corrupt (PARQUET-251)"),

@@ -16,9 +16,12 @@ For a chunk whose pages were walked (see :mod:`pqkit.inspect.verify.chunk_rules`
   never decrease from one non-null page to the next, DESCENDING never increase
   (PQ-INDEX-008);
 * ``null_counts`` add up to the chunk's ``null_count`` (PQ-INDEX-011);
-* a chunk with a dictionary page and an OffsetIndex declares the dictionary's
-  offset: a reader that seeks to pages through the OffsetIndex (which lists
-  data pages only) finds the dictionary nowhere else (PQ-INDEX-014).
+* a chunk with a dictionary page and an OffsetIndex should declare the
+  dictionary's offset (PQ-INDEX-014, a warning): the OffsetIndex lists data pages
+  only, and without ``dictionary_page_offset`` a reader that seeks to single
+  pages must know to fetch the bytes from the chunk's start to its first indexed
+  page. Every major reader does; parquet-mr before 1.15.0 (PARQUET-1850,
+  parquet-java #2962) and Polars before 1.39.0 (polars #26531) wrote such files.
 
 Example: pages with bounds [1, 5], [3, 9], [2, 12] are not ASCENDING (the
 min goes 3 -> 2) although every max increases.
@@ -82,7 +85,10 @@ def _check_dictionary_offset(ctx, walk, where):
         ctx.add("PQ-INDEX-014", f"the chunk has an OffsetIndex and a dictionary page at offset "
                 f"{dictionary.offset}, but dictionary_page_offset is "
                 f"{walk.meta.dictionary_page_offset}: a reader that seeks to the pages the "
-                "OffsetIndex lists cannot locate the dictionary", dictionary.offset, where)
+                "OffsetIndex lists must take the dictionary from the chunk's start, as every "
+                "major reader does (written by parquet-mr before 1.15.0, PARQUET-1850 and "
+                "parquet-java #2962, and by Polars before 1.39.0, polars #26531)",
+                dictionary.offset, where)
 
 
 def _check_locations(ctx, oi, walk, where, at):

@@ -26,7 +26,7 @@ min must be -0.0) and PQ-STATS-002; under ``IEEE_754_TOTAL_ORDER`` neither
 rule applies and +0.0 <= NaN holds.
 """
 from pqkit.format import PageType
-from pqkit.inspect.verify.findings import Where
+from pqkit.inspect.verify.findings import WARNING, Where
 from pqkit.inspect.verify.ordering import TYPE_ORDER, BoundSizeError, is_floating_column
 from pqkit.inspect.verify.writer_bugs import min_max_untrusted
 from pqkit.write.stats import SIGNED
@@ -76,9 +76,12 @@ def check_bounds(ctx, ordering, lo, hi, what, offset, where, rules=STATS_RULES,
         sign = None if ordering.total else ordering.zero_sign(raw)
         if (name, sign) in (("min", "+"), ("max", "-")):
             want = "-0.0" if name == "min" else "+0.0"
+            # The spec tells readers to allow for this (a +0.0 min may hide -0.0), and
+            # IEEE comparisons never prune a zero by it: a warning, never an error.
             ctx.add(rules["zero"], f"{what}: a zero {name} is written as {sign}0.0; writers "
-                    f"must write {want} so that no zero is pruned", offset, where,
-                    bugs=bugs["zero"], note=note)
+                    f"should write {want} (parquet-cpp before Arrow 3.0 and parquet-mr "
+                    "before 1.18.0 did not; readers allow for it)", offset, where,
+                    bugs=bugs["zero"], note=note, severity=WARNING)
         keys.append(ordering.key(raw))
     if keys[0] is not None and keys[1] is not None and keys[0] > keys[1]:
         ctx.add(rules["order"], f"{what}: min {ordering.show(lo)} > max {ordering.show(hi)} "

@@ -1,0 +1,345 @@
+"""Which row groups and pages a filtered read touches, and why: the one decision.
+
+The filtered reader (:mod:`pqkit.read.filtered`) reads what :func:`plan_group`
+decides, and ``pqinspect explain`` prints the same plan, so an explanation is
+never a second opinion. For a row group and a filter in DNF:
+
+1. each predicate is tested against the column chunk's statistics, then, for
+   ``==`` and ``in`` on a plain integer, string or binary column, against the
+   chunk's bloom filter, then -- when every data page is dictionary encoded (as
+   its ``encoding_stats`` record) and the dictionary page is at most 1 MiB --
+   against the dictionary's values (for an operator nulls never satisfy); a
+   conjunction with one failing predicate cannot match, and a row group whose
+   conjunctions all fail is skipped;
+2. otherwise each predicate with a ColumnIndex and an OffsetIndex tests every
+   page's bounds; the rows of the pages that may match are the predicate's rows,
+   and the candidate rows are the union over conjunctions of the intersections of
+   their predicates' rows (None when no predicate has a page index: every row);
+3. :func:`pages_with_rows` gives the pages of a chunk that hold candidate rows.
+
+Example: ``[("x", ">", 50)]`` over a row group whose chunk statistics give x in
+[0, 99] and whose pages hold x in [0, 49] and [50, 99] keeps the row group, rules
+out page 0 by its ColumnIndex bounds, and makes the rows of page 1 the candidates.
+"""
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pqkit.bloom import MAX_BYTES as MAX_BLOOM_BYTES
+from pqkit.bloom import parse_bloom_filter
+from pqkit.errors import CorruptFileError
+from pqkit.format import ConvertedType, Encoding, PageType, Type
+from pqkit.read.chunk_range import dictionary_segment
+from pqkit.read.filters import PY_OPS, chunk_statistics, term_may_match
+from pqkit.read.page_index import page_row_ranges, read_column_index, read_offset_index
+from pqkit.read.row_group import where_of
+from pqkit.read.values import FixedValues
+
+__all__ = ["Verdict", "GroupPlan", "plan_group", "pages_with_rows", "read_bloom_filter"]
+
+_FLOATS = (Type.FLOAT, Type.DOUBLE)
+MAX_BLOOM_READ = MAX_BLOOM_BYTES + 1024     # bitset plus a generous header
+# A dictionary is read to rule a row group out only when it is small next to the chunk
+# it may save; larger ones cost more than they are likely to avoid.
+MAX_DICTIONARY_PROBE = 1 << 20
+_DICT_ENCODINGS = (Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY)
+
+
+@dataclass
+class Verdict:
+    """What one piece of metadata says about one predicate.
+
+    Attributes
+    ----------
+    term : tuple
+        (column path, op, value).
+    source : str
+        ``"statistics"``, ``"bloom filter"`` or ``"page index"``; ``"none"`` when
+        the chunk has neither statistics nor a bloom filter that apply.
+    may_match : bool
+        False when the metadata proves that no row matches.
+    detail : str
+        The evidence: the bounds, the null count, or the probe.
+    """
+    term: tuple
+    source: str
+    may_match: bool
+    detail: str
+
+
+@dataclass
+class PageVerdict:
+    """A page of a filtered column: its place, its rows and the page index's verdict."""
+    page: int
+    offset: int
+    size: int
+    rows: tuple
+    verdict: Verdict
+
+
+@dataclass
+class GroupPlan:
+    """The decision for one row group.
+
+    Attributes
+    ----------
+    row_group, num_rows : int
+    chunk_verdicts : list of list of Verdict
+        Per conjunction, per predicate: statistics, then bloom filter.
+    skipped : bool
+        No conjunction can match: nothing of the row group is read.
+    page_verdicts : list
+        (predicate, [PageVerdict, ...]) for each predicate with a page index.
+    candidates : numpy.ndarray or None
+        Sorted row numbers that may match; None means every row.
+    """
+    row_group: int
+    num_rows: int
+    chunk_verdicts: list = field(default_factory=list)
+    skipped: bool = False
+    page_verdicts: list = field(default_factory=list)
+    candidates: np.ndarray | None = None
+
+
+def plan_group(groups, dnf, leaves, decoders, g):
+    """Decide what a filtered read of row group ``g`` touches.
+
+    Parameters
+    ----------
+    groups : pqkit.read.row_group.RowGroupReader
+    dnf : list of list of (path, op, value)
+        A normalized filter (:func:`pqkit.read.filters.normalize`).
+    leaves : dict
+        Path -> leaf SchemaNode of each filtered column.
+    decoders : dict
+        Path -> :func:`pqkit.read.filters.bound_decoder` of the leaf.
+    g : int
+
+    Returns
+    -------
+    GroupPlan
+    """
+    rg = groups.metadata.checked_row_group(g)
+    plan = GroupPlan(g, rg.num_rows)
+    alive = []
+    for conj in dnf:
+        verdicts = [_chunk_verdicts(groups, rg, g, leaves[t[0]], t, decoders[t[0]])
+                    for t in conj]
+        plan.chunk_verdicts.append([v for vs in verdicts for v in vs])
+        alive.append(all(v.may_match for vs in verdicts for v in vs))
+    if not any(alive):
+        plan.skipped = True
+        return plan
+    plan.candidates = _candidates(groups, rg, g, dnf, alive, leaves, decoders, plan)
+    if plan.candidates is not None and not len(plan.candidates):
+        plan.skipped = True
+    return plan
+
+
+def _chunk_verdicts(groups, rg, g, node, term, decode):
+    chunk = rg.columns[node.column_index]
+    out = []
+    stats = chunk_statistics(chunk, node)
+    if stats is not None:
+        lo, hi, nulls, values = stats
+        ok = term_may_match(term, decode, lo, hi, nulls, values,
+                            Type(node.physical_type) in _FLOATS)
+        out.append(Verdict(term, "statistics", ok, _bounds_text(decode, lo, hi, nulls)))
+        if not ok:
+            return out
+    probe = _bloom_values(node, term)
+    if probe is not None and chunk.meta_data is not None and \
+            chunk.meta_data.bloom_filter_offset is not None:
+        bloom = read_bloom_filter(groups.source, groups.metadata, node, g)
+        present = [v for v in probe if bloom.might_contain(v, node.physical_type,
+                                                           node.element.type_length)]
+        detail = (f"{bloom.num_bytes} bytes at offset {chunk.meta_data.bloom_filter_offset}: "
+                  f"{len(probe) - len(present)} of {len(probe)} values absent")
+        out.append(Verdict(term, "bloom filter", bool(present), detail))
+        if not present:
+            return out
+    dictionary = _dictionary_verdict(groups, chunk, g, node, term)
+    if dictionary is not None:
+        out.append(dictionary)
+    if not out:
+        out.append(Verdict(term, "none", True, "no statistics, bloom filter or dictionary"))
+    return out
+
+
+def _dictionary_values(node, term):
+    """Whether a dictionary can decide ``term``: an operator nulls never satisfy, on a
+    column whose physical values are its values (plain numbers, text, bytes)."""
+    _, op, value = term
+    if op in ("!=", "not in"):
+        return False
+    physical = Type(node.physical_type)
+    if physical in _FLOATS:
+        return node.logical_type is None and node.converted_type is None
+    values = value if op == "in" else [value]
+    probe = _bloom_values(node, (term[0], "in", values))   # the same plain-value rule
+    return probe is not None and len(probe) == len(values)
+
+
+def _dictionary_verdict(groups, chunk, g, node, term):
+    """The dictionary's verdict on ``term`` when every data page of the chunk is
+    dictionary encoded (its encoding_stats say so) and the dictionary page is at
+    most MAX_DICTIONARY_PROBE bytes; None when it cannot decide."""
+    md = chunk.meta_data
+    if md is None or not md.encoding_stats or not _dictionary_values(node, term):
+        return None
+    data = [s for s in md.encoding_stats if s.page_type in (PageType.DATA_PAGE,
+                                                             PageType.DATA_PAGE_V2)]
+    if not data or any(s.encoding not in _DICT_ENCODINGS for s in data if s.count):
+        return None
+    oi = read_offset_index(groups.source, chunk, groups.metadata.footer_offset,
+                           where_of(node, g))
+    first = oi.page_locations[0].offset if oi is not None and oi.page_locations else \
+        md.data_page_offset
+    segment = dictionary_segment(md, first) if first is not None else None
+    if segment is None or segment[1] > MAX_DICTIONARY_PROBE:
+        return None
+    values = groups.read_dictionary(g, node, segment)
+    if values is None:
+        return None
+    entries = _python_values(values, node)
+    _, op, value = term
+    test = PY_OPS[op]
+    try:
+        hit = any(test(v, value) for v in entries)
+    except TypeError:
+        return None
+    return Verdict(term, "dictionary", hit, f"{len(entries)} values at offset {segment[0]}: "
+                   f"{'some' if hit else 'none'} match")
+
+
+def _python_values(values, node):
+    if isinstance(values, FixedValues):
+        return values.array.tolist()
+    offsets, data = values.offsets, values.data.tobytes()
+    raw = [data[offsets[i]:offsets[i + 1]] for i in range(len(offsets) - 1)]
+    lt, ct = node.logical_type, node.converted_type
+    if (lt is not None and lt.STRING is not None) or ct == ConvertedType.UTF8:
+        return [r.decode("utf-8", "surrogateescape") for r in raw]
+    return raw
+
+
+def _bounds_text(decode, lo, hi, nulls):
+    def show(raw):
+        if raw is None:
+            return "?"
+        try:
+            return repr(decode(bytes(raw))) if decode is not None else f"0x{bytes(raw).hex()}"
+        except (struct.error, ValueError, OverflowError):   # an undecodable bound: shown raw
+            return f"0x{bytes(raw).hex()}"
+    text = f"min {show(lo)}, max {show(hi)}"
+    return text if nulls is None else f"{text}, {nulls} nulls"
+
+
+def _bloom_values(node, term):
+    """The values to probe a bloom filter with, or None when the filter cannot decide
+    ``term`` (another operator, a type whose values need conversion, floats, whose
+    -0.0 and 0.0 hash apart)."""
+    _, op, value = term
+    if op not in ("==", "in"):
+        return None
+    values = value if op == "in" else [value]
+    physical = Type(node.physical_type)
+    lt, ct = node.logical_type, node.converted_type
+    if physical in (Type.INT32, Type.INT64):
+        signed = (lt is None and ct is None) or (
+            lt is not None and lt.INTEGER is not None and lt.INTEGER.isSigned)
+        bits = 32 if physical == Type.INT32 else 64
+        if not signed or not all(isinstance(v, int) and not isinstance(v, bool)
+                                 for v in values):
+            return None
+        return [v for v in values if -(1 << (bits - 1)) <= v < (1 << (bits - 1))]
+    if physical == Type.BYTE_ARRAY:
+        text = (lt is not None and lt.STRING is not None) or ct == ConvertedType.UTF8
+        kind = str if text else bytes
+        if (lt is not None or ct is not None) and not text:
+            return None
+        if not all(type(v) is kind for v in values):
+            return None
+        return list(values)
+    return None
+
+
+def read_bloom_filter(source, metadata, node, g):
+    """The SplitBlockBloomFilter of leaf ``node`` in row group ``g``, or None.
+
+    Raises
+    ------
+    pqkit.CorruptFileError
+        The filter's stored range lies outside the data before the footer.
+    """
+    chunk = metadata.checked_row_group(g).columns[node.column_index]
+    md = chunk.meta_data
+    if md is None or md.bloom_filter_offset is None:
+        return None
+    where = f"bloom filter of column {node.dotted_path}, row group {g}"
+    offset, length = md.bloom_filter_offset, md.bloom_filter_length
+    if length is None:     # older writers: header then bitset, size from the header
+        length = min(metadata.footer_offset - offset, MAX_BLOOM_READ)
+    if offset < 4 or length <= 0 or offset + length > metadata.footer_offset:
+        raise CorruptFileError(f"{where}: offset {offset} length {length} lies outside "
+                               f"the data of the file")
+    _, bloom, _ = parse_bloom_filter(source.read(offset, length), 0, origin=offset)
+    return bloom
+
+
+def _candidates(groups, rg, g, dnf, alive, leaves, decoders, plan):
+    n = rg.num_rows
+    result = np.zeros(n, np.bool_)
+    limited = False
+    for conj, ok in zip(dnf, alive):
+        if not ok:
+            continue
+        mask = np.ones(n, np.bool_)
+        for term in conj:
+            rows = _term_rows(groups, rg, g, leaves[term[0]], term, decoders[term[0]], plan)
+            if rows is not None:
+                mask &= rows
+                limited = True
+        result |= mask
+    return np.flatnonzero(result) if limited else None
+
+
+def _term_rows(groups, rg, g, node, term, decode, plan):
+    chunk = rg.columns[node.column_index]
+    where = where_of(node, g)
+    limit = groups.metadata.footer_offset
+    ci = read_column_index(groups.source, chunk, limit, where)
+    oi = read_offset_index(groups.source, chunk, limit, where)
+    if ci is None or oi is None or len(ci.null_pages) != len(oi.page_locations):
+        return None
+    spans = page_row_ranges(oi, rg.num_rows, where)
+    rows = np.zeros(rg.num_rows, np.bool_)
+    is_float = Type(node.physical_type) in _FLOATS
+    pages = []
+    for i, ((a, b), loc) in enumerate(zip(spans, oi.page_locations)):
+        nulls = ci.null_counts[i] if ci.null_counts else None
+        if ci.null_pages[i]:
+            ok = term[1] == "not in"           # only nulls: only `not in` holds
+            detail = "a page of nulls only"
+        else:
+            ok = term_may_match(term, decode, ci.min_values[i], ci.max_values[i], nulls,
+                                None, is_float)
+            detail = _bounds_text(decode, ci.min_values[i], ci.max_values[i], nulls)
+        rows[a:b] = ok
+        pages.append(PageVerdict(i, loc.offset, loc.compressed_page_size, (a, b),
+                                 Verdict(term, "page index", ok, detail)))
+    plan.page_verdicts.append((term, pages))
+    return rows
+
+
+def pages_with_rows(spans, candidates):
+    """For each page holding candidate rows: (page number, first, stop) where
+    ``candidates[first:stop]`` are its rows. ``spans`` are the pages' row ranges."""
+    out = []
+    for i, (a, b) in enumerate(spans):
+        lo = int(np.searchsorted(candidates, a))
+        hi = int(np.searchsorted(candidates, b))
+        if lo < hi:
+            out.append((i, lo, hi))
+    return out

@@ -1,0 +1,55 @@
+"""Keeping chosen records of decoded levels and values (a ChunkData), dropping the rest.
+
+A record starts at each repetition level 0 (every entry is a record when the
+column is not repeated); a value is stored for each entry whose definition level
+is the maximum. With ``rep = [0, 1, 0, 0, 1]``, ``def = [2, 2, 1, 2, 2]`` and
+values ``[a, b, c, d]`` there are three records: entries 0-1 (values a, b),
+entry 2 (a null: no value) and entries 3-4 (values c, d). Keeping records 1 and
+2 gives ``rep = [0, 0, 1]``, ``def = [1, 2, 2]`` and values ``[c, d]``.
+"""
+import numpy as np
+
+from pqkit.errors import CorruptFileError
+from pqkit.read.chunk import ChunkData
+from pqkit.read.values import BinaryValues, DictionaryValues, FixedValues, take
+
+__all__ = ["keep_records"]
+
+
+def keep_records(chunk, records, max_def, where):
+    """The ChunkData of records ``records`` (sorted, unique positions) of ``chunk``.
+
+    Raises
+    ------
+    pqkit.CorruptFileError
+        The chunk holds fewer records than asked for (a page index that does not
+        match the pages).
+    """
+    n = chunk.num_entries
+    if chunk.rep_levels is None:
+        record_of = np.arange(n)
+        count = n
+    else:
+        starts = chunk.rep_levels[:n] == 0
+        record_of = np.cumsum(starts) - 1
+        count = int(starts.sum())
+    if len(records) and records[-1] >= count:
+        raise CorruptFileError(f"{where}: the pages read hold {count} records, but the "
+                               f"OffsetIndex puts record {int(records[-1])} in them")
+    chosen = np.zeros(count, np.bool_)
+    chosen[records] = True
+    keep = chosen[record_of] if n else np.zeros(0, np.bool_)
+    present = keep if chunk.def_levels is None else keep[chunk.def_levels[:n] == max_def]
+    return ChunkData(None if chunk.def_levels is None else chunk.def_levels[:n][keep],
+                     None if chunk.rep_levels is None else chunk.rep_levels[:n][keep],
+                     int(keep.sum()), _values(chunk.values, present, where))
+
+
+def _values(values, present, where):
+    if isinstance(values, FixedValues):
+        return FixedValues(values.array[present])
+    if isinstance(values, DictionaryValues):
+        return DictionaryValues(values.indices[present], values.dictionary)
+    if isinstance(values, BinaryValues):
+        return take(values, np.flatnonzero(present).astype(np.int32), where)
+    raise TypeError(f"{where}: unexpected decoded values {type(values).__name__}")

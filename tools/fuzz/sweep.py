@@ -1,0 +1,160 @@
+"""Systematic mutation sweep: every single-byte flip and many truncations of a file,
+each read in a child process, which must give a result or a ``pqkit.ParquetError``.
+
+    python tools/fuzz/sweep.py FILE... [--truncations 1000] [--no-flips]
+
+A child (``--worker``) reads one base file and a list of mutations from stdin and
+reads each mutated copy with ``pqkit.read_table(...).to_pydict()``, writing one
+JSON line per input: the outcome (``ok``, or the exception's class and whether it
+is a ParquetError) and the CPU seconds it took. The child runs under an
+address-space limit, so an allocation in step with a size the file merely claims
+shows as a MemoryError. A signal or a silent child ends the batch: the input it
+was on is the culprit (its lines came before), it is recorded and the batch
+resumes after it, so one crash does not hide the rest.
+
+A flip XORs a byte with 0xFF; a truncation keeps the first ``n`` bytes, for ``n``
+spread evenly over the file (every length when the file is shorter).
+"""
+import argparse
+import json
+import os
+import pathlib
+import resource
+import selectors
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+
+CPU_LIMIT = 1.0          # seconds of CPU per input: more is a hang
+WALL_LIMIT = 60.0        # seconds without a line from the child: a stall
+CHILD_EXTRA = 2 << 30    # address space a child may map beyond what it has at start
+
+
+@dataclass
+class SweepResult:
+    inputs: int = 0
+    ok: int = 0
+    parquet_errors: dict = field(default_factory=dict)   # class name -> count
+    failures: list = field(default_factory=list)        # (mutation, what happened)
+    errors: dict = field(default_factory=dict)          # mutation -> ParquetError class name
+
+    def summary(self):
+        errors = sum(self.parquet_errors.values())
+        return (f"{self.inputs} inputs: {self.ok} read, {errors} ParquetError "
+                f"({', '.join(f'{k} {v}' for k, v in sorted(self.parquet_errors.items()))}), "
+                f"{len(self.failures)} failures")
+
+
+def mutations(size, flips=True, truncations=1000):
+    """The mutations of a file of ``size`` bytes: ("flip", i) and ("cut", n)."""
+    out = [("flip", i) for i in range(size)] if flips else []
+    count = min(truncations, size)
+    out += [("cut", size * k // count) for k in range(count)]
+    return out
+
+
+def apply(data, mutation):
+    kind, at = mutation
+    if kind == "flip":
+        return data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1:]
+    return data[:at]
+
+
+def sweep(path, muts, python=sys.executable, batch=2000):
+    """Read every mutation of the file at ``path`` in child processes."""
+    result = SweepResult()
+    pending = list(muts)
+    while pending:
+        chunk, pending = pending[:batch], pending[batch:]
+        done, failure = _run_batch(python, path, chunk, result)
+        if failure is not None:
+            result.failures.append((chunk[done], failure))
+            result.inputs += 1
+            pending = chunk[done + 1:] + pending
+    return result
+
+
+def _run_batch(python, path, chunk, result):
+    """(inputs finished, failure text or None); a failure is the input after them."""
+    proc = subprocess.Popen([python, __file__, "--worker", str(path)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc.stdin.write(json.dumps(chunk))
+    proc.stdin.close()
+    done = 0
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    while done < len(chunk):
+        if not sel.select(WALL_LIMIT):
+            proc.kill()
+            proc.wait()
+            return done, f"no result within {WALL_LIMIT} s (a hang)"
+        line = proc.stdout.readline()
+        if not line:
+            break
+        outcome = json.loads(line)
+        result.inputs += 1
+        if outcome["cpu"] > CPU_LIMIT:
+            result.failures.append((chunk[done], f"took {outcome['cpu']:.2f} s of CPU"))
+        if outcome["error"] is None:
+            result.ok += 1
+        elif outcome["parquet"]:
+            result.errors[tuple(chunk[done])] = outcome["error"]
+            result.parquet_errors[outcome["error"]] = result.parquet_errors.get(
+                outcome["error"], 0) + 1
+        else:
+            result.failures.append((chunk[done], f"{outcome['error']}: {outcome['message']}"))
+        done += 1
+    proc.wait()
+    if done == len(chunk) and proc.returncode == 0:
+        return done, None
+    return done, (f"child ended with code {proc.returncode}: "
+                  f"{proc.stderr.read()[-2000:].strip()}")
+
+
+def worker(path):
+    """The child: read each mutation of ``path`` given on stdin, one line per input."""
+    import pqkit
+    with open("/proc/self/status") as f:
+        vm = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+    resource.setrlimit(resource.RLIMIT_AS, (vm + CHILD_EXTRA, resource.RLIM_INFINITY))
+    data = pathlib.Path(path).read_bytes()
+    for mutation in json.load(sys.stdin):
+        blob = apply(data, mutation)
+        error = message = None
+        parquet = False
+        start = time.process_time()
+        try:
+            pqkit.read_table(blob).to_pydict()
+        except pqkit.ParquetError as exc:
+            error, parquet = type(exc).__name__, True
+        except Exception as exc:  # noqa: BLE001 -- the finding this sweep looks for
+            error, message = type(exc).__name__, str(exc)[:500]
+        cpu = time.process_time() - start
+        print(json.dumps({"error": error, "parquet": parquet, "message": message,
+                          "cpu": round(cpu, 4)}), flush=True)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="+")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--truncations", type=int, default=1000)
+    parser.add_argument("--no-flips", action="store_true")
+    args = parser.parse_args(argv)
+    if args.worker:
+        worker(args.files[0])
+        return 0
+    failed = 0
+    for path in args.files:
+        size = os.path.getsize(path)
+        res = sweep(path, mutations(size, not args.no_flips, args.truncations))
+        print(f"{path}: {res.summary()}", flush=True)
+        for mutation, what in res.failures:
+            print(f"  {mutation}: {what}")
+        failed += len(res.failures)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
