@@ -253,27 +253,31 @@ def in_terminal(width, *argv):
     import struct
     import subprocess
     import sys
+    import tempfile
     import termios
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, width, 0, 0))
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
     env["TERM"] = "xterm-256color"
-    proc = subprocess.Popen([sys.executable, "-m", "pqkit.cli.main", *map(str, argv)],
-                            stdout=slave, stderr=subprocess.PIPE, env=env)
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 65536)
-        except OSError:             # EIO: the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(master)
-    err = proc.stderr.read().decode("utf-8", "replace")
-    proc.stderr.close()
-    assert proc.wait(timeout=60) in (0, 1), err
+    # stderr goes to a file, not a pipe: however much it says, the child never blocks
+    with tempfile.TemporaryFile() as err_file:
+        proc = subprocess.Popen([sys.executable, "-m", "pqkit.cli.main", *map(str, argv)],
+                                stdout=slave, stderr=err_file, env=env)
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:             # EIO: the child closed the terminal
+                break
+            if not data:
+                break
+            chunks.append(data)
+        os.close(master)
+        code = proc.wait(timeout=60)
+        err_file.seek(0)
+        err = err_file.read().decode("utf-8", "replace")
+    assert code in (0, 1), err
     text = b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
     return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
 
