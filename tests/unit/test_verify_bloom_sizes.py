@@ -21,10 +21,12 @@ from verify_files import (
     chunk_meta,
     edit_index,
     findings,
+    move_count,
     pages,
     patch,
     rewrite_footer,
     rules,
+    size_statistics_edit,
 )
 from verify_files import write_base as _write_base
 
@@ -286,44 +288,33 @@ def test_broken_filters_and_sizes_give_findings_never_exceptions(base, tmp_path)
 
 
 # -- SizeStatistics: the chunk's -----------------------------------------------------------------
-def _chunk_sizes(column, change):
-    def edit(raw, _):
-        change(chunk_meta(raw, 0, column).size_statistics)
-    return edit
-
-
-def _shift(hist, src, dst):
-    hist[src] -= 1
-    hist[dst] += 1
-
-
 def test_chunk_byte_count_off_by_one(base, tmp_path):
     def more(ss):
         ss.unencoded_byte_array_data_bytes += 1
 
-    bad = rewrite_footer(base, tmp_path / "bytes.parquet", _chunk_sizes(S, more))
+    bad = rewrite_footer(base, tmp_path / "bytes.parquet", size_statistics_edit(S, more))
     at = pqkit.read_metadata(bad).row_group(0).thrift.columns[S].offset_index_offset
     shallow = verify_file(bad)
     (f,) = findings(shallow, "PQ-SIZE-005")
     assert (f.column, f.row_group, f.offset) == ("s", 0, at)
     assert f"add up to {S_BYTES}, the chunk's SizeStatistics say {S_BYTES + 1}" in f.message
-    assert rules(shallow) == {"PQ-SIZE-005"}
+    assert rules(shallow, "warning") == {"PQ-SIZE-005"} and shallow.exit_code == 0
     deep = verify_file(bad, deep=True)
     (g,) = findings(deep, "PQ-SIZE-006")
     assert (g.column, g.row_group, g.offset, g.page_offset) == ("s", 0, chunk_start(bad, S), None)
     assert f"holds {S_BYTES} bytes" in g.message and f"says {S_BYTES + 1}" in g.message
-    assert rules(deep) == {"PQ-SIZE-005", "PQ-SIZE-006"}
+    assert rules(deep, "warning") == {"PQ-SIZE-005", "PQ-SIZE-006"} and not rules(deep)
 
 
 def test_chunk_histogram_that_adds_up_but_is_wrong(base, tmp_path):
-    bad = rewrite_footer(base, tmp_path / "hist.parquet", _chunk_sizes(
-        S, lambda ss: _shift(ss.definition_level_histogram, 1, 0)))
+    bad = rewrite_footer(base, tmp_path / "hist.parquet", size_statistics_edit(
+        S, lambda ss: move_count(ss.definition_level_histogram, 1, 0)))
     at = pqkit.read_metadata(bad).row_group(0).thrift.columns[S].column_index_offset
     shallow = verify_file(bad)
     (f,) = findings(shallow, "PQ-SIZE-004")           # the pages add up to something else
     assert (f.column, f.offset, f.page_offset) == ("s", at, None)
     assert f"add up to [{N // 10}, {N - N // 10}]" in f.message
-    assert rules(shallow) == {"PQ-SIZE-004"}
+    assert rules(shallow, "warning") == {"PQ-SIZE-004"} and shallow.exit_code == 0
     deep = verify_file(bad, deep=True)
     (g,) = findings(deep, "PQ-SIZE-007")
     assert (g.column, g.offset) == ("s", chunk_start(bad, S))
@@ -333,7 +324,7 @@ def test_chunk_histogram_that_adds_up_but_is_wrong(base, tmp_path):
 
 @pytest.mark.parametrize("column, change, rule, severity, text", [
     (S, lambda ss: ss.definition_level_histogram.__setitem__(0, N // 10 + 1), "PQ-SIZE-003",
-     "error", f"counts {N + 1} level entries, num_values is {N}"),
+     "warning", f"counts {N + 1} level entries, num_values is {N}"),
     (S, lambda ss: ss.definition_level_histogram.append(0), "PQ-SIZE-001", "error",
      "has 3 entries; a max level of 1 needs 2"),
     (S, lambda ss: ss.definition_level_histogram.__setitem__(0, -1), "PQ-SIZE-001", "error",
@@ -342,7 +333,7 @@ def test_chunk_histogram_that_adds_up_but_is_wrong(base, tmp_path):
      "warning", "for a INT64 column; only BYTE_ARRAY"),
 ])
 def test_impossible_chunk_size_statistics(base, tmp_path, column, change, rule, severity, text):
-    bad = rewrite_footer(base, tmp_path / "ss.parquet", _chunk_sizes(column, change))
+    bad = rewrite_footer(base, tmp_path / "ss.parquet", size_statistics_edit(column, change))
     for deep in (False, True):
         report = verify_file(bad, deep=deep)
         (f,) = findings(report, rule)
@@ -354,8 +345,8 @@ def test_impossible_chunk_size_statistics(base, tmp_path, column, change, rule, 
 # -- SizeStatistics: the page index's ----------------------------------------------------------
 def test_page_histograms_wrong_per_page_only(base, tmp_path):
     def swap(ci):                # entries 2 and 3: one null moved, totals unchanged
-        _shift(ci.definition_level_histograms, 2 * 2 + 1, 2 * 2)
-        _shift(ci.definition_level_histograms, 3 * 2, 3 * 2 + 1)
+        move_count(ci.definition_level_histograms, 2 * 2 + 1, 2 * 2)
+        move_count(ci.definition_level_histograms, 3 * 2, 3 * 2 + 1)
 
     bad = edit_index(base, tmp_path / "ci.parquet", S, "column_index", swap)
     assert_clean(verify_file(bad))
@@ -364,7 +355,7 @@ def test_page_histograms_wrong_per_page_only(base, tmp_path):
     page = data_pages(bad, S)[2]
     assert (f.column, f.offset, f.page_offset) == ("s", page.offset, page.offset)
     assert "entry 2" in f.message and "2 of the 6 pages disagree" in f.message
-    assert rules(report) == {"PQ-SIZE-007"}
+    assert rules(report, "warning") == {"PQ-SIZE-007"} and report.exit_code == 0
 
 
 def test_page_histogram_that_miscounts_its_page(base, tmp_path):
@@ -414,14 +405,14 @@ def test_repetition_histograms_of_a_list_column(tmp_path):
     assert_clean(report)
     assert report.counters["bloom_values_probed"] > 2000
 
-    bad = rewrite_footer(path, tmp_path / "rows.parquet", _chunk_sizes(
-        0, lambda ss: _shift(ss.repetition_level_histogram, 0, 1)))
+    bad = rewrite_footer(path, tmp_path / "rows.parquet", size_statistics_edit(
+        0, lambda ss: move_count(ss.repetition_level_histogram, 0, 1)))
     (f,) = findings(verify_file(bad, deep=True), "PQ-SIZE-003")
     assert f.column == "l.list.element" and "starts 1999 rows" in f.message
 
     def swap(ci):
-        _shift(ci.repetition_level_histograms, 0, 1)
-        _shift(ci.repetition_level_histograms, 3, 2)
+        move_count(ci.repetition_level_histograms, 0, 1)
+        move_count(ci.repetition_level_histograms, 3, 2)
 
     bad = edit_index(path, tmp_path / "ci.parquet", 0, "column_index", swap)
     assert_clean(verify_file(bad))
@@ -431,7 +422,7 @@ def test_repetition_histograms_of_a_list_column(tmp_path):
 
 
 @pytest.mark.parametrize("change, rule", [
-    (lambda ss: _shift(ss.definition_level_histogram, 3, 2), "PQ-SIZE-007"),
+    (lambda ss: move_count(ss.definition_level_histogram, 3, 2), "PQ-SIZE-007"),
     (lambda ss: setattr(ss, "unencoded_byte_array_data_bytes",
                         ss.unencoded_byte_array_data_bytes - 5), "PQ-SIZE-006"),
 ])
@@ -442,7 +433,7 @@ def test_pyarrow_size_statistics_broken(tmp_path, change, rule):
                             for i in range(1000)]})
     pq.write_table(table, path, write_page_index=True, data_page_size=500)
     assert_clean(verify_file(path, deep=True))
-    bad = rewrite_footer(path, tmp_path / "bad.parquet", _chunk_sizes(1, change))
+    bad = rewrite_footer(path, tmp_path / "bad.parquet", size_statistics_edit(1, change))
     report = verify_file(bad, deep=True)
     (f,) = findings(report, rule)
     assert f.column == "l.list.element" and f.offset == chunk_start(bad, 1)
@@ -488,9 +479,9 @@ def test_corpus_size_statistics(corpus, tmp_path, name, column, change, rule):
         if change == "bytes":
             ss.unencoded_byte_array_data_bytes += 1
         else:
-            _shift(ss.definition_level_histogram, *change)
+            move_count(ss.definition_level_histogram, *change)
 
-    bad = rewrite_footer(src, tmp_path / "bad.parquet", _chunk_sizes(column, broken))
+    bad = rewrite_footer(src, tmp_path / "bad.parquet", size_statistics_edit(column, broken))
     report = verify_file(bad, deep=True)
     (f,) = findings(report, rule)
     assert (f.row_group, f.offset) == (0, chunk_start(bad, column))

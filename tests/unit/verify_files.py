@@ -76,6 +76,19 @@ def chunk_meta(raw, row_group, column):
     return raw.row_groups[row_group].columns[column].meta_data
 
 
+def size_statistics_edit(column, change, row_group=0):
+    """A :func:`rewrite_footer` edit calling ``change`` on a chunk's SizeStatistics."""
+    def edit(raw, _):
+        change(chunk_meta(raw, row_group, column).size_statistics)
+    return edit
+
+
+def move_count(counts, src, dst):
+    """Move one count from ``counts[src]`` to ``counts[dst]``: the total stays the same."""
+    counts[src] -= 1
+    counts[dst] += 1
+
+
 def rules(report, severity="error"):
     return {f.rule for f in report.findings if f.severity == severity}
 

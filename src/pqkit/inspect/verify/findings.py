@@ -66,7 +66,10 @@ RULES = _rules(
     ("PQ-FOOTER-011", INFO, "footer",
      "created_by is missing: the writer-bug table cannot be applied"),
     ("PQ-FOOTER-012", WARNING, "footer", "RowGroup.ordinal differs from the row group's position"),
-    ("PQ-FOOTER-013", ERROR, "footer", "a sorting column names a column the schema does not have"),
+    # readers ignore sorting_columns when reading (pyarrow, DuckDB, polars read such files
+    # right; tests/interop/test_verify_severity_readers.py): a warning
+    ("PQ-FOOTER-013", WARNING, "footer",
+     "a sorting column names a column the schema does not have"),
     ("PQ-FOOTER-014", ERROR, "footer", "a row group or column chunk lacks a required field"),
     # -- column orders -----------------------------------------------------------------
     ("PQ-ORDER-001", INFO, "order",
@@ -165,15 +168,20 @@ RULES = _rules(
      "a SizeStatistics histogram of the wrong length, or a negative level or byte count"),
     ("PQ-SIZE-002", WARNING, "size statistics",
      "unencoded_byte_array_data_bytes for a column that is not BYTE_ARRAY"),
-    ("PQ-SIZE-003", ERROR, "size statistics",
+    # Counts that do not add up are warnings: readers size buffers or plan reads with them
+    # at most, never decode by them. Arrow C++ (pyarrow), DuckDB, polars and pqkit return
+    # the right values from such files (tests/interop/test_verify_severity_readers.py);
+    # no writer is known to produce them. A histogram of the wrong length (PQ-SIZE-001)
+    # stays an error: Arrow C++ refuses the file.
+    ("PQ-SIZE-003", WARNING, "size statistics",
      "chunk level histograms do not add up to its num_values or its row group's rows"),
-    ("PQ-SIZE-004", ERROR, "size statistics",
+    ("PQ-SIZE-004", WARNING, "size statistics",
      "ColumnIndex level histograms disagree with the pages' num_values or the chunk's"),
-    ("PQ-SIZE-005", ERROR, "size statistics",
+    ("PQ-SIZE-005", WARNING, "size statistics",
      "OffsetIndex unencoded_byte_array_data_bytes do not add up to the chunk's"),
-    ("PQ-SIZE-006", ERROR, "size statistics",
+    ("PQ-SIZE-006", WARNING, "size statistics",
      "(--deep) unencoded_byte_array_data_bytes differs from the values' lengths"),
-    ("PQ-SIZE-007", ERROR, "size statistics",
+    ("PQ-SIZE-007", WARNING, "size statistics",
      "(--deep) a level histogram differs from the levels decoded"),
     # -- logical and physical types -------------------------------------------------------
     ("PQ-TYPE-001", ERROR, "types", "an annotation on a physical type it cannot annotate"),
