@@ -66,6 +66,7 @@ from pqkit.dataset.front import (
 )
 from pqkit.dataset.kartothek_import import import_kartothek, open_kartothek
 from pqkit.dataset.layout import Layout
+from pqkit.dataset.layouts import local_only
 from pqkit.dataset.partitioning import (
     HIVE_NULL,
     escape_path_component,
@@ -98,15 +99,15 @@ open = open_dataset
 # Operations that write PQDS/1 state refuse plain Hive and RFC roots (see .layouts).
 compact = pqds_only(_maintenance.compact)
 delete = pqds_only(_maintenance.delete)
-restore = pqds_only(_maintenance.restore)
-tag = pqds_only(_maintenance.tag)
-untag = pqds_only(_maintenance.untag)
+restore = local_only(pqds_only(_maintenance.restore))
+tag = local_only(pqds_only(_maintenance.tag))
+untag = local_only(pqds_only(_maintenance.untag))
 stage_file = pqds_only(_stage_file)
 vacuum = pqds_only(_vacuum)
-build_index = pqds_only(_index_ops.build_index)
-optimize_index = pqds_only(_index_ops.optimize_index)
-merge = pqds_only(_merging.merge)
-merge_plan = pqds_only(_merging.merge_plan)
+build_index = local_only(pqds_only(_index_ops.build_index))
+optimize_index = local_only(pqds_only(_index_ops.optimize_index))
+merge = local_only(pqds_only(_merging.merge))
+merge_plan = local_only(pqds_only(_merging.merge_plan))
 compact_plan = pqds_only(_maintenance.compact_plan)
 
 
