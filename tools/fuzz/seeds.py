@@ -12,11 +12,28 @@ import sys
 
 import numpy as np
 
-TESTING = pathlib.Path(os.environ.get("PQKIT_TESTING", "/work/shared/parquet-testing"))
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+def _corpus_root():
+    """Where the parquet-testing corpus is, in the tests' order: $PARQUET_TEST_DATA (or
+    $PQKIT_TESTING), fixtures/parquet-testing, ../shared/parquet-testing; None if absent."""
+    for given in (os.environ.get("PARQUET_TEST_DATA"), os.environ.get("PQKIT_TESTING")):
+        if given:
+            return pathlib.Path(given)
+    for path in (REPO / "fixtures" / "parquet-testing", REPO.parent / "shared" / "parquet-testing"):
+        if any(path.rglob("*.parquet")):
+            return path
+    return None
+
+
+TESTING = _corpus_root()
 MAX_SEED = 16 * 1024          # bytes: small files mutate into interesting ones faster
 # What a harness passes to libFuzzer unless told otherwise: an input taking over 2 s is
 # a hang, and more than 1 GiB resident is an unbounded allocation.
-DEFAULT_FLAGS = ["-timeout=2", "-rss_limit_mb=1024"]
+# PQKIT_FUZZ_RSS_MB raises the memory bound where instrumentation inflates resident
+# memory (tools/asan.sh: ASan's shadow memory and quarantine).
+DEFAULT_FLAGS = ["-timeout=2", f"-rss_limit_mb={int(os.environ.get('PQKIT_FUZZ_RSS_MB', 1024))}"]
 
 
 def pqkit_files():
@@ -38,6 +55,8 @@ def pqkit_files():
 
 def testing_files():
     """The small files of the parquet-testing corpus (bad_data included)."""
+    if TESTING is None:
+        return
     for path in sorted(TESTING.rglob("*.parquet")):
         if path.stat().st_size <= MAX_SEED:
             yield path.read_bytes()
