@@ -39,7 +39,6 @@ COLUMNS = {"core": ["c_id", "value", "name", "p_int", "p_str", "p_date"],
 @pytest.fixture(params=["json", "msgpack"])
 def store(request, tmp_path):
     if request.param == "msgpack":
-        pytest.importorskip("msgpack")
     built = build(str(tmp_path / "store"), request.param)
     return str(tmp_path / "store"), built
 
@@ -177,7 +176,6 @@ def test_bad_metadata_is_named(tmp_path):
 
 
 def test_truncated_msgpack_zstd_is_corrupted(tmp_path):
-    pytest.importorskip("msgpack")
     root = str(tmp_path / "s")
     built = build(root, "msgpack")
     with open(built["metadata_path"], "rb") as f:
@@ -245,7 +243,6 @@ def test_import_then_append_then_read_keeps_kartothek_files(store, opened):
 
 
 def test_import_of_msgpack_dataset_other_table(tmp_path):
-    pytest.importorskip("msgpack")
     root = str(tmp_path / "s")
     built = build(root, "msgpack", index=False)
     table_root = pds.import_kartothek(root, table="aux")
