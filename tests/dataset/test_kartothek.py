@@ -38,7 +38,6 @@ COLUMNS = {"core": ["c_id", "value", "name", "p_int", "p_str", "p_date"],
 
 @pytest.fixture(params=["json", "msgpack"])
 def store(request, tmp_path):
-    if request.param == "msgpack":
     built = build(str(tmp_path / "store"), request.param)
     return str(tmp_path / "store"), built
 
