@@ -8,7 +8,7 @@ zstd and no compression (pyarrow's defaults otherwise: one row group, 1 MiB
 pages, dictionary with fallback to PLAIN). Single thread, warm page cache, best
 of ``--repeat`` runs.
 
-read:  pqkit ``read_table`` (Table) against pyarrow ``read_table(use_threads=False)``;
+read:  pqkit ``read_table(use_threads=False)`` (Table) against pyarrow ``read_table(use_threads=False)``;
        pqkit ``.to_pandas()`` against pyarrow's ``.to_pandas()`` (both give pandas'
        default ``str`` dtype for strings, dicts for structs); and pqkit producing
        what fastparquet's ``ParquetFile.to_pandas()`` produces for the file, in
@@ -152,8 +152,8 @@ def pqkit_pandas(path, strings="str", flatten=False):
     """One call into pandas, as fastparquet's ``to_pandas()``: ``read_pandas``, or the
     same steps with ``flatten()`` in between."""
     if not flatten:
-        return pqkit.read_pandas(path, strings=strings)
-    table = pqkit.read_table(path)
+        return pqkit.read_pandas(path, strings=strings, use_threads=False)
+    table = pqkit.read_table(path, use_threads=False)
     while any(isinstance(c, StructColumn) for c in table.columns):
         table = table.flatten()
     return table.to_pandas(strings=strings, self_destruct=True)
@@ -186,9 +186,10 @@ def pyarrow_pandas(path):
 
 def read_row(path, repeat, with_fastparquet=True):
     t = {
-        "pqkit": attempt(lambda: pqkit.read_table(path), repeat),
-        "pqkit_pandas": attempt(lambda: pqkit.read_table(path).to_pandas(), repeat),
-        "pqkit_read_pandas": attempt(lambda: pqkit.read_pandas(path), repeat),
+        "pqkit": attempt(lambda: pqkit.read_table(path, use_threads=False), repeat),
+        "pqkit_pandas": attempt(
+            lambda: pqkit.read_table(path, use_threads=False).to_pandas(), repeat),
+        "pqkit_read_pandas": attempt(lambda: pqkit.read_pandas(path, use_threads=False), repeat),
         "pyarrow": attempt(lambda: pq.read_table(path, use_threads=False), repeat),
         "pyarrow_pandas": attempt(lambda: pyarrow_pandas(path), repeat),
         "pqkit_fp_like": None, "fastparquet": None, "fp_options": None, "fp_correct": None,
@@ -206,7 +207,7 @@ def read_row(path, repeat, with_fastparquet=True):
 
 # --- peak memory, one read per fresh process ----------------------------------------------
 RSS_READERS = {
-    "pqkit_read_pandas": lambda path: pqkit.read_pandas(path),
+    "pqkit_read_pandas": lambda path: pqkit.read_pandas(path, use_threads=False),
     "pyarrow_pandas": pyarrow_pandas,
 }
 
@@ -245,10 +246,12 @@ def write_row(table, ours, frame, codec, dictionary, repeat, tmp):
     target = os.path.join(tmp, "out.parquet")
     t = {
         "pqkit": attempt(lambda: pqkit.write_table(ours, target, compression=comp,
-                                                   use_dictionary=dictionary), repeat),
+                                                   use_dictionary=dictionary,
+                                                   use_threads=False), repeat),
         "pqkit_nocrc": attempt(lambda: pqkit.write_table(ours, target, compression=comp,
                                                          use_dictionary=dictionary,
-                                                         write_checksums=False), repeat),
+                                                         write_checksums=False,
+                                                         use_threads=False), repeat),
         "pyarrow": attempt(lambda: pq.write_table(table, target, compression=codec,
                                                   use_dictionary=dictionary), repeat),
         "fastparquet": None,
@@ -318,7 +321,7 @@ def main():
                     for writer in args.writers.split(","):
                         path = os.path.join(tmp, f"{case}-{codec}-{writer}.parquet")
                         write_file(writer, table, path, case, codec)
-                        assert pqkit.read_table(path).num_rows == args.rows
+                        assert pqkit.read_table(path, use_threads=False).num_rows == args.rows
                         t = read_row(path, args.repeat, not args.no_fastparquet)
                         if not args.no_rss:
                             for reader in RSS_READERS:
@@ -328,7 +331,7 @@ def main():
                 if args.mode in ("write", "both") and case not in READ_ONLY:
                     path = os.path.join(tmp, f"{case}-{codec}.parquet")
                     pq.write_table(table, path, compression=codec)
-                    ours = pqkit.read_table(path)
+                    ours = pqkit.read_table(path, use_threads=False)
                     for dictionary in (True, False):
                         t = write_row(table, ours, frame, codec, dictionary, args.repeat, tmp)
                         results["write"].append({"case": case, "codec": codec,
