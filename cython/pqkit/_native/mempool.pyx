@@ -333,3 +333,17 @@ def after_fork_child():
     # The parent's lock object is held (by before_fork); the child gets a new one.
     global lock
     lock = PyThread_allocate_lock()
+
+
+# fork(): another thread (a pqkit worker dropping its last buffers, say) may hold the
+# pool's lock at the moment a thread forks; the child has only the forking thread, so
+# that lock would stay taken there forever and the child's first free() of a pooled
+# block would hang. The child therefore starts with a fresh lock.
+def _after_fork_child():
+    global lock
+    lock = PyThread_allocate_lock()
+
+
+import os as _os
+if hasattr(_os, "register_at_fork"):
+    _os.register_at_fork(after_in_child=_after_fork_child)
