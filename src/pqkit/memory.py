@@ -85,6 +85,3 @@ def _limit_from_environment():
 
 
 _limit_from_environment()
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(before=mempool.before_fork, after_in_parent=mempool.after_fork_parent,
-                        after_in_child=mempool.after_fork_child)

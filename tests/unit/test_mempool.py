@@ -172,6 +172,71 @@ def test_child_process_can_use_the_pool(clean_pool):
     assert keep.sum() == BIG
 
 
+def _wait_or_kill(pid, seconds=30.0):
+    """The child's exit status, or None after killing it when it hangs."""
+    import signal
+    import time
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.WEXITSTATUS(status)
+        time.sleep(0.01)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return None
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"),
+                    reason="no fork() on this platform, so no child process to protect")
+def test_fork_while_other_threads_hold_and_churn_pooled_buffers(clean_pool):
+    # The child of fork() first clears the other threads' states, freeing the arrays
+    # in their thread-locals into the pool, and a churning thread may hold the pool's
+    # lock at the instant of fork: either used to hang the child forever.
+    import threading
+    local = threading.local()
+    stop = threading.Event()
+    holding = threading.Barrier(3)
+
+    def hold():
+        with memory.pooled_buffers():
+            local.block = np.ones(BIG, np.uint8)
+        holding.wait()
+        stop.wait()
+
+    def churn():
+        holding.wait()
+        with memory.pooled_buffers():
+            while not stop.is_set():
+                np.empty(BIG + 1, np.uint8)
+
+    threads = [threading.Thread(target=hold), threading.Thread(target=churn)]
+    for t in threads:
+        t.start()
+    holding.wait()
+    try:
+        codes = []
+        for _ in range(20):
+            pid = os.fork()
+            if pid == 0:
+                code = 1
+                try:
+                    with memory.pooled_buffers():
+                        b = np.full(2 * BIG, 3, np.uint8)
+                        code = 0 if b.sum() == 6 * BIG else 1
+                        del b
+                finally:
+                    os._exit(code)
+            codes.append(_wait_or_kill(pid))
+            if codes[-1] != 0:
+                break
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    assert codes == [0] * 20, codes
+
+
 def test_readers_allocate_from_the_pool_and_restore_the_handler(tmp_path):
     path = tmp_path / "x.parquet"
     n = 300_000

@@ -17,8 +17,6 @@ Arrays made under the handler keep it for life (numpy stores it per array), so
 they are freed through it whatever context frees them.
 """
 from cpython.pycapsule cimport PyCapsule_New
-from cpython.pythread cimport (PyThread_type_lock, PyThread_allocate_lock,
-                               PyThread_acquire_lock, PyThread_release_lock, WAIT_LOCK)
 from libc.stdint cimport uint8_t, uint64_t
 from libc.stdlib cimport malloc, free, realloc, calloc
 from libc.string cimport memcpy, memset, strncpy
@@ -43,6 +41,27 @@ cdef extern from *:
     }
     """
     void pqkit_advise_huge(void *p, size_t n) nogil
+
+
+cdef extern from *:
+    """
+    #include <pthread.h>
+    /* The pool's lock is a plain mutex, handled around fork() at the C level:
+       prepare takes it (so the free lists are consistent when copied), the parent
+       releases it, and the child gets it unlocked. Python's own after-fork hooks
+       come too late: before they run, CPython's child clears the other threads'
+       states, which frees their arrays back into this pool. */
+    static pthread_mutex_t pqkit_pool_mutex = PTHREAD_MUTEX_INITIALIZER;
+    static void pqkit_pool_lock(void) { pthread_mutex_lock(&pqkit_pool_mutex); }
+    static void pqkit_pool_unlock(void) { pthread_mutex_unlock(&pqkit_pool_mutex); }
+    static void pqkit_pool_child(void) { pthread_mutex_init(&pqkit_pool_mutex, NULL); }
+    static int pqkit_pool_watch_fork(void) {
+        return pthread_atfork(pqkit_pool_lock, pqkit_pool_unlock, pqkit_pool_child);
+    }
+    """
+    void pqkit_pool_lock() nogil
+    void pqkit_pool_unlock() nogil
+    int pqkit_pool_watch_fork()
 
 cdef extern from "numpy/arrayobject.h":
     ctypedef struct PyDataMemAllocator:
@@ -90,7 +109,6 @@ cdef size_t cache_limit = 128 << 20
 cdef size_t hits = 0
 cdef size_t misses = 0
 cdef size_t in_use_bytes = 0
-cdef PyThread_type_lock lock = PyThread_allocate_lock()
 cdef PyDataMem_Handler handler
 
 
@@ -132,7 +150,7 @@ cdef void *pool_alloc(size_t size, bint zero) noexcept nogil:
     cdef PoolHeader *h = NULL
     if cls < 0:
         return small_alloc(size, zero)
-    PyThread_acquire_lock(lock, WAIT_LOCK)
+    pqkit_pool_lock()
     h = free_lists[cls]
     if h != NULL:
         free_lists[cls] = h.next
@@ -141,7 +159,7 @@ cdef void *pool_alloc(size_t size, bint zero) noexcept nogil:
     else:
         misses += 1
     in_use_bytes += capacity
-    PyThread_release_lock(lock)
+    pqkit_pool_unlock()
     if h != NULL:
         if zero:
             memset(<void *>(h + 1), 0, size)
@@ -151,9 +169,9 @@ cdef void *pool_alloc(size_t size, bint zero) noexcept nogil:
         else:
             h = <PoolHeader *>malloc(capacity + sizeof(PoolHeader))
         if h == NULL:
-            PyThread_acquire_lock(lock, WAIT_LOCK)
+            pqkit_pool_lock()
             in_use_bytes -= capacity
-            PyThread_release_lock(lock)
+            pqkit_pool_unlock()
             return NULL
         if not zero:
             pqkit_advise_huge(<void *>(h + 1), capacity)
@@ -168,14 +186,14 @@ cdef void *pool_alloc(size_t size, bint zero) noexcept nogil:
 cdef void pool_release(PoolHeader *h) noexcept nogil:
     global cached_bytes, in_use_bytes
     cdef bint keep
-    PyThread_acquire_lock(lock, WAIT_LOCK)
+    pqkit_pool_lock()
     in_use_bytes -= h.capacity
     keep = cached_bytes + h.capacity <= cache_limit
     if keep:
         h.next = free_lists[h.cls]
         free_lists[h.cls] = h
         cached_bytes += h.capacity
-    PyThread_release_lock(lock)
+    pqkit_pool_unlock()
     if not keep:
         free(h)
 
@@ -266,9 +284,9 @@ def set_limit(size_t nbytes):
     """Keep at most ``nbytes`` of freed blocks for reuse (0 turns caching off and
     releases what is cached)."""
     global cache_limit
-    PyThread_acquire_lock(lock, WAIT_LOCK)
+    pqkit_pool_lock()
     cache_limit = nbytes
-    PyThread_release_lock(lock)
+    pqkit_pool_unlock()
     _trim(nbytes)
 
 
@@ -282,7 +300,7 @@ cdef void _trim(size_t keep) noexcept nogil:
     cdef PoolHeader *h
     cdef PoolHeader *doomed = NULL
     cdef Py_ssize_t cls
-    PyThread_acquire_lock(lock, WAIT_LOCK)
+    pqkit_pool_lock()
     # Largest classes first: they free the most memory per block.
     cls = NCLASSES - 1
     while cls >= 0 and cached_bytes > keep:
@@ -293,7 +311,7 @@ cdef void _trim(size_t keep) noexcept nogil:
             h.next = doomed
             doomed = h
         cls -= 1
-    PyThread_release_lock(lock)
+    pqkit_pool_unlock()
     while doomed != NULL:
         h = doomed
         doomed = h.next
@@ -303,10 +321,10 @@ cdef void _trim(size_t keep) noexcept nogil:
 def stats():
     """Counters: bytes cached, bytes in pooled blocks in use, the limit, and the
     pooled allocations served from the cache (hits) or the system (misses)."""
-    PyThread_acquire_lock(lock, WAIT_LOCK)
+    pqkit_pool_lock()
     out = {"cached_bytes": cached_bytes, "in_use_bytes": in_use_bytes,
            "limit_bytes": cache_limit, "hits": hits, "misses": misses}
-    PyThread_release_lock(lock)
+    pqkit_pool_unlock()
     return out
 
 
@@ -319,31 +337,5 @@ def class_capacity(size_t nbytes):
     return capacity
 
 
-def before_fork():
-    """Hold the pool's lock across fork() so the child sees consistent free lists."""
-    with nogil:
-        PyThread_acquire_lock(lock, WAIT_LOCK)
-
-
-def after_fork_parent():
-    PyThread_release_lock(lock)
-
-
-def after_fork_child():
-    # The parent's lock object is held (by before_fork); the child gets a new one.
-    global lock
-    lock = PyThread_allocate_lock()
-
-
-# fork(): another thread (a pqkit worker dropping its last buffers, say) may hold the
-# pool's lock at the moment a thread forks; the child has only the forking thread, so
-# that lock would stay taken there forever and the child's first free() of a pooled
-# block would hang. The child therefore starts with a fresh lock.
-def _after_fork_child():
-    global lock
-    lock = PyThread_allocate_lock()
-
-
-import os as _os
-if hasattr(_os, "register_at_fork"):
-    _os.register_at_fork(after_in_child=_after_fork_child)
+if pqkit_pool_watch_fork() != 0:
+    raise ImportError("pqkit's buffer pool could not register its fork handlers")
