@@ -156,9 +156,13 @@ def _walk_chunk(ctx, g, node, chunk, ordering, where, start, length, n):
                     f"{seen} values, its metadata says {n}", start, where)
         return walk
     if seen >= n:
+        # Readers stop at the chunk's last value and never look at what follows:
+        # pyarrow, DuckDB, polars and pqkit read such chunks right (issue 18 evidence).
         ctx.add("PQ-CHUNK-003", f"total_compressed_size {length} of the chunk at offset "
                 f"{start} covers {end - pos} bytes after its last page (which ends at offset "
-                f"{pos}) that are not a page: {error}", pos, where)
+                f"{pos}) that are not a page: {error}", pos, where,
+                note="readers stop after the last value and read such chunks right"
+                if seen == n else None)
         walk.complete = seen == n
         if seen > n:
             ctx.add("PQ-CHUNK-005", f"the data pages of the chunk at offset {start} hold "

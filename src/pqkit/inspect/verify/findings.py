@@ -13,6 +13,11 @@ default severity:
 * ``info`` -- something a reader should know (a part that was not checked, an
   order the spec leaves undefined).
 
+A rule's ``evidence`` (issue 18) says how pyarrow (Arrow C++), DuckDB, polars and
+pqkit read a small file that breaks it, whole and through a filter that lets them
+skip row groups and pages: tests/interop/test_verify_rule_evidence.py builds those
+files and asserts those outcomes.
+
 A finding may carry a lower severity than its rule's default: a problem that
 a known writer bug explains (see :mod:`pqkit.inspect.verify.writer_bugs`) is reported
 as a warning and says so in its message.
@@ -25,11 +30,13 @@ SEVERITIES = (ERROR, WARNING, INFO)
 
 @dataclass(frozen=True)
 class Rule:
-    """One documented check: id, default severity, area and a one-line title."""
+    """One documented check: id, default severity, area, a one-line title and, where its
+    severity was checked against readers, what they do with a file that breaks it."""
     id: str
     severity: str
     area: str
     title: str
+    evidence: str = ""
 
 
 def _rules(*rows):
@@ -45,7 +52,8 @@ RULES = _rules(
     ("PQ-FILE-000", ERROR, "file", "the file cannot be opened or read"),
     ("PQ-FILE-001", ERROR, "file",
      "the file is smaller than the 12 bytes of two magics and a length"),
-    ("PQ-FILE-002", ERROR, "file", "the file does not start with the magic PAR1"),
+    ("PQ-FILE-002", ERROR, "file", "the file does not start with the magic PAR1",
+     "'PAR2' at offset 0: pqkit refuses the file; pyarrow, DuckDB, polars read it"),
     ("PQ-FILE-003", ERROR, "file", "the file does not end with the magic PAR1"),
     ("PQ-FILE-004", INFO, "file", "the footer is encrypted (PARE): nothing can be verified"),
     ("PQ-FOOTER-001", ERROR, "footer", "the footer length points outside the file"),
@@ -54,13 +62,18 @@ RULES = _rules(
      "the footer lacks a required field or its schema is malformed"),
     ("PQ-FOOTER-004", WARNING, "footer", "the footer length covers bytes after the FileMetaData"),
     ("PQ-FOOTER-005", ERROR, "footer",
-     "a row group's column chunks do not match the schema's leaves"),
+     "a row group's column chunks do not match the schema's leaves",
+     "a chunk dropped: all four readers refuse the file"),
     ("PQ-FOOTER-006", WARNING, "footer", "FileMetaData.version is neither 1 nor 2"),
     ("PQ-FOOTER-007", ERROR, "footer", "column_orders does not have one entry per leaf column"),
-    ("PQ-FOOTER-008", ERROR, "footer",
-     "ColumnMetaData.path_in_schema differs from the leaf's path"),
+    ("PQ-FOOTER-008", WARNING, "footer",
+     "ColumnMetaData.path_in_schema differs from the leaf's path",
+     ("two chunks' paths swapped: every reader reads the values right, whole and filtered "
+      "(they match chunks to leaves by position)")),
     ("PQ-FOOTER-009", ERROR, "footer",
-     "ColumnMetaData.type differs from the schema's physical type"),
+     "ColumnMetaData.type differs from the schema's physical type",
+     ("FLOAT for a DOUBLE chunk: pyarrow refuses the file ('ColumnMetaData type does not "
+      "match'); DuckDB, polars, pqkit read it")),
     ("PQ-FOOTER-010", WARNING, "footer",
      "a column chunk of a data file lives in another file (file_path)"),
     ("PQ-FOOTER-011", INFO, "footer",
@@ -70,22 +83,34 @@ RULES = _rules(
     # right; tests/interop/test_verify_severity_readers.py): a warning
     ("PQ-FOOTER-013", WARNING, "footer",
      "a sorting column names a column the schema does not have"),
-    ("PQ-FOOTER-014", ERROR, "footer", "a row group or column chunk lacks a required field"),
+    ("PQ-FOOTER-014", ERROR, "footer", "a row group or column chunk lacks a required field",
+     ("RowGroup.total_byte_size unset: pyarrow and DuckDB fail to decode the footer, polars "
+      "refuses it; pqkit reads it")),
     # -- column orders -----------------------------------------------------------------
     ("PQ-ORDER-001", INFO, "order",
      "a ColumnOrder this version does not know: min/max not checked"),
-    ("PQ-ORDER-002", ERROR, "order", "a ColumnOrder that its column's type cannot have"),
+    ("PQ-ORDER-002", WARNING, "order", "a ColumnOrder that its column's type cannot have",
+     "IEEE_754_TOTAL_ORDER on an INT64: every reader reads it right, whole and filtered"),
     ("PQ-ORDER-003", INFO, "order",
      "min_value/max_value without column_orders (meaning undefined)"),
     # -- rows --------------------------------------------------------------------------
     ("PQ-ROWS-001", ERROR, "rows", "FileMetaData.num_rows is not the sum of the row groups' rows"),
-    ("PQ-ROWS-002", ERROR, "rows", "a column chunk holds more or fewer rows than its row group"),
-    ("PQ-ROWS-003", ERROR, "rows", "a row group's num_rows is negative, or zero with values"),
+    ("PQ-ROWS-002", ERROR, "rows", "a column chunk holds more or fewer rows than its row group",
+     ("row group one row short: pyarrow and polars drop the last row, DuckDB and pqkit "
+      "refuse the file")),
+    ("PQ-ROWS-003", ERROR, "rows", "a row group's num_rows is negative, or zero with values",
+     "num_rows -1: all four readers refuse the file"),
     # -- column chunks and pages ---------------------------------------------------------
-    ("PQ-CHUNK-001", ERROR, "chunk", "a column chunk has no ColumnMetaData"),
-    ("PQ-CHUNK-002", ERROR, "chunk", "a column chunk's byte range lies outside the data"),
-    ("PQ-CHUNK-003", ERROR, "chunk", "total_compressed_size disagrees with the pages walked"),
-    ("PQ-CHUNK-004", ERROR, "chunk", "a page header is malformed or its page runs past the chunk"),
+    ("PQ-CHUNK-001", ERROR, "chunk", "a column chunk has no ColumnMetaData",
+     "meta_data unset: all four readers refuse the file"),
+    ("PQ-CHUNK-002", ERROR, "chunk", "a column chunk's byte range lies outside the data",
+     "data_page_offset past the file: all four readers fail (polars panics)"),
+    ("PQ-CHUNK-003", ERROR, "chunk",
+     "total_compressed_size disagrees with the pages walked (bytes after the last page warn)",
+     ("5 bytes short: pyarrow, polars, pqkit fail, DuckDB reads it; 7 bytes after the last "
+      "page: every reader reads it right, so that finding is a warning")),
+    ("PQ-CHUNK-004", ERROR, "chunk", "a page header is malformed or its page runs past the chunk",
+     "a page 1 byte longer: all four readers fail on the next page header"),
     ("PQ-CHUNK-005", ERROR, "chunk", "the data pages' num_values do not add up to the chunk's"),
     ("PQ-CHUNK-006", WARNING, "chunk", "total_uncompressed_size disagrees with the pages walked"),
     ("PQ-CHUNK-007", WARNING, "chunk",
@@ -96,13 +121,16 @@ RULES = _rules(
     ("PQ-CHUNK-011", INFO, "chunk", "an encrypted column: its pages and indexes are not verified"),
     ("PQ-CHUNK-012", WARNING, "chunk", "RowGroup.file_offset is not where its first chunk starts"),
     ("PQ-PAGE-001", WARNING, "page", "a data page holds no values (PARQUET-1531)"),
-    ("PQ-PAGE-002", ERROR, "page", "an uncompressed page's two sizes differ"),
+    ("PQ-PAGE-002", ERROR, "page", "an uncompressed page's two sizes differ",
+     "uncompressed_page_size +1: DuckDB and pqkit refuse the page; pyarrow, polars read it"),
     ("PQ-PAGE-003", ERROR, "page", "a v2 page header's counts or level lengths are impossible"),
     ("PQ-PAGE-004", INFO, "page", "an INDEX_PAGE or unknown page type was skipped"),
     ("PQ-PAGE-005", ERROR, "page", "a PLAIN page too small for the values it declares"),
     ("PQ-PAGE-006", ERROR, "page", "a page that must start a row starts inside one"),
     # -- CRC -----------------------------------------------------------------------------
-    ("PQ-CRC-001", ERROR, "crc", "a page's CRC-32 does not match its bytes"),
+    ("PQ-CRC-001", ERROR, "crc", "a page's CRC-32 does not match its bytes",
+     ("a value byte flipped: pyarrow, DuckDB, polars return the wrong value, pqkit refuses "
+      "the page; the CRC field wrong: pqkit refuses the page")),
     ("PQ-CRC-002", INFO, "crc", "how many pages carry a CRC"),
     # -- dictionary ----------------------------------------------------------------------
     ("PQ-DICT-001", ERROR, "dictionary", "a dictionary page comes after a data page"),
@@ -111,40 +139,62 @@ RULES = _rules(
      "a dictionary-encoded data page without a dictionary page"),
     ("PQ-DICT-004", ERROR, "dictionary", "a dictionary page that is not PLAIN encoded"),
     # -- statistics ----------------------------------------------------------------------
-    ("PQ-STATS-001", ERROR, "statistics", "min > max under the column's sort order"),
-    ("PQ-STATS-002", ERROR, "statistics", "a NaN min or max"),
+    ("PQ-STATS-001", ERROR, "statistics", "min > max under the column's sort order",
+     ("chunk min 10 > max 5: filtered by x == 100, pyarrow, polars and pqkit skip the row "
+      "group and miss the row")),
+    ("PQ-STATS-002", ERROR, "statistics", "a NaN min or max",
+     "chunk max NaN: filtered by f > 5, pqkit skips the row group; the others ignore NaN"),
     ("PQ-STATS-003", WARNING, "statistics",
      "a zero min written as +0.0 or a zero max as -0.0 (readers must allow for it)"),
     ("PQ-STATS-004", WARNING, "statistics", "is_min/max_value_exact inconsistent with the bounds"),
-    ("PQ-STATS-005", ERROR, "statistics", "null_count negative or above the number of values"),
-    ("PQ-STATS-006", ERROR, "statistics", "a bound whose size does not fit the physical type"),
+    ("PQ-STATS-005", ERROR, "statistics", "null_count negative or above the number of values",
+     "null_count above the values: filtered by equality, pqkit skips the row group"),
+    ("PQ-STATS-006", ERROR, "statistics", "a bound whose size does not fit the physical type",
+     ("a 3-byte INT64 min: pyarrow and DuckDB refuse the file (pq.read_table with a filter "
+      "hangs); polars, pqkit read it")),
     ("PQ-STATS-007", WARNING, "statistics",
      "deprecated min/max out of order or unlike min_value/max_value"),
     ("PQ-STATS-008", INFO, "statistics", "min/max for a column whose sort order is undefined"),
     ("PQ-STATS-009", ERROR, "statistics",
-     "page statistics outside or not adding up to the chunk's"),
-    ("PQ-STATS-010", ERROR, "statistics", "nan_count impossible or on a non-floating column"),
+     "page statistics outside or not adding up to the chunk's",
+     ("chunk max lowered below a page's max: filtered, all four readers skip the row group "
+      "and miss rows (a page max raised instead is read right; without --deep the two look "
+      "alike)")),
+    ("PQ-STATS-010", WARNING, "statistics", "nan_count impossible or on a non-floating column",
+     "chunk nan_count above the values: every reader reads it right, whole and filtered"),
     ("PQ-STATS-011", WARNING, "statistics",
      "distinct_count negative or above the number of values"),
     # -- page index ----------------------------------------------------------------------
-    ("PQ-INDEX-001", ERROR, "page index", "the OffsetIndex cannot be read"),
+    ("PQ-INDEX-001", ERROR, "page index", "the OffsetIndex cannot be read",
+     "garbage bytes: pqkit's filtered read fails; the others do not read it"),
     ("PQ-INDEX-002", ERROR, "page index",
-     "OffsetIndex page locations differ from the data pages walked"),
+     "OffsetIndex page locations differ from the data pages walked",
+     "last page 1 byte short: pqkit's filtered read fails; the others do not read it"),
     ("PQ-INDEX-003", ERROR, "page index",
-     "first_row_index not 0 first, not strictly increasing, or past the rows"),
-    ("PQ-INDEX-004", ERROR, "page index", "a page's row span disagrees with the rows it holds"),
-    ("PQ-INDEX-005", ERROR, "page index", "the ColumnIndex cannot be read or does not line up"),
+     "first_row_index not 0 first, not strictly increasing, or past the rows",
+     "a page starting at its predecessor's row: pqkit's filtered read fails"),
+    ("PQ-INDEX-004", ERROR, "page index", "a page's row span disagrees with the rows it holds",
+     ("a page's first row 10 later: filtered, DuckDB refuses the file, pqkit returns wrong "
+      "rows")),
+    ("PQ-INDEX-005", ERROR, "page index", "the ColumnIndex cannot be read or does not line up",
+     "garbage bytes: pqkit's filtered read fails; the others do not read it"),
     ("PQ-INDEX-006", ERROR, "page index",
-     "null_pages contradicts null_counts or the page's values"),
+     "null_pages contradicts null_counts or the page's values",
+     "a page marked null: filtered, DuckDB and pqkit skip it and miss rows"),
     ("PQ-INDEX-007", WARNING, "page index", "a null page with non-empty bounds (arrow-rs #6315)"),
-    ("PQ-INDEX-008", ERROR, "page index", "boundary_order does not hold for the pages' bounds"),
+    ("PQ-INDEX-008", WARNING, "page index", "boundary_order does not hold for the pages' bounds",
+     ("ASCENDING relabelled DESCENDING: every reader reads it right, whole and filtered "
+      "(none of them binary-searches by it; parquet-java, which can, was not tried)")),
     ("PQ-INDEX-009", ERROR, "page index",
-     "a ColumnIndex bound is illegal (size, NaN, min > max; a signed zero only warns)"),
+     "a ColumnIndex bound is illegal (size, NaN, min > max; a signed zero only warns)",
+     "a page's min above its max: filtered, pqkit skips the page and misses rows"),
     ("PQ-INDEX-010", WARNING, "page index", "a ColumnIndex without an OffsetIndex"),
-    ("PQ-INDEX-011", ERROR, "page index",
-     "ColumnIndex null_counts do not add up to the chunk's null_count"),
+    ("PQ-INDEX-011", WARNING, "page index",
+     "ColumnIndex null_counts do not add up to the chunk's null_count",
+     "one page's null count +1: every reader reads it right, whole and filtered"),
     ("PQ-INDEX-012", WARNING, "page index", "a ColumnIndex for INT96 under TYPE_ORDER"),
-    ("PQ-INDEX-013", ERROR, "page index", "level histograms of the wrong length"),
+    ("PQ-INDEX-013", WARNING, "page index", "level histograms of the wrong length",
+     "one extra definition-level entry: every reader reads it right, whole and filtered"),
     ("PQ-INDEX-014", WARNING, "page index",
      ("an OffsetIndex but no dictionary_page_offset for the dictionary (parquet-mr < 1.15.0, "
       "Polars < 1.39.0)")),
@@ -194,14 +244,22 @@ RULES = _rules(
     ("PQ-TYPE-008", ERROR, "types",
      "a group annotation on a leaf or a leaf annotation on a group"),
     # -- values (--deep) -------------------------------------------------------------------
-    ("PQ-DEEP-001", ERROR, "values", "a page's values cannot be decoded"),
-    ("PQ-DEEP-002", ERROR, "values", "a value lies outside its page's statistics"),
-    ("PQ-DEEP-003", ERROR, "values", "a value lies outside its column chunk's statistics"),
-    ("PQ-DEEP-004", ERROR, "values", "a value lies outside its ColumnIndex bounds"),
-    ("PQ-DEEP-005", ERROR, "values", "a null count differs from the definition levels"),
+    ("PQ-DEEP-001", ERROR, "values", "a page's values cannot be decoded",
+     "a level run's length prefix 0xffffffff: all four readers fail"),
+    ("PQ-DEEP-002", WARNING, "values", "a value lies outside its page's statistics",
+     ("a page header's max below its values: every reader reads it right, whole and "
+      "filtered (none uses page header statistics)")),
+    ("PQ-DEEP-003", ERROR, "values", "a value lies outside its column chunk's statistics",
+     "chunk max one below the largest value: filtered by it, all four readers miss the row"),
+    ("PQ-DEEP-004", ERROR, "values", "a value lies outside its ColumnIndex bounds",
+     "a page's min above its smallest value: filtered, DuckDB and pqkit miss the row"),
+    ("PQ-DEEP-005", ERROR, "values", "a null count differs from the definition levels",
+     ("chunk null_count equal to its values (all null): DuckDB reads the column as all "
+      "null; filtered by equality, all four readers skip the row group")),
     ("PQ-DEEP-006", ERROR, "values", "a row count differs from the repetition levels"),
     ("PQ-DEEP-007", WARNING, "values", "a bound marked exact is not a value of the page or chunk"),
-    ("PQ-DEEP-008", ERROR, "values", "nan_count differs from the NaNs decoded"),
+    ("PQ-DEEP-008", WARNING, "values", "nan_count differs from the NaNs decoded",
+     "chunk nan_count 1 without NaNs: every reader reads it right, whole and filtered"),
     ("PQ-DEEP-009", INFO, "values",
      "a chunk too large for the read limits: its values were not checked"),
     # -- writer bugs (see writer_bugs.py) ---------------------------------------------------
@@ -329,5 +387,5 @@ class FindingList:
 
 def rules_table():
     """Every rule as a JSON-ready dict, in id order within each area."""
-    return [{"rule": r.id, "severity": r.severity, "area": r.area, "title": r.title}
-            for r in RULES.values()]
+    return [{"rule": r.id, "severity": r.severity, "area": r.area, "title": r.title,
+             "evidence": r.evidence} for r in RULES.values()]

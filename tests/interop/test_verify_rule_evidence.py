@@ -1,0 +1,249 @@
+"""Issue 18: each verify error rule held against what readers do with a file that breaks it.
+
+Every case damages one thing of a small pqkit file (footer field, page header, page index
+entry), reads the result with pyarrow, DuckDB, polars and pqkit -- whole, and through a
+filter that lets them skip row groups and pages by statistics and the page index -- and
+compares the rows with those of the undamaged file (see reader_outcomes.py). A rule that
+makes some reader fail or misread stays an error; a rule that every reader reads through
+right is a warning. The outcomes asserted here are the evidence quoted in the rules'
+entries in pqkit.inspect.verify.findings.
+"""
+import math
+import struct
+import sys
+from pathlib import Path
+
+import pytest
+from reader_outcomes import READERS, outcomes, read_rows
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
+from verify_files import N, edit_index, edit_stats, pages, patch, rewrite_footer, write_base
+
+from pqkit import format as fmt
+from pqkit.format import BoundaryOrder
+from pqkit.inspect.verify import RULES, verify_file
+
+pytestmark = pytest.mark.interop
+X, F, S = 0, 1, 2                         # write_base's columns: x int64, f double, s string
+
+
+def _q(v):
+    return struct.pack("<q", v)
+
+
+def _d(v):
+    return struct.pack("<d", v)
+
+
+def _footer(change):
+    def damage(src, dst):
+        return rewrite_footer(src, dst, lambda raw, _: change(raw))
+    return damage
+
+
+def _meta(raw, column):
+    return raw.row_groups[0].columns[column].meta_data
+
+
+def _set(obj, **fields):
+    for name, value in fields.items():
+        setattr(obj, name, value)
+
+
+def _stats(column, **fields):
+    return lambda src, dst: rewrite_footer(src, dst, edit_stats(column, **fields))
+
+
+def _header(column, index, change):
+    """Re-encode one page header after ``change``; its size must stay the same."""
+    def damage(src, dst):
+        page = pages(src, 0, column)[index]
+        change(page.header)
+        raw = fmt.encode(page.header)
+        assert len(raw) == page.header_size
+        return patch(src, dst, page.offset, raw)
+    return damage
+
+
+def _index(column, kind, change):
+    return lambda src, dst: edit_index(src, dst, column, kind, change)
+
+
+def _grow(column, delta):
+    return _footer(lambda raw: _set(_meta(raw, column), total_compressed_size=_meta(
+        raw, column).total_compressed_size + delta))
+
+
+def _rows(delta):
+    def change(raw):
+        raw.row_groups[0].num_rows += delta
+        raw.num_rows += delta
+    return _footer(change)
+
+
+def _total_order(raw):
+    raw.column_orders[X] = fmt.ColumnOrder(IEEE_754_TOTAL_ORDER=fmt.IEEE754TotalOrder())
+
+
+def _swap_paths(raw):
+    _meta(raw, X).path_in_schema, _meta(raw, F).path_in_schema = ["f"], ["x"]
+
+
+def _flip_value_byte(src, dst):
+    page = pages(src, 0, X)[0]                   # x's dictionary: value 100 at byte 800
+    return patch(src, dst, page.payload_offset + 800, bytes([page.payload[800] ^ 1]))
+
+
+def _garbage_index(kind):
+    """Point a chunk's index at 20 bytes that are no Thrift struct."""
+    blob = b"\x19\xff\xff\xff\xff\x0f" + b"\xff" * 14
+
+    def damage(src, dst):
+        def edit(raw, at):
+            chunk = raw.row_groups[0].columns[X]
+            _set(chunk, **{kind + "_offset": at, kind + "_length": len(blob)})
+        return rewrite_footer(src, dst, edit, blob)
+    return damage
+
+
+OK = ("ok",) * 4
+# name: (rule, file, damage, filter, pyarrow/DuckDB/polars/pqkit whole, the same filtered)
+# Files: "base" (dictionary pages, CRCs, page index), "nocrc" (no CRCs), "v2" (v2 pages).
+WARNINGS = {
+    "path_in_schema swapped": ("PQ-FOOTER-008", "base", _footer(_swap_paths),
+                               ("x", "==", 100), OK, OK),
+    "total order on an int64": ("PQ-ORDER-002", "base", _footer(_total_order),
+                                ("x", "==", 100), OK, OK),
+    "nan_count above values": ("PQ-STATS-010", "base", _stats(F, nan_count=N + 1),
+                               ("f", ">", 5.0), OK, OK),
+    "trailing bytes in chunk": ("PQ-CHUNK-003", "base", _grow(S, 7), ("s", "==", "v0001"),
+                                OK, OK),
+    "boundary order reversed": ("PQ-INDEX-008", "base", _index(X, "column_index", lambda ci: _set(
+        ci, boundary_order=BoundaryOrder.DESCENDING)), ("x", "==", 1100), OK, OK),
+    "ColumnIndex null counts": ("PQ-INDEX-011", "base", _index(S, "column_index", lambda ci: (
+        ci.null_counts.__setitem__(0, ci.null_counts[0] + 1))), ("s", "==", "v0001"), OK, OK),
+    "ColumnIndex histogram length": ("PQ-INDEX-013", "base", _index(
+        S, "column_index", lambda ci: ci.definition_level_histograms.append(0)),
+        ("s", "==", "v0001"), OK, OK),
+    "page max below its values": ("PQ-DEEP-002", "base", _header(X, 1, lambda h: _set(
+        h.data_page_header.statistics, max_value=_q(500), max=_q(500))), ("x", "==", 511),
+        OK, OK),
+    "chunk nan_count wrong": ("PQ-DEEP-008", "base", _stats(F, nan_count=1), ("f", ">", 5.0),
+                              OK, OK),
+}
+
+ERR, WRONG = "error", "wrong"
+ERRORS = {
+    "head magic PAR2": ("PQ-FILE-002", "base", lambda s, d: patch(s, d, 0, b"PAR2"), None,
+                        ("ok", "ok", "ok", ERR), None),
+    "a chunk missing": ("PQ-FOOTER-005", "base", _footer(lambda raw: raw.row_groups[0].columns.pop()),
+                        None, (ERR,) * 4, None),
+    "chunk type FLOAT for DOUBLE": ("PQ-FOOTER-009", "base", _footer(lambda raw: _set(
+        _meta(raw, F), type=fmt.Type.FLOAT)), None, (ERR, "ok", "ok", "ok"), None),
+    "RowGroup.total_byte_size unset": ("PQ-FOOTER-014", "base", _footer(lambda raw: _set(
+        raw.row_groups[0], total_byte_size=None)), None, (ERR, ERR, ERR, "ok"), None),
+    "row group one row short": ("PQ-ROWS-002", "base", _rows(-1), None,
+                                (WRONG, ERR, WRONG, ERR), None),
+    "row group num_rows -1": ("PQ-ROWS-003", "base", _footer(lambda raw: (_set(
+        raw.row_groups[0], num_rows=-1), _set(raw, num_rows=0))), None, (ERR,) * 4, None),
+    "chunk without meta_data": ("PQ-CHUNK-001", "base", _footer(lambda raw: _set(
+        raw.row_groups[0].columns[S], meta_data=None)), None, (ERR,) * 4, None),
+    "chunk past the data": ("PQ-CHUNK-002", "base", _footer(lambda raw: _set(
+        _meta(raw, S), data_page_offset=10**9, dictionary_page_offset=None)), None,
+        (ERR,) * 4, None),
+    "chunk 5 bytes short": ("PQ-CHUNK-003", "base", _grow(S, -5), None,
+                            (ERR, "ok", ERR, ERR), None),
+    "page runs into the next": ("PQ-CHUNK-004", "nocrc", _header(S, 2, lambda h: _set(
+        h, compressed_page_size=h.compressed_page_size + 1,
+        uncompressed_page_size=h.uncompressed_page_size + 1)), None, (ERR,) * 4, None),
+    "uncompressed size +1": ("PQ-PAGE-002", "nocrc", _header(S, 2, lambda h: _set(
+        h, uncompressed_page_size=h.uncompressed_page_size + 1)), None,
+        ("ok", ERR, "ok", ERR), None),
+    "crc field wrong": ("PQ-CRC-001", "base", _header(X, 2, lambda h: _set(h, crc=h.crc ^ 0x10)),
+                        None, ("ok", "ok", "ok", ERR), None),
+    "value byte flipped": ("PQ-CRC-001", "base", _flip_value_byte, None,
+                           (WRONG, WRONG, WRONG, ERR), None),
+    "chunk min above max": ("PQ-STATS-001", "base", _stats(X, min_value=_q(10), max_value=_q(5),
+                                                           min=_q(10), max=_q(5)),
+                            ("x", "==", 100), OK, (WRONG, "ok", WRONG, WRONG)),
+    "chunk max NaN": ("PQ-STATS-002", "base", _stats(F, max_value=_d(math.nan),
+                                                     max=_d(math.nan)),
+                      ("f", ">", 5.0), OK, ("ok", "ok", "ok", WRONG)),
+    "null_count above values": ("PQ-STATS-005", "base", _stats(S, null_count=N + 1),
+                                ("s", "==", "v0001"), OK, ("ok", "ok", "ok", WRONG)),
+    # pq.read_table(filters=...) hangs on this file (pyarrow 26.0.1): no filtered read.
+    "3-byte int64 bound": ("PQ-STATS-006", "base", _stats(X, min_value=b"\1\2\3", min=b"\1\2\3"),
+                           None, (ERR, ERR, "ok", "ok"), None),
+    "chunk max below a page's": ("PQ-STATS-009", "base", _stats(X, max_value=_q(100),
+                                                                max=_q(100)),
+                                 ("x", "==", 2000), OK, (WRONG,) * 4),
+    "OffsetIndex garbage": ("PQ-INDEX-001", "base", _garbage_index("offset_index"), ("x", "==", 2990), OK,
+                            ("ok", "ok", "ok", ERR)),
+    "OffsetIndex page size": ("PQ-INDEX-002", "base", _index(X, "offset_index", lambda oi: _set(
+        oi.page_locations[-1], compressed_page_size=oi.page_locations[-1].compressed_page_size
+        - 1)), ("x", "==", 2990), OK, ("ok", "ok", "ok", ERR)),
+    "OffsetIndex first rows repeat": ("PQ-INDEX-003", "base", _index(
+        X, "offset_index", lambda oi: _set(oi.page_locations[2], first_row_index=oi.page_locations[
+            1].first_row_index)), ("x", "==", 1100), OK, ("ok", "ok", "ok", ERR)),
+    "OffsetIndex span off by 10": ("PQ-INDEX-004", "base", _index(
+        X, "offset_index", lambda oi: _set(oi.page_locations[2], first_row_index=oi.page_locations[
+            2].first_row_index + 10)), ("x", "==", 1030), OK, ("ok", ERR, "ok", WRONG)),
+    "ColumnIndex garbage": ("PQ-INDEX-005", "base", _garbage_index("column_index"), ("x", "==", 2990), OK,
+                            ("ok", "ok", "ok", ERR)),
+    "null page that is not": ("PQ-INDEX-006", "base", _index(S, "column_index", lambda ci: (
+        ci.null_pages.__setitem__(0, True))), ("s", "==", "v0001"), OK,
+        ("ok", WRONG, "ok", WRONG)),
+    "ColumnIndex min above max": ("PQ-INDEX-009", "base", _index(X, "column_index", lambda ci: (
+        ci.min_values.__setitem__(1, _q(2000)))), ("x", "==", 600), OK,
+        ("ok", "ok", "ok", WRONG)),
+    "chunk max below the values": ("PQ-DEEP-003", "base", _stats(X, max_value=_q(N - 2),
+                                                                 max=_q(N - 2)),
+                                   ("x", "==", N - 1), OK, (WRONG,) * 4),
+    "ColumnIndex min above a page's": ("PQ-DEEP-004", "base", _index(
+        X, "column_index", lambda ci: ci.min_values.__setitem__(0, _q(1))), ("x", "==", 0), OK,
+        ("ok", WRONG, "ok", WRONG)),
+    "chunk null_count says all null": ("PQ-DEEP-005", "base", _stats(S, null_count=N),
+                                       ("s", "==", "v0001"), ("ok", WRONG, "ok", "ok"),
+                                       (WRONG,) * 4),
+}
+
+
+@pytest.fixture(scope="module")
+def sources(tmp_path_factory):
+    root = tmp_path_factory.mktemp("evidence")
+    return {"base": write_base(root / "base.parquet"),
+            "nocrc": write_base(root / "nocrc.parquet", write_checksums=False),
+            "v2": write_base(root / "v2.parquet", data_page_version="2.0",
+                             write_checksums=False)}
+
+
+def _observe(sources, tmp_path, cases):
+    """{case: (rule's severities in verify, whole outcomes, filtered outcomes)}."""
+    seen = {}
+    for name, (rule, source, damage, where, _, _) in cases.items():
+        src = sources[source]
+        bad = damage(src, tmp_path / f"{len(seen)}.parquet")
+        report = verify_file(bad, deep=rule.startswith("PQ-DEEP"))
+        severities = {f.severity for f in report.findings if f.rule == rule}
+        whole = outcomes(bad, read_rows("pyarrow", src))
+        filtered = None if where is None else outcomes(bad, read_rows("pyarrow", src, where),
+                                                       where)
+        seen[name] = (severities, tuple(whole[r] for r in READERS),
+                      None if filtered is None else tuple(filtered[r] for r in READERS))
+    return seen
+
+
+def test_rules_every_reader_reads_through_are_warnings(sources, tmp_path):
+    seen = _observe(sources, tmp_path, WARNINGS)
+    assert seen == {name: ({"warning"}, whole, filtered)
+                    for name, (_, _, _, _, whole, filtered) in WARNINGS.items()}
+    for rule, *_ in WARNINGS.values():
+        assert RULES[rule].severity == ("error" if rule == "PQ-CHUNK-003" else "warning")
+
+
+def test_rules_some_reader_trips_on_stay_errors(sources, tmp_path):
+    seen = _observe(sources, tmp_path, ERRORS)
+    assert seen == {name: ({"error"}, whole, filtered)
+                    for name, (_, _, _, _, whole, filtered) in ERRORS.items()}
+    for rule, *_ in ERRORS.values():
+        assert RULES[rule].severity == "error"
