@@ -8,17 +8,32 @@ makes some reader fail or misread stays an error; a rule that every reader reads
 right is a warning. The outcomes asserted here are the evidence quoted in the rules'
 entries in pqkit.inspect.verify.findings.
 """
+import copy
 import math
 import struct
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from reader_outcomes import READERS, outcomes, read_rows
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
-from verify_files import N, edit_index, edit_stats, pages, patch, rewrite_footer, write_base
+from verify_files import (
+    N,
+    dictionary_page,
+    edit_index,
+    edit_stats,
+    hand_built,
+    indices_page,
+    pages,
+    patch,
+    plain_page,
+    rewrite_footer,
+    write_base,
+)
 
+import pqkit
 from pqkit import format as fmt
 from pqkit.format import BoundaryOrder
 from pqkit.inspect.verify import RULES, verify_file
@@ -106,9 +121,52 @@ def _garbage_index(kind):
     return damage
 
 
+def _annotate(**fields):
+    """Set fields of column x's SchemaElement."""
+    return _footer(lambda raw: _set(raw.schema[1], **fields))
+
+
+def _share_chunk(raw):
+    """Column b's chunk becomes a copy of column a's: both read a's bytes."""
+    a, b = raw.row_groups[0].columns
+    b.meta_data = copy.deepcopy(a.meta_data)
+    b.meta_data.path_in_schema = ["b"]
+    for name in ("file_offset", "offset_index_offset", "offset_index_length",
+                 "column_index_offset", "column_index_length"):
+        setattr(b, name, getattr(a, name))
+
+
+def _bloom_header(src):
+    cmd = pqkit.read_metadata(src).raw.row_groups[0].columns[X].meta_data
+    at = cmd.bloom_filter_offset
+    header, used = fmt.decode(fmt.BloomFilterHeader, Path(src).read_bytes()[at:at + 64])
+    return at, header, used
+
+
+def _bloom_bits_cleared(src, dst):
+    at, header, used = _bloom_header(src)
+    return patch(src, dst, at + used, bytes(header.numBytes))
+
+
+def _bloom_bytes_not_blocks(src, dst):
+    at, header, used = _bloom_header(src)
+    header.numBytes -= 31
+    raw = fmt.encode(header)
+    assert len(raw) == used
+    return patch(src, dst, at, raw)
+
+
+def _bloom(**fields):
+    def change(raw):
+        cmd = _meta(raw, X)
+        _set(cmd, **{k: v(cmd) for k, v in fields.items()})
+    return _footer(change)
+
+
 OK = ("ok",) * 4
 # name: (rule, file, damage, filter, pyarrow/DuckDB/polars/pqkit whole, the same filtered)
-# Files: "base" (dictionary pages, CRCs, page index), "nocrc" (no CRCs), "v2" (v2 pages).
+# Files: "base" (dictionary pages, CRCs, page index), "nocrc" (no CRCs), "v2" (v2 pages),
+# "bloom" (base with bloom filters on x and s), "pair" (two equal int64 columns a and b).
 WARNINGS = {
     "path_in_schema swapped": ("PQ-FOOTER-008", "base", _footer(_swap_paths),
                                ("x", "==", 100), OK, OK),
@@ -130,6 +188,8 @@ WARNINGS = {
         OK, OK),
     "chunk nan_count wrong": ("PQ-DEEP-008", "base", _stats(F, nan_count=1), ("f", ">", 5.0),
                               OK, OK),
+    "two columns share one chunk": ("PQ-CHUNK-010", "pair", _footer(_share_chunk),
+                                    ("b", "==", 100), OK, OK),
 }
 
 ERR, WRONG = "error", "wrong"
@@ -205,6 +265,48 @@ ERRORS = {
     "chunk null_count says all null": ("PQ-DEEP-005", "base", _stats(S, null_count=N),
                                        ("s", "==", "v0001"), ("ok", WRONG, "ok", "ok"),
                                        (WRONG,) * 4),
+    "DATE on an INT64": ("PQ-TYPE-001", "base", _annotate(
+        converted_type=fmt.ConvertedType.DATE, logicalType=fmt.LogicalType(DATE=fmt.DateType())),
+        None, ("ok", ERR, ERR, "ok"), None),
+    "DECIMAL(5, 7) on an INT64": ("PQ-TYPE-002", "base", _annotate(
+        converted_type=fmt.ConvertedType.DECIMAL, precision=5, scale=7,
+        logicalType=fmt.LogicalType(DECIMAL=fmt.DecimalType(scale=7, precision=5))),
+        None, (ERR, ERR, ERR, WRONG), None),
+    "INTEGER(32) on an INT64": ("PQ-TYPE-003", "base", _annotate(logicalType=fmt.LogicalType(
+        INTEGER=fmt.IntType(bitWidth=32, isSigned=True))), None, ("ok", "ok", ERR, ERR), None),
+    "LIST on a leaf": ("PQ-TYPE-008", "base", _annotate(
+        converted_type=fmt.ConvertedType.LIST, logicalType=fmt.LogicalType(LIST=fmt.ListType())),
+        None, ("ok", ERR, ERR, "ok"), None),
+    "bloom filter past the data": ("PQ-BLOOM-001", "bloom", _bloom(
+        bloom_filter_offset=lambda cmd: 10**7), ("x", "==", 100), OK, ("ok", "ok", "ok", ERR)),
+    "bloom header garbage": ("PQ-BLOOM-002", "bloom", lambda s, d: patch(
+        s, d, _bloom_header(s)[0], b"\xff\xff\xff"), ("x", "==", 100), OK,
+        ("ok", ERR, "ok", ERR)),
+    "bloom numBytes not blocks": ("PQ-BLOOM-004", "bloom", _bloom_bytes_not_blocks,
+                                  ("x", "==", 100), OK, ("ok", "ok", "ok", ERR)),
+    "bloom length one short": ("PQ-BLOOM-005", "bloom", _bloom(
+        bloom_filter_length=lambda cmd: cmd.bloom_filter_length - 1), ("x", "==", 100), OK,
+        ("ok", "ok", "ok", ERR)),
+    "bloom filter over the pages": ("PQ-BLOOM-006", "bloom", _bloom(
+        bloom_filter_offset=lambda cmd: cmd.data_page_offset), ("x", "==", 100), OK,
+        ("ok", ERR, "ok", ERR)),
+    "bloom bits cleared": ("PQ-BLOOM-007", "bloom", _bloom_bits_cleared, ("x", "==", 100), OK,
+                           ("ok", WRONG, "ok", WRONG)),
+}
+
+# name: (rule, the one chunk's pages of a required INT32 column a, its values, outcomes)
+HAND_BUILT = {
+    "dictionary after a data page": ("PQ-DICT-001", lambda: [
+        plain_page(2, struct.pack("<2i", 7, 8)), dictionary_page([5]), indices_page(3)],
+        [7, 8, 5, 5, 5], ("ok", "ok", ERR, "ok")),
+    "two dictionaries": ("PQ-DICT-002", lambda: [dictionary_page([5]), dictionary_page([6]),
+                                                 indices_page(3)],
+                         [5, 5, 5], (ERR, WRONG, ERR, ERR)),
+    "RLE_DICTIONARY dictionary page": ("PQ-DICT-004", lambda: [
+        dictionary_page([5], fmt.Encoding.RLE_DICTIONARY), indices_page(3)],
+        [5, 5, 5], (ERR, "ok", "ok", ERR)),
+    "PLAIN page 4 bytes short": ("PQ-PAGE-005", lambda: [
+        plain_page(10, struct.pack("<9i", *range(9)))], list(range(10)), (ERR,) * 4),
 }
 
 
@@ -214,7 +316,15 @@ def sources(tmp_path_factory):
     return {"base": write_base(root / "base.parquet"),
             "nocrc": write_base(root / "nocrc.parquet", write_checksums=False),
             "v2": write_base(root / "v2.parquet", data_page_version="2.0",
-                             write_checksums=False)}
+                             write_checksums=False),
+            "bloom": write_base(root / "bloom.parquet", bloom_filter_columns=["x", "s"]),
+            "pair": _pair(root / "pair.parquet")}
+
+
+def _pair(path):
+    values = np.arange(2000, dtype=np.int64)
+    pqkit.write_table({"a": values, "b": values}, str(path), compression="none")
+    return str(path)
 
 
 def _observe(sources, tmp_path, cases):
@@ -223,7 +333,7 @@ def _observe(sources, tmp_path, cases):
     for name, (rule, source, damage, where, _, _) in cases.items():
         src = sources[source]
         bad = damage(src, tmp_path / f"{len(seen)}.parquet")
-        report = verify_file(bad, deep=rule.startswith("PQ-DEEP"))
+        report = verify_file(bad, deep=rule.startswith("PQ-DEEP") or rule == "PQ-BLOOM-007")
         severities = {f.severity for f in report.findings if f.rule == rule}
         whole = outcomes(bad, read_rows("pyarrow", src))
         filtered = None if where is None else outcomes(bad, read_rows("pyarrow", src, where),
@@ -246,4 +356,17 @@ def test_rules_some_reader_trips_on_stay_errors(sources, tmp_path):
     assert seen == {name: ({"error"}, whole, filtered)
                     for name, (_, _, _, _, whole, filtered) in ERRORS.items()}
     for rule, *_ in ERRORS.values():
+        assert RULES[rule].severity == "error"
+
+
+def test_hand_built_chunks_stay_errors(tmp_path):
+    seen = {}
+    for name, (rule, page_list, values, _) in HAND_BUILT.items():
+        bad = hand_built(tmp_path / f"{len(seen)}.parquet", page_list())
+        report = verify_file(bad)
+        result = outcomes(bad, [{"a": v} for v in values])
+        seen[name] = ({f.severity for f in report.findings if f.rule == rule},
+                      tuple(result[r] for r in READERS))
+    assert seen == {name: ({"error"}, want) for name, (_, _, _, want) in HAND_BUILT.items()}
+    for rule, *_ in HAND_BUILT.values():
         assert RULES[rule].severity == "error"

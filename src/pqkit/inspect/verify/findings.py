@@ -117,7 +117,10 @@ RULES = _rules(
      "RowGroup.total_compressed_size is not the sum of its chunks"),
     ("PQ-CHUNK-008", WARNING, "chunk", "dictionary_page_offset/data_page_offset miss their pages"),
     ("PQ-CHUNK-009", WARNING, "chunk", "encodings/encoding_stats disagree with the pages walked"),
-    ("PQ-CHUNK-010", ERROR, "chunk", "two column chunks share bytes"),
+    ("PQ-CHUNK-010", WARNING, "chunk", "two column chunks share bytes",
+     ("column b's chunk pointed at column a's (equal values): every reader reads both "
+      "right, whole and filtered; a chunk that runs into the next one (PQ-CHUNK-003) is "
+      "read right too")),
     ("PQ-CHUNK-011", INFO, "chunk", "an encrypted column: its pages and indexes are not verified"),
     ("PQ-CHUNK-012", WARNING, "chunk", "RowGroup.file_offset is not where its first chunk starts"),
     ("PQ-PAGE-001", WARNING, "page", "a data page holds no values (PARQUET-1531)"),
@@ -125,7 +128,8 @@ RULES = _rules(
      "uncompressed_page_size +1: DuckDB and pqkit refuse the page; pyarrow, polars read it"),
     ("PQ-PAGE-003", ERROR, "page", "a v2 page header's counts or level lengths are impossible"),
     ("PQ-PAGE-004", INFO, "page", "an INDEX_PAGE or unknown page type was skipped"),
-    ("PQ-PAGE-005", ERROR, "page", "a PLAIN page too small for the values it declares"),
+    ("PQ-PAGE-005", ERROR, "page", "a PLAIN page too small for the values it declares",
+     "10 INT32 values in 36 bytes: all four readers fail (polars panics)"),
     ("PQ-PAGE-006", ERROR, "page", "a page that must start a row starts inside one"),
     # -- CRC -----------------------------------------------------------------------------
     ("PQ-CRC-001", ERROR, "crc", "a page's CRC-32 does not match its bytes",
@@ -133,11 +137,16 @@ RULES = _rules(
       "the page; the CRC field wrong: pqkit refuses the page")),
     ("PQ-CRC-002", INFO, "crc", "how many pages carry a CRC"),
     # -- dictionary ----------------------------------------------------------------------
-    ("PQ-DICT-001", ERROR, "dictionary", "a dictionary page comes after a data page"),
-    ("PQ-DICT-002", ERROR, "dictionary", "a column chunk has more than one dictionary page"),
+    ("PQ-DICT-001", ERROR, "dictionary", "a dictionary page comes after a data page",
+     "PLAIN page, dictionary, indices: polars refuses the chunk; the others read it"),
+    ("PQ-DICT-002", ERROR, "dictionary", "a column chunk has more than one dictionary page",
+     ("two dictionaries: pyarrow, polars, pqkit refuse the chunk, DuckDB reads the "
+      "second")),
     ("PQ-DICT-003", ERROR, "dictionary",
      "a dictionary-encoded data page without a dictionary page"),
-    ("PQ-DICT-004", ERROR, "dictionary", "a dictionary page that is not PLAIN encoded"),
+    ("PQ-DICT-004", ERROR, "dictionary", "a dictionary page that is not PLAIN encoded",
+     ("PLAIN bytes labelled RLE_DICTIONARY: pyarrow and pqkit refuse the page; DuckDB, "
+      "polars read it")),
     # -- statistics ----------------------------------------------------------------------
     ("PQ-STATS-001", ERROR, "statistics", "min > max under the column's sort order",
      ("chunk min 10 > max 5: filtered by x == 100, pyarrow, polars and pqkit skip the row "
@@ -200,19 +209,27 @@ RULES = _rules(
       "Polars < 1.39.0)")),
     # -- bloom filters (see bloom_checks.py) ------------------------------------------------
     ("PQ-BLOOM-001", ERROR, "bloom filter",
-     "a bloom filter (header and bitset) lies outside the data before the footer"),
+     "a bloom filter (header and bitset) lies outside the data before the footer",
+     "offset past the file: pqkit's filtered read fails; the others do not probe it"),
     ("PQ-BLOOM-002", ERROR, "bloom filter",
-     "a BloomFilterHeader does not decode or lacks a required field"),
+     "a BloomFilterHeader does not decode or lacks a required field",
+     "three 0xff bytes over the header: filtered, DuckDB and pqkit fail"),
     ("PQ-BLOOM-003", ERROR, "bloom filter",
      "a bloom filter that is not algorithm BLOCK, hash XXHASH, compression UNCOMPRESSED"),
     ("PQ-BLOOM-004", ERROR, "bloom filter",
-     "a bloom filter's numBytes is not a positive multiple of 32 (or exceeds 128 MiB)"),
+     "a bloom filter's numBytes is not a positive multiple of 32 (or exceeds 128 MiB)",
+     "numBytes 31 short of a block: pqkit's filtered read fails; the others read right"),
     ("PQ-BLOOM-005", ERROR, "bloom filter",
-     "bloom_filter_length differs from the header plus numBytes"),
+     "bloom_filter_length differs from the header plus numBytes",
+     ("one byte short: pqkit's filtered read fails; the others read right (ClickHouse "
+      "crashed on such files, ClickHouse #112498)")),
     ("PQ-BLOOM-006", ERROR, "bloom filter",
-     "a bloom filter overlaps column chunk pages, a page index or another bloom filter"),
+     "a bloom filter overlaps column chunk pages, a page index or another bloom filter",
+     ("bloom_filter_offset at the first data page: filtered, DuckDB and pqkit fail on "
+      "the header found there")),
     ("PQ-BLOOM-007", ERROR, "bloom filter",
-     "(--deep) a non-null value of the chunk is absent from its bloom filter"),
+     "(--deep) a non-null value of the chunk is absent from its bloom filter",
+     "bitset cleared: filtered by equality, DuckDB and pqkit skip the row group"),
     # -- size statistics (see size_stats_checks.py) -----------------------------------------
     ("PQ-SIZE-001", ERROR, "size statistics",
      "a SizeStatistics histogram of the wrong length, or a negative level or byte count"),
@@ -234,15 +251,20 @@ RULES = _rules(
     ("PQ-SIZE-007", WARNING, "size statistics",
      "(--deep) a level histogram differs from the levels decoded"),
     # -- logical and physical types -------------------------------------------------------
-    ("PQ-TYPE-001", ERROR, "types", "an annotation on a physical type it cannot annotate"),
-    ("PQ-TYPE-002", ERROR, "types", "DECIMAL precision or scale illegal for its physical type"),
-    ("PQ-TYPE-003", ERROR, "types", "INTEGER bit width illegal or unfit for its physical type"),
+    ("PQ-TYPE-001", ERROR, "types", "an annotation on a physical type it cannot annotate",
+     "DATE on an INT64: DuckDB and polars refuse the file; pyarrow, pqkit read integers"),
+    ("PQ-TYPE-002", ERROR, "types", "DECIMAL precision or scale illegal for its physical type",
+     ("DECIMAL(5, 7) on an INT64: pyarrow, DuckDB, polars refuse the file; pqkit reads "
+      "other values than the integers")),
+    ("PQ-TYPE-003", ERROR, "types", "INTEGER bit width illegal or unfit for its physical type",
+     "INTEGER(32) on an INT64: polars and pqkit refuse the file; pyarrow, DuckDB read it"),
     ("PQ-TYPE-004", WARNING, "types", "ConvertedType and LogicalType disagree"),
     ("PQ-TYPE-005", ERROR, "types", "a FIXED_LEN_BYTE_ARRAY of length 0"),
     ("PQ-TYPE-006", INFO, "types", "a logical type this version does not know"),
     ("PQ-TYPE-007", WARNING, "types", "a LIST or MAP group that does not have the spec's shape"),
     ("PQ-TYPE-008", ERROR, "types",
-     "a group annotation on a leaf or a leaf annotation on a group"),
+     "a group annotation on a leaf or a leaf annotation on a group",
+     "LIST on an INT64 leaf: DuckDB and polars refuse the file; pyarrow, pqkit read it"),
     # -- values (--deep) -------------------------------------------------------------------
     ("PQ-DEEP-001", ERROR, "values", "a page's values cannot be decoded",
      "a level run's length prefix 0xffffffff: all four readers fail"),
