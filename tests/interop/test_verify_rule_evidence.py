@@ -156,6 +156,17 @@ def _bloom_bytes_not_blocks(src, dst):
     return patch(src, dst, at, raw)
 
 
+def _drop_dictionary(src, dst):
+    """Column s's chunk declared from its first data page: its dictionary is left out."""
+    dictionary, first = pages(src, 0, S)[:2]
+
+    def change(raw):
+        cmd = _meta(raw, S)
+        cmd.dictionary_page_offset = None
+        cmd.total_compressed_size -= first.offset - dictionary.offset
+    return _footer(change)(src, dst)
+
+
 def _bloom(**fields):
     def change(raw):
         cmd = _meta(raw, X)
@@ -166,7 +177,9 @@ def _bloom(**fields):
 OK = ("ok",) * 4
 # name: (rule, file, damage, filter, pyarrow/DuckDB/polars/pqkit whole, the same filtered)
 # Files: "base" (dictionary pages, CRCs, page index), "nocrc" (no CRCs), "v2" (v2 pages),
-# "bloom" (base with bloom filters on x and s), "pair" (two equal int64 columns a and b).
+# "bloom" (base with bloom filters on x and s), "pair" (two equal int64 columns a and b),
+# "list" (a list<int64> column l in v2 pages) and "nocrc-v2" (v2 pages) have no page index,
+# so that a wrong num_rows breaks no OffsetIndex rule as well.
 WARNINGS = {
     "path_in_schema swapped": ("PQ-FOOTER-008", "base", _footer(_swap_paths),
                                ("x", "==", 100), OK, OK),
@@ -190,6 +203,11 @@ WARNINGS = {
                               OK, OK),
     "two columns share one chunk": ("PQ-CHUNK-010", "pair", _footer(_share_chunk),
                                     ("b", "==", 100), OK, OK),
+    "v2 num_rows above num_values": ("PQ-PAGE-003", "nocrc-v2", _header(X, 2, lambda h: _set(
+        h.data_page_header_v2, num_rows=h.data_page_header_v2.num_values + 1)),
+        ("x", "==", 1100), OK, OK),
+    "v2 num_rows one short in a list": ("PQ-DEEP-006", "list", _header(0, 1, lambda h: _set(
+        h.data_page_header_v2, num_rows=h.data_page_header_v2.num_rows - 1)), None, OK, None),
 }
 
 ERR, WRONG = "error", "wrong"
@@ -291,7 +309,11 @@ ERRORS = {
         bloom_filter_offset=lambda cmd: cmd.data_page_offset), ("x", "==", 100), OK,
         ("ok", ERR, "ok", ERR)),
     "bloom bits cleared": ("PQ-BLOOM-007", "bloom", _bloom_bits_cleared, ("x", "==", 100), OK,
-                           ("ok", WRONG, "ok", WRONG)),
+                           ("ok", WRONG, "ok", WRONG)),    "dictionary left out of the chunk": ("PQ-DICT-003", "base", _drop_dictionary, None,
+                                         (ERR,) * 4, None),
+    "v2 levels longer than the page": ("PQ-PAGE-003", "v2", _header(S, 1, lambda h: _set(
+        h.data_page_header_v2, definition_levels_byte_length=h.compressed_page_size + 1)),
+        None, (ERR,) * 4, None),
 }
 
 # name: (rule, the one chunk's pages of a required INT32 column a, its values, outcomes)
@@ -317,8 +339,18 @@ def sources(tmp_path_factory):
             "nocrc": write_base(root / "nocrc.parquet", write_checksums=False),
             "v2": write_base(root / "v2.parquet", data_page_version="2.0",
                              write_checksums=False),
+            "nocrc-v2": write_base(root / "v2-plain.parquet", data_page_version="2.0",
+                                   write_checksums=False, write_page_index=False),
             "bloom": write_base(root / "bloom.parquet", bloom_filter_columns=["x", "s"]),
-            "pair": _pair(root / "pair.parquet")}
+            "pair": _pair(root / "pair.parquet"),
+            "list": _lists(root / "list.parquet")}
+
+
+def _lists(path):
+    values = [[i, i + 1] if i % 3 else [] for i in range(3000)]
+    pqkit.write_table({"l": values}, str(path), compression="none", data_page_version="2.0",
+                      data_page_size=2048, write_checksums=False, write_page_index=False)
+    return str(path)
 
 
 def _pair(path):
@@ -348,7 +380,9 @@ def test_rules_every_reader_reads_through_are_warnings(sources, tmp_path):
     assert seen == {name: ({"warning"}, whole, filtered)
                     for name, (_, _, _, _, whole, filtered) in WARNINGS.items()}
     for rule, *_ in WARNINGS.values():
-        assert RULES[rule].severity == ("error" if rule == "PQ-CHUNK-003" else "warning")
+        # the other findings of these two rules stay errors
+        assert RULES[rule].severity == ("error" if rule in ("PQ-CHUNK-003", "PQ-PAGE-003")
+                                        else "warning")
 
 
 def test_rules_some_reader_trips_on_stay_errors(sources, tmp_path):
@@ -370,3 +404,30 @@ def test_hand_built_chunks_stay_errors(tmp_path):
     assert seen == {name: ({"error"}, want) for name, (_, _, _, want) in HAND_BUILT.items()}
     for rule, *_ in HAND_BUILT.values():
         assert RULES[rule].severity == "error"
+
+
+def test_unusable_files_stay_errors(sources, tmp_path):
+    """The rules that end a check (exit code 2): every reader fails too."""
+    src = sources["base"]
+    data = Path(src).read_bytes()
+    footer = int.from_bytes(data[-8:-4], "little")
+    cases = {
+        "PQ-FILE-000": str(tmp_path / "missing.parquet"),
+        "PQ-FILE-001": data[:10],
+        "PQ-FILE-003": data[:-1],
+        "PQ-FOOTER-001": data[:-8] + (len(data) + 10).to_bytes(4, "little") + b"PAR1",
+        "PQ-FOOTER-002": data[:-8 - footer] + b"\x0f" * footer + data[-8:],
+        "PQ-FOOTER-003": None,
+    }
+    cases["PQ-FOOTER-003"] = Path(rewrite_footer(src, tmp_path / "noschema.parquet",
+                                                 lambda raw, _: _set(raw, row_groups=None)))
+    seen = {}
+    for rule, content in cases.items():
+        path = content if not isinstance(content, bytes) else tmp_path / f"{rule}.parquet"
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        report = verify_file(str(path))
+        result = outcomes(path, None)
+        seen[rule] = (report.exit_code, {f.rule for f in report.findings},
+                      tuple(result[r] for r in READERS))
+    assert seen == {rule: (2, {rule}, ("error",) * 4) for rule in cases}

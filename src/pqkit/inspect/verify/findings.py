@@ -126,7 +126,10 @@ RULES = _rules(
     ("PQ-PAGE-001", WARNING, "page", "a data page holds no values (PARQUET-1531)"),
     ("PQ-PAGE-002", ERROR, "page", "an uncompressed page's two sizes differ",
      "uncompressed_page_size +1: DuckDB and pqkit refuse the page; pyarrow, polars read it"),
-    ("PQ-PAGE-003", ERROR, "page", "a v2 page header's counts or level lengths are impossible"),
+    ("PQ-PAGE-003", ERROR, "page",
+     "a v2 page header's counts or level lengths are impossible (a positive num_rows warns)",
+     ("definition levels longer than the page: all four readers fail; num_rows above "
+      "num_values: every reader reads it right, so that finding is a warning")),
     ("PQ-PAGE-004", INFO, "page", "an INDEX_PAGE or unknown page type was skipped"),
     ("PQ-PAGE-005", ERROR, "page", "a PLAIN page too small for the values it declares",
      "10 INT32 values in 36 bytes: all four readers fail (polars panics)"),
@@ -143,7 +146,8 @@ RULES = _rules(
      ("two dictionaries: pyarrow, polars, pqkit refuse the chunk, DuckDB reads the "
       "second")),
     ("PQ-DICT-003", ERROR, "dictionary",
-     "a dictionary-encoded data page without a dictionary page"),
+     "a dictionary-encoded data page without a dictionary page",
+     "the dictionary left out of the chunk's range: all four readers fail"),
     ("PQ-DICT-004", ERROR, "dictionary", "a dictionary page that is not PLAIN encoded",
      ("PLAIN bytes labelled RLE_DICTIONARY: pyarrow and pqkit refuse the page; DuckDB, "
       "polars read it")),
@@ -278,7 +282,9 @@ RULES = _rules(
     ("PQ-DEEP-005", ERROR, "values", "a null count differs from the definition levels",
      ("chunk null_count equal to its values (all null): DuckDB reads the column as all "
       "null; filtered by equality, all four readers skip the row group")),
-    ("PQ-DEEP-006", ERROR, "values", "a row count differs from the repetition levels"),
+    ("PQ-DEEP-006", WARNING, "values", "a row count differs from the repetition levels",
+     ("a list column's v2 num_rows one short (no page index): every reader reads it "
+      "right")),
     ("PQ-DEEP-007", WARNING, "values", "a bound marked exact is not a value of the page or chunk"),
     ("PQ-DEEP-008", WARNING, "values", "nan_count differs from the NaNs decoded",
      "chunk nan_count 1 without NaNs: every reader reads it right, whole and filtered"),
