@@ -14,7 +14,9 @@ import struct
 import sys
 from pathlib import Path
 
+import duckdb
 import numpy as np
+import polars as pl
 import pytest
 from reader_outcomes import READERS, outcomes, read_rows
 
@@ -220,6 +222,11 @@ ERRORS = {
         _meta(raw, F), type=fmt.Type.FLOAT)), None, (ERR, "ok", "ok", "ok"), None),
     "RowGroup.total_byte_size unset": ("PQ-FOOTER-014", "base", _footer(lambda raw: _set(
         raw.row_groups[0], total_byte_size=None)), None, (ERR, ERR, ERR, "ok"), None),
+    "file num_rows 5 more": ("PQ-ROWS-001", "base", _footer(lambda raw: _set(
+        raw, num_rows=raw.num_rows + 5)), None, OK, None),
+    "chunk num_values one more": ("PQ-CHUNK-005", "base", _footer(lambda raw: _set(
+        _meta(raw, X), num_values=_meta(raw, X).num_values + 1)), None,
+        ("ok", ERR, "ok", ERR), None),
     "row group one row short": ("PQ-ROWS-002", "base", _rows(-1), None,
                                 (WRONG, ERR, WRONG, ERR), None),
     "row group num_rows -1": ("PQ-ROWS-003", "base", _footer(lambda raw: (_set(
@@ -391,6 +398,13 @@ def test_rules_some_reader_trips_on_stay_errors(sources, tmp_path):
                     for name, (_, _, _, _, whole, filtered) in ERRORS.items()}
     for rule, *_ in ERRORS.values():
         assert RULES[rule].severity == "error"
+
+
+def test_file_num_rows_misleads_a_count(sources, tmp_path):
+    """PQ-ROWS-001: the rows read are right, but polars counts rows from the footer."""
+    bad = ERRORS["file num_rows 5 more"][2](sources["base"], tmp_path / "rows.parquet")
+    assert pl.scan_parquet(bad).select(pl.len()).collect().item() == N + 5
+    assert duckdb.sql(f"select count(*) from '{bad}'").fetchall() == [(N,)]
 
 
 def test_hand_built_chunks_stay_errors(tmp_path):

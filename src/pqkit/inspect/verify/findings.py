@@ -65,7 +65,8 @@ RULES = _rules(
      "a row group's column chunks do not match the schema's leaves",
      "a chunk dropped: all four readers refuse the file"),
     ("PQ-FOOTER-006", WARNING, "footer", "FileMetaData.version is neither 1 nor 2"),
-    ("PQ-FOOTER-007", ERROR, "footer", "column_orders does not have one entry per leaf column"),
+    ("PQ-FOOTER-007", ERROR, "footer", "column_orders does not have one entry per leaf column",
+     "one entry for two leaves: pyarrow refuses the file ('not enough ColumnOrder')"),
     ("PQ-FOOTER-008", WARNING, "footer",
      "ColumnMetaData.path_in_schema differs from the leaf's path",
      ("two chunks' paths swapped: every reader reads the values right, whole and filtered "
@@ -94,7 +95,9 @@ RULES = _rules(
     ("PQ-ORDER-003", INFO, "order",
      "min_value/max_value without column_orders (meaning undefined)"),
     # -- rows --------------------------------------------------------------------------
-    ("PQ-ROWS-001", ERROR, "rows", "FileMetaData.num_rows is not the sum of the row groups' rows"),
+    ("PQ-ROWS-001", ERROR, "rows", "FileMetaData.num_rows is not the sum of the row groups' rows",
+     ("num_rows 5 too many: every reader reads the rows right, but polars counts "
+      "(pl.len()) 5 rows too many")),
     ("PQ-ROWS-002", ERROR, "rows", "a column chunk holds more or fewer rows than its row group",
      ("row group one row short: pyarrow and polars drop the last row, DuckDB and pqkit "
       "refuse the file")),
@@ -111,7 +114,8 @@ RULES = _rules(
       "page: every reader reads it right, so that finding is a warning")),
     ("PQ-CHUNK-004", ERROR, "chunk", "a page header is malformed or its page runs past the chunk",
      "a page 1 byte longer: all four readers fail on the next page header"),
-    ("PQ-CHUNK-005", ERROR, "chunk", "the data pages' num_values do not add up to the chunk's"),
+    ("PQ-CHUNK-005", ERROR, "chunk", "the data pages' num_values do not add up to the chunk's",
+     "ColumnMetaData.num_values one more: DuckDB and pqkit refuse the file"),
     ("PQ-CHUNK-006", WARNING, "chunk", "total_uncompressed_size disagrees with the pages walked"),
     ("PQ-CHUNK-007", WARNING, "chunk",
      "RowGroup.total_compressed_size is not the sum of its chunks"),
@@ -236,7 +240,8 @@ RULES = _rules(
      "bitset cleared: filtered by equality, DuckDB and pqkit skip the row group"),
     # -- size statistics (see size_stats_checks.py) -----------------------------------------
     ("PQ-SIZE-001", ERROR, "size statistics",
-     "a SizeStatistics histogram of the wrong length, or a negative level or byte count"),
+     "a SizeStatistics histogram of the wrong length, or a negative level or byte count",
+     "a chunk histogram one entry long: pyarrow refuses the file ('histogram size mismatch')"),
     ("PQ-SIZE-002", WARNING, "size statistics",
      "unencoded_byte_array_data_bytes for a column that is not BYTE_ARRAY"),
     # Counts that do not add up are warnings: readers size buffers or plan reads with them
