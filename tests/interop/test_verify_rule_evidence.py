@@ -17,6 +17,8 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from reader_outcomes import READERS, outcomes, read_rows
 
@@ -150,12 +152,28 @@ def _bloom_bits_cleared(src, dst):
     return patch(src, dst, at + used, bytes(header.numBytes))
 
 
+def _bloom_unknown_hash(src, dst):
+    """The hash union's member becomes field 2, which the format does not define: the
+    header is ``15 <numBytes> 1c 1c 00 00 1c 1c 00 00 ...`` and the hash's member is the
+    second 1c of the second group."""
+    at, header, _ = _bloom_header(src)
+    raw = fmt.encode(header)
+    member = raw.index(b"\x1c\x1c\x00\x00", raw.index(b"\x1c\x1c\x00\x00") + 4) + 1
+    return patch(src, dst, at + member, b"\x2c")
+
+
 def _bloom_bytes_not_blocks(src, dst):
     at, header, used = _bloom_header(src)
     header.numBytes -= 31
     raw = fmt.encode(header)
     assert len(raw) == used
     return patch(src, dst, at, raw)
+
+
+def _levels_prefix_broken(src, dst):
+    """Column s's first page: its definition levels' 4-byte length claims 4 GiB."""
+    page = pages(src, 0, S)[0]
+    return patch(src, dst, page.payload_offset, b"\xff" * 4)
 
 
 def _drop_dictionary(src, dst):
@@ -180,6 +198,7 @@ OK = ("ok",) * 4
 # name: (rule, file, damage, filter, pyarrow/DuckDB/polars/pqkit whole, the same filtered)
 # Files: "base" (dictionary pages, CRCs, page index), "nocrc" (no CRCs), "v2" (v2 pages),
 # "bloom" (base with bloom filters on x and s), "pair" (two equal int64 columns a and b),
+# "plain" (base without dictionaries or CRCs), "flba" (a FIXED_LEN_BYTE_ARRAY(4) column b),
 # "list" (a list<int64> column l in v2 pages) and "nocrc-v2" (v2 pages) have no page index,
 # so that a wrong num_rows breaks no OffsetIndex rule as well.
 WARNINGS = {
@@ -307,6 +326,8 @@ ERRORS = {
     "bloom header garbage": ("PQ-BLOOM-002", "bloom", lambda s, d: patch(
         s, d, _bloom_header(s)[0], b"\xff\xff\xff"), ("x", "==", 100), OK,
         ("ok", ERR, "ok", ERR)),
+    "bloom hash not XXHASH": ("PQ-BLOOM-003", "bloom", _bloom_unknown_hash, ("x", "==", 100),
+                              OK, ("ok", "ok", "ok", ERR)),
     "bloom numBytes not blocks": ("PQ-BLOOM-004", "bloom", _bloom_bytes_not_blocks,
                                   ("x", "==", 100), OK, ("ok", "ok", "ok", ERR)),
     "bloom length one short": ("PQ-BLOOM-005", "bloom", _bloom(
@@ -318,6 +339,10 @@ ERRORS = {
     "bloom bits cleared": ("PQ-BLOOM-007", "bloom", _bloom_bits_cleared, ("x", "==", 100), OK,
                            ("ok", WRONG, "ok", WRONG)),    "dictionary left out of the chunk": ("PQ-DICT-003", "base", _drop_dictionary, None,
                                          (ERR,) * 4, None),
+    "level length prefix 0xffffffff": ("PQ-DEEP-001", "plain", _levels_prefix_broken, None,
+                                       (ERR,) * 4, None),
+    "FIXED_LEN_BYTE_ARRAY(0)": ("PQ-TYPE-005", "flba", _footer(lambda raw: _set(
+        raw.schema[1], type_length=0)), None, (ERR,) * 4, None),
     "v2 levels longer than the page": ("PQ-PAGE-003", "v2", _header(S, 1, lambda h: _set(
         h.data_page_header_v2, definition_levels_byte_length=h.compressed_page_size + 1)),
         None, (ERR,) * 4, None),
@@ -349,8 +374,19 @@ def sources(tmp_path_factory):
             "nocrc-v2": write_base(root / "v2-plain.parquet", data_page_version="2.0",
                                    write_checksums=False, write_page_index=False),
             "bloom": write_base(root / "bloom.parquet", bloom_filter_columns=["x", "s"]),
+            "plain": write_base(root / "plain.parquet", write_checksums=False,
+                                use_dictionary=False),
+            "flba": _fixed(root / "flba.parquet"),
             "pair": _pair(root / "pair.parquet"),
             "list": _lists(root / "list.parquet")}
+
+
+def _fixed(path):
+    """100 four-byte values, without statistics (their bounds would break PQ-STATS-006 at
+    length 0 as well)."""
+    table = pa.table({"b": pa.array([b"abcd", b"efgh"] * 50, pa.binary(4))})
+    pq.write_table(table, path, write_statistics=False)
+    return str(path)
 
 
 def _lists(path):
