@@ -176,6 +176,15 @@ def _levels_prefix_broken(src, dst):
     return patch(src, dst, page.payload_offset, b"\xff" * 4)
 
 
+def _row_split(src, dst):
+    """Page 2 of column l starts with repetition level 1: its first value continues the
+    previous page's last row. Its levels open with a bit-packed run (header byte 0x51)
+    whose first bit is that level."""
+    page = pages(src, 0, 0)[2]
+    assert page.payload[0] == 0x51 and page.payload[1] & 1 == 0
+    return patch(src, dst, page.payload_offset + 1, bytes([page.payload[1] | 1]))
+
+
 def _drop_dictionary(src, dst):
     """Column s's chunk declared from its first data page: its dictionary is left out."""
     dictionary, first = pages(src, 0, S)[:2]
@@ -199,8 +208,8 @@ OK = ("ok",) * 4
 # Files: "base" (dictionary pages, CRCs, page index), "nocrc" (no CRCs), "v2" (v2 pages),
 # "bloom" (base with bloom filters on x and s), "pair" (two equal int64 columns a and b),
 # "plain" (base without dictionaries or CRCs), "flba" (a FIXED_LEN_BYTE_ARRAY(4) column b),
-# "list" (a list<int64> column l in v2 pages) and "nocrc-v2" (v2 pages) have no page index,
-# so that a wrong num_rows breaks no OffsetIndex rule as well.
+# "list-index" (a list<int64> column l in v2 pages); "list" (the same) and "nocrc-v2" (v2
+# pages) have no page index, so that a wrong num_rows breaks no OffsetIndex rule as well.
 WARNINGS = {
     "path_in_schema swapped": ("PQ-FOOTER-008", "base", _footer(_swap_paths),
                                ("x", "==", 100), OK, OK),
@@ -343,6 +352,8 @@ ERRORS = {
                                        (ERR,) * 4, None),
     "FIXED_LEN_BYTE_ARRAY(0)": ("PQ-TYPE-005", "flba", _footer(lambda raw: _set(
         raw.schema[1], type_length=0)), None, (ERR,) * 4, None),
+    "page starting inside a row": ("PQ-PAGE-006", "list-index", _row_split, None,
+                                   (ERR, ERR, ERR, ERR), None),
     "v2 levels longer than the page": ("PQ-PAGE-003", "v2", _header(S, 1, lambda h: _set(
         h.data_page_header_v2, definition_levels_byte_length=h.compressed_page_size + 1)),
         None, (ERR,) * 4, None),
@@ -378,7 +389,8 @@ def sources(tmp_path_factory):
                                 use_dictionary=False),
             "flba": _fixed(root / "flba.parquet"),
             "pair": _pair(root / "pair.parquet"),
-            "list": _lists(root / "list.parquet")}
+            "list": _lists(root / "list.parquet"),
+            "list-index": _lists(root / "list-index.parquet", page_index=True)}
 
 
 def _fixed(path):
@@ -389,11 +401,13 @@ def _fixed(path):
     return str(path)
 
 
-def _lists(path):
+def _lists(path, page_index=False):
     values = [[i, i + 1] if i % 3 else [] for i in range(3000)]
     pqkit.write_table({"l": values}, str(path), compression="none", data_page_version="2.0",
-                      data_page_size=2048, write_checksums=False, write_page_index=False)
+                      data_page_size=2048, write_checksums=False,
+                      write_page_index=page_index)
     return str(path)
+
 
 
 def _pair(path):

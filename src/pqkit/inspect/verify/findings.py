@@ -143,7 +143,8 @@ RULES = _rules(
     ("PQ-PAGE-004", INFO, "page", "an INDEX_PAGE or unknown page type was skipped"),
     ("PQ-PAGE-005", ERROR, "page", "a PLAIN page too small for the values it declares",
      "10 INT32 values in 36 bytes: all four readers fail (polars panics)"),
-    ("PQ-PAGE-006", ERROR, "page", "a page that must start a row starts inside one"),
+    ("PQ-PAGE-006", ERROR, "page", "a page that must start a row starts inside one",
+     "a list column's v2 page opening with repetition level 1: all four readers fail"),
     # -- CRC -----------------------------------------------------------------------------
     ("PQ-CRC-001", ERROR, "crc", "a page's CRC-32 does not match its bytes",
      ("a value byte flipped: pyarrow, DuckDB, polars return the wrong value, pqkit refuses "
