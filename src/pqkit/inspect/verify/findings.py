@@ -166,13 +166,15 @@ RULES = _rules(
     ("PQ-STATS-001", ERROR, "statistics", "min > max under the column's sort order",
      ("chunk min 10 > max 5: filtered by x == 100, pyarrow, polars and pqkit skip the row "
       "group and miss the row")),
-    ("PQ-STATS-002", ERROR, "statistics", "a NaN min or max",
-     "chunk max NaN: filtered by f > 5, pqkit skips the row group; the others ignore NaN"),
+    ("PQ-STATS-002", WARNING, "statistics", "a NaN min or max",
+     ("a NaN chunk min or max: every reader ignores it and reads right, whole and "
+      "filtered")),
     ("PQ-STATS-003", WARNING, "statistics",
      "a zero min written as +0.0 or a zero max as -0.0 (readers must allow for it)"),
     ("PQ-STATS-004", WARNING, "statistics", "is_min/max_value_exact inconsistent with the bounds"),
-    ("PQ-STATS-005", ERROR, "statistics", "null_count negative or above the number of values",
-     "null_count above the values: filtered by equality, pqkit skips the row group"),
+    ("PQ-STATS-005", WARNING, "statistics", "null_count negative or above the number of values",
+     ("null_count -5 or above the values: every reader reads right, whole and filtered "
+      "(a count equal to the values that is wrong is PQ-DEEP-005)")),
     ("PQ-STATS-006", ERROR, "statistics", "a bound whose size does not fit the physical type",
      ("a 3-byte INT64 min: pyarrow and DuckDB refuse the file (pq.read_table with a filter "
       "hangs); polars, pqkit read it")),
