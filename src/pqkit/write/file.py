@@ -24,6 +24,7 @@ from pqkit.memory import uses_pool
 from pqkit.schema.arrow_write import encode_arrow_schema
 from pqkit.schema.from_table import parquet_schema
 from pqkit.schema.tree import Schema
+from pqkit.tail import MAGIC
 from pqkit.threads import max_threads
 from pqkit.write.chunk import ChunkOptions, check_encoding
 from pqkit.write.parallel import ChunkJob, encode_chunks
@@ -33,7 +34,6 @@ from pqkit.write.stats import StatisticsAccumulator, column_order
 from pqkit.write.version import adapt_column, adapt_field, check_version, footer_version
 from pqkit.write.sink import discard, open_sink
 
-MAGIC = b"PAR1"
 DEFAULT_ROW_GROUP_SIZE = 1 << 20
 
 
