@@ -27,7 +27,9 @@ def edit_metadata(path, *, key_value_metadata=_KEEP, created_by=_KEEP, column_or
     key_value_metadata : dict or None, optional
         The new key/value metadata (a value may be None to store a key without value);
         ``None`` removes it all. Omitted: unchanged. Merge yourself to keep entries:
-        ``{**pqkit.read_metadata(p).key_value_metadata, "k": "v"}``.
+        ``{**pqkit.read_metadata(p).key_value_metadata, "k": "v"}``. Spark 4.x cannot
+        read a file with a key without value (a NullPointerException in its vectorized
+        reader, which copies the values into ``Set.of``): store ``""`` for Spark's sake.
     created_by : str or None, optional
         The new writer string. Readers use it to decide which statistics to trust, so
         change it only knowingly. Omitted: unchanged.
