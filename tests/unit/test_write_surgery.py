@@ -149,26 +149,35 @@ def test_concat_merges_row_groups_only_without_dictionary_pages(tmp_path):
     assert all("dictionary page" in r for r in result.merges_refused)
 
 
+def _rewrite_chunks(path, change, created_by=None):
+    """Apply ``change(ColumnMetaData)`` to every chunk of ``path`` and rewrite its footer
+    (with ``created_by`` when given)."""
+    data = open(path, "rb").read()
+    existing = read_existing(path)
+    for rg in existing.meta.row_groups:
+        for chunk in rg.columns:
+            change(chunk.meta_data)
+    if created_by is not None:
+        existing.meta.created_by = created_by
+    footer = fmt.encode(existing.meta)
+    open(path, "wb").write(data[:existing.footer_offset] + footer +
+                           struct.pack("<I", len(footer)) + b"PAR1")
+
+
 def _as_parquet_816(path):
     """Rewrite the footer of ``path`` as parquet-mr 1.2.8 wrote it: the dictionary page
     header left out of each chunk's sizes. Returns the header sizes taken off."""
-    data = bytearray(open(path, "rb").read())
-    existing = read_existing(path)
+    data = open(path, "rb").read()
     removed = []
-    for rg in existing.meta.row_groups:
-        for chunk in rg.columns:
-            meta = chunk.meta_data
-            if meta.dictionary_page_offset is None:
-                continue
-            _, used = fmt.decode(fmt.PageHeader, bytes(data), meta.dictionary_page_offset,
-                                 100, 0)
+
+    def shorten(meta):
+        if meta.dictionary_page_offset is not None:
+            _, used = fmt.decode(fmt.PageHeader, data, meta.dictionary_page_offset, 100, 0)
             meta.total_compressed_size -= used
             meta.total_uncompressed_size -= used
             removed.append(used)
-    existing.meta.created_by = "parquet-mr version 1.2.8"
-    footer = fmt.encode(existing.meta)
-    del data[existing.footer_offset:]
-    open(path, "wb").write(bytes(data) + footer + struct.pack("<I", len(footer)) + b"PAR1")
+
+    _rewrite_chunks(path, shorten, created_by="parquet-mr version 1.2.8")
     return removed
 
 
@@ -189,6 +198,26 @@ def test_concat_copies_parquet_816_chunks_with_their_dictionary_headers(tmp_path
              for g in range(4) for c in range(2)]
     assert sizes[:4] == sizes[4:]
     assert verify_file(str(tmp_path / "out.parquet"), deep=True).exit_code == 0
+
+
+def test_concat_sees_dictionary_pages_without_dictionary_page_offset(tmp_path):
+    # parquet-mr before 1.15.0 often pointed data_page_offset at the dictionary page and
+    # left dictionary_page_offset unset (PARQUET-1850): merging such a chunk after
+    # another would put a dictionary page in the middle of a chunk.
+    def as_parquet_1850(meta):
+        meta.data_page_offset = meta.dictionary_page_offset
+        meta.dictionary_page_offset = None
+
+    sources = [str(tmp_path / f"d{i}.parquet") for i in range(2)]
+    for i, p in enumerate(sources):
+        pqkit.write_table({"id": [i * 10 + k % 3 for k in range(10)]}, p, row_group_size=5)
+        _rewrite_chunks(p, as_parquet_1850)
+    result = pqkit.concat(sources, str(tmp_path / "out.parquet"), row_group_size=100)
+    assert result.row_groups_out == 4
+    assert len(result.merges_refused) == 3
+    assert all("dictionary page" in r for r in result.merges_refused)
+    assert pq.read_table(tmp_path / "out.parquet").column("id").to_pylist() == \
+        [k % 3 for k in range(10)] + [10 + k % 3 for k in range(10)]
 
 
 def test_recover_of_garbage_saves_nothing_and_says_where_it_stopped(tmp_path):
