@@ -25,9 +25,16 @@ from pqkit import format as fmt
 from pqkit.errors import CorruptFileError
 from pqkit.format import Encoding, PageType
 
-__all__ = ["chunk_start", "chunk_range", "exact_chunk_range", "has_dictionary_page",
-           "dictionary_segment",
-           "dictionary_header_padding", "MAX_DICT_HEADER", "MAX_OVERRUN"]
+__all__ = [
+    "MAX_DICT_HEADER",
+    "MAX_OVERRUN",
+    "chunk_range",
+    "chunk_start",
+    "dictionary_header_padding",
+    "dictionary_segment",
+    "exact_chunk_range",
+    "has_dictionary_page",
+]
 
 _DICTIONARY_ENCODINGS = (Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY)
 MAX_DICT_HEADER = 100       # bytes: a dictionary page header is never longer

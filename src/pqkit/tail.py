@@ -10,15 +10,22 @@ file is at least 12 bytes. Example: a 1000-byte file ending in
 ``b"\\x2c\\x01\\x00\\x00PAR1"`` (len 300) has its footer at ``[692, 992)``. A file
 whose footer is encrypted ends in ``"PARE"`` instead.
 
-Both roads use this: the read road to open a file, file surgery on the write
-road to find the footer it rewrites.
+Both roads use this: the read road to open a file, the write road to end one
+(:func:`tail_bytes`) and its file surgery to find the footer it rewrites.
 """
 import struct
 
 from pqkit.errors import CorruptFileError, EncryptedFileError
 
-__all__ = ["MAGIC", "MAGIC_ENCRYPTED", "TAIL_SIZE", "MIN_FILE_SIZE", "footer_location",
-           "check_head"]
+__all__ = [
+    "MAGIC",
+    "MAGIC_ENCRYPTED",
+    "MIN_FILE_SIZE",
+    "TAIL_SIZE",
+    "check_head",
+    "footer_location",
+    "tail_bytes",
+]
 
 MAGIC = b"PAR1"
 MAGIC_ENCRYPTED = b"PARE"
@@ -74,3 +81,8 @@ def check_head(head, where=""):
     if bytes(head) != MAGIC:
         raise CorruptFileError(_at(where, f"bad magic {bytes(head)!r} at offset 0 "
                                           "(expected b'PAR1')"))
+
+
+def tail_bytes(footer_length):
+    """The 8 bytes that end a file whose footer has ``footer_length`` bytes."""
+    return struct.pack("<I", footer_length) + MAGIC

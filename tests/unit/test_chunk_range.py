@@ -11,7 +11,7 @@ from pqkit.chunk_range import (MAX_DICT_HEADER, chunk_range, chunk_start,
                                dictionary_header_padding, exact_chunk_range,
                                has_dictionary_page)
 from pqkit.format import Encoding, PageType
-from pqkit.tail import check_head, footer_location
+from pqkit.tail import check_head, footer_location, tail_bytes
 
 OLD_MR = "parquet-mr version 1.2.8"
 
@@ -155,6 +155,11 @@ def _tail(footer_len, magic=b"PAR1"):
 ])
 def test_footer_location(size, tail, where, location):
     assert footer_location(size, tail, where) == location
+
+
+def test_tail_bytes_are_what_footer_location_reads():
+    assert tail_bytes(300) == b"\x2c\x01\x00\x00PAR1"
+    assert footer_location(1000, tail_bytes(300)) == (692, 300)
 
 
 @pytest.mark.parametrize("size, tail, error, message", [

@@ -19,7 +19,7 @@ from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.read.remote import open_source
 from pqkit.read.validate import check_file, check_row_group
 from pqkit.schema.tree import Schema
-from pqkit.tail import MAGIC, MAGIC_ENCRYPTED, MIN_FILE_SIZE, check_head, footer_location
+from pqkit.tail import MIN_FILE_SIZE, check_head, footer_location
 
 
 class FileMetadata:

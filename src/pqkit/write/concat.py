@@ -25,14 +25,14 @@ dictionary page, at its start); :mod:`pqkit.write.chunk_merge` says how their
 metadata combine.
 """
 import os
-import struct
 from dataclasses import dataclass, field
 
 from pqkit import format as fmt
 from pqkit.chunk_range import exact_chunk_range
 from pqkit.errors import CorruptFileError, SchemaError, UnsupportedFeatureError
+from pqkit.tail import MAGIC, tail_bytes
 from pqkit.write.chunk_merge import MergedChunk, can_merge
-from pqkit.write.existing import MAGIC, read_existing, schema_difference
+from pqkit.write.existing import read_existing, schema_difference
 
 COPY_BLOCK = 8 << 20
 
@@ -142,7 +142,7 @@ def _write(files, groups, out, result):
     meta.row_groups = row_groups
     meta.num_rows = sum(rg.num_rows for rg in row_groups)
     footer = fmt.encode(meta)
-    out.write(footer + struct.pack("<I", len(footer)) + MAGIC)
+    out.write(footer + tail_bytes(len(footer)))
     out.flush()
     os.fsync(out.fileno())
     result.num_rows = meta.num_rows

@@ -34,7 +34,6 @@ with SIGKILL right after the named step.
 import json
 import os
 import signal
-import struct
 import zlib
 from dataclasses import dataclass
 
@@ -42,7 +41,7 @@ from pqkit import format as fmt
 from pqkit.errors import CorruptFileError, EncryptedFileError, ParquetError, SchemaError
 from pqkit.schema.logical import leaf_type
 from pqkit.schema.tree import Schema
-from pqkit.tail import MAGIC, TAIL_SIZE, check_head, footer_location
+from pqkit.tail import TAIL_SIZE, check_head, footer_location, tail_bytes
 
 JOURNAL_SUFFIX = ".pqkit-journal"
 KILL_ENV = "PQKIT_SURGERY_KILL_AT"
@@ -196,7 +195,7 @@ class TailSwitch:
         self.file.flush()
         os.fsync(self.file.fileno())
         kill_point("footer")
-        self.write(struct.pack("<I", len(footer)) + MAGIC)
+        self.write(tail_bytes(len(footer)))
         self.file.flush()
         os.fsync(self.file.fileno())
         self.file.close()

@@ -10,7 +10,6 @@ for the next call or ``close``, so memory stays bounded by one row group.
 """
 import os
 import platform
-import struct
 
 from pqkit import datatypes as T
 from pqkit import format as fmt
@@ -24,7 +23,7 @@ from pqkit.memory import uses_pool
 from pqkit.schema.arrow_write import encode_arrow_schema
 from pqkit.schema.from_table import parquet_schema
 from pqkit.schema.tree import Schema
-from pqkit.tail import MAGIC
+from pqkit.tail import MAGIC, tail_bytes
 from pqkit.threads import max_threads
 from pqkit.write.chunk import ChunkOptions, check_encoding
 from pqkit.write.parallel import ChunkJob, encode_chunks
@@ -316,7 +315,7 @@ class ParquetWriter:
             column_orders=[column_order(node) for node in self.schema.columns])
         footer = fmt.encode(meta)
         self._write(footer)
-        self._write(struct.pack("<I", len(footer)) + MAGIC)
+        self._write(tail_bytes(len(footer)))
 
     def _write(self, data):
         self.sink.write(data)
