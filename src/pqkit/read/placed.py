@@ -33,7 +33,6 @@ at bytes 8 and 16 -- and placed to ``[5, 0, 7]`` with validity
 ``[True, False, True]``.
 """
 from dataclasses import dataclass
-from typing import Optional
 
 import numpy as np
 
@@ -71,7 +70,7 @@ class PlacedChunk:
         Rows, and rows holding a value.
     """
     values: np.ndarray
-    validity: Optional[np.ndarray]
+    validity: np.ndarray | None
     num_entries: int
     num_values: int
 
