@@ -2,7 +2,7 @@
 
 :class:`RowGroupReader` knows a file's source, footer and Arrow schema. For a
 row group and a selection of leaves it reads each chunk's byte range
-(:func:`pqkit.read.chunk_range.chunk_range`), decodes its pages
+(:func:`pqkit.chunk_range.chunk_range`), decodes its pages
 (:class:`pqkit.read.chunk.ColumnChunkReader`), assembles levels into validity
 and offsets (:func:`pqkit.levels.assemble`), types the values
 (:func:`pqkit.read.leaf.leaf_column`), nests the leaves into top-level columns
@@ -23,7 +23,7 @@ from pqkit.levels import OPTIONAL, Assembly, NodeLayout, assemble
 from pqkit.read.arrow_restore import ArrowTypes
 from pqkit.read.assemble import Nester
 from pqkit.read.chunk import ChunkData, ColumnChunkReader, empty_values
-from pqkit.read.chunk_range import chunk_range, dictionary_header_padding
+from pqkit.chunk_range import chunk_range, dictionary_header_padding
 from pqkit.read.leaf import INT96_UNITS, leaf_column
 from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.read.placed import flat_numeric
