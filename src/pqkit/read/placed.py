@@ -16,9 +16,11 @@ assembly, scatter):
 * a dictionary-encoded page is gathered from the dictionary into the tail of
   its rows (:func:`pqkit._native.dict_gather.decode_dict_values`, once the
   levels have been counted) and spread the same way;
-* other pages (v2, a first page whose level prefix would land before the
-  buffer) are decompressed into the reader's scratch buffer and their values
-  placed from there.
+* a PLAIN v2 page keeps its levels apart and uncompressed, so its values
+  are decompressed straight into the tail of its rows;
+* other pages (a first page whose level prefix would land before the buffer,
+  anything unusual) are decompressed into the reader's scratch buffer and
+  their values placed from there.
 
 A page without nulls never moves a value: its values are already in their
 rows, and the chunk's validity is None. Any page this path does not take (an
@@ -153,6 +155,9 @@ class PlacedDecoder:
         if h.type == PageType.DATA_PAGE and h.data_page_header.encoding == Encoding.PLAIN \
                 and self._plain_in_place(page, n):
             return
+        if h.type == PageType.DATA_PAGE_V2 and h.data_page_header_v2.encoding == Encoding.PLAIN \
+                and self._plain_v2_in_place(page, n):
+            return
         r = self.reader
         dp = split_data_page(page, r.codec, r.where, 0, self.max_def, scratch=self.scratch)
         body = dp.values
@@ -251,6 +256,38 @@ class PlacedDecoder:
                                  None, end - nbytes, nbytes, self.valid, self.entries)
             if taken < 0 or taken * self.width != nbytes:
                 raise Fallback()
+        self.entries += n
+        self.present += taken
+        return True
+
+    def _plain_v2_in_place(self, page, n):
+        """Decompress a PLAIN v2 page's values (its levels lie before them, never
+        compressed) into the tail of its rows; False when they would not fit there."""
+        sub = page.header.data_page_header_v2
+        rep_len = sub.repetition_levels_byte_length or 0
+        def_len = sub.definition_levels_byte_length or 0
+        nbytes = page.header.uncompressed_page_size - rep_len - def_len
+        out = self._out_start()
+        end = out + n * self.width
+        if rep_len or def_len < 0 or def_len > len(page.payload) or not 0 <= nbytes <= end - out:
+            return False
+        raw = page.payload[def_len:]
+        start = end - nbytes
+        r = self.reader
+        if nbytes and (sub.is_compressed is None or sub.is_compressed) and len(raw):
+            decompress(r.codec, raw, nbytes, out=memoryview(self.raw)[start:end],
+                       where=f"page at offset {page.offset} in {r.where}")
+        elif len(raw) == nbytes:
+            self.raw[start:end] = np.frombuffer(raw, np.uint8)
+        else:
+            return False
+        if not self.max_def:
+            taken = n if nbytes == n * self.width else -1
+        else:
+            taken = place_values(page.payload, 0, def_len, self.max_def, n, self.raw, out,
+                                 self.width, None, start, nbytes, self.valid, self.entries)
+        if taken < 0 or taken * self.width != nbytes:
+            raise Fallback()
         self.entries += n
         self.present += taken
         return True
