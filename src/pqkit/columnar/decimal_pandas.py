@@ -16,9 +16,10 @@ For ``decimal(5, 2)`` unscaled values ``[1234, -5]`` and a null, "float" gives
 ``[12.34, -0.05, nan]`` and "str" gives ``["12.34", "-0.05", None]``. Floats
 are exact to the last bit: an unscaled value within 2**53 and a scale of at
 most 22 are both exact doubles, so one IEEE division rounds correctly; other
-values go through :class:`fractions.Fraction`. Text of scales 0 to 6 (where
-``str(Decimal)`` never uses an exponent) is formatted from the integers; other
-scales through ``decimal``. The options apply to the table's decimal columns;
+values go through :class:`fractions.Fraction`. Text of int64 unscaled values
+at scales 0 to 6 (where ``str(Decimal)`` never uses an exponent) is written
+digit by digit in numpy (:func:`plain_texts`); other values go through
+``decimal``. The options apply to the table's decimal columns;
 decimals nested in lists, structs or maps stay ``Decimal`` objects.
 """
 from decimal import Context, Decimal
@@ -36,6 +37,7 @@ __all__ = ["DECIMAL_OPTIONS", "check_decimals_option", "decimals_as"]
 DECIMAL_OPTIONS = ("decimal", "float", "str")
 _EXACT_INT = 1 << 53
 _PLAIN_SCALES = range(7)
+_INT64_DIGITS = 19             # digits of 2**63
 _WIDE = Context(prec=100)       # scaleb exactly for any decimal128/256 value
 
 
@@ -52,11 +54,48 @@ def decimals_as(col, decimals):
         return col
     if decimals == "float":
         return PrimitiveColumn(T.float64(), decimal_floats(col), col.validity)
-    texts = decimal_texts(col)
-    data = "".join(texts).encode("ascii")
-    offsets = np.zeros(len(texts) + 1, np.int64)
-    np.cumsum([len(t) for t in texts], out=offsets[1:])
-    return BinaryColumn(T.string(), offsets, np.frombuffer(data, np.uint8), col.validity)
+    ints = _int64_values(col)
+    if ints is not None and col.type.scale in _PLAIN_SCALES:
+        offsets, data = plain_texts(ints, col.type.scale)
+    else:
+        texts = decimal_texts(col)
+        offsets = np.zeros(len(texts) + 1, np.int64)
+        np.cumsum([len(t) for t in texts], out=offsets[1:])
+        data = np.frombuffer("".join(texts).encode("ascii"), np.uint8)
+    return BinaryColumn(T.string(), offsets, data, col.validity)
+
+
+def plain_texts(ints, scale):
+    """(offsets, ASCII bytes) of ``str(Decimal)`` for int64 unscaled values at a scale of
+    0 to 6, built column by column in numpy: each value's digits are written
+    right-aligned into a row of the widest text, and each row's used tail is kept."""
+    n = len(ints)
+    negative = ints < 0
+    # |v| as uint64 (also for -2**63): the two's complement negation of the bits.
+    mags = np.where(negative, ~ints.view(np.uint64) + np.uint64(1), ints.view(np.uint64))
+    unit = np.uint64(10 ** scale)
+    whole, frac = mags // unit, mags % unit
+    point = 1 if scale else 0
+    width = 1 + _INT64_DIGITS + point + scale
+    rows = np.full((n, width), ord("0"), np.uint8)
+    for k in range(scale):
+        rows[:, width - 1 - k] = (frac // np.uint64(10 ** k)) % np.uint64(10) + ord("0")
+    if scale:
+        rows[:, width - 1 - scale] = ord(".")
+    last = width - 1 - scale - point          # column of the units digit
+    digits = np.ones(n, np.int64)
+    rest = whole.copy()
+    for k in range(_INT64_DIGITS):
+        rows[:, last - k] = rest % np.uint64(10) + ord("0")
+        rest //= np.uint64(10)
+        if k:
+            digits += whole >= np.uint64(10 ** k)
+    start = last + 1 - digits - negative
+    rows[np.flatnonzero(negative), start[negative]] = ord("-")
+    lengths = width - start
+    offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets, rows[np.arange(width)[None, :] >= start[:, None]]
 
 
 def _int64_values(col):
@@ -87,12 +126,4 @@ def _fraction(unscaled, scale):
 def decimal_texts(col):
     """``str(Decimal)`` of every slot's value (null slots included) as a list of str."""
     scale = col.type.scale
-    ints = _int64_values(col)
-    values = ints.tolist() if ints is not None else col.unscaled()
-    if scale == 0:
-        return [str(i) for i in values]
-    if scale in _PLAIN_SCALES:
-        unit = 10 ** scale
-        return [f"{'-' if i < 0 else ''}{abs(i) // unit}.{abs(i) % unit:0{scale}d}"
-                for i in values]
-    return [str(Decimal(i).scaleb(-scale, _WIDE)) for i in values]
+    return [str(Decimal(i).scaleb(-scale, _WIDE)) for i in col.unscaled()]
