@@ -20,6 +20,7 @@ EXTENSIONS = [
     ("pqkit._native.plain", "cython/pqkit/_native/plain.pyx"),
     ("pqkit._native.take", "cython/pqkit/_native/take.pyx"),
     ("pqkit._native.dict_gather", "cython/pqkit/_native/dict_gather.pyx"),
+    ("pqkit._native.place", "cython/pqkit/_native/place.pyx"),
     ("pqkit._native.delta", "cython/pqkit/_native/delta.pyx"),
     ("pqkit._native.delta_encode", "cython/pqkit/_native/delta_encode.pyx"),
     ("pqkit._native.bss", "cython/pqkit/_native/bss.pyx"),

@@ -96,25 +96,39 @@ def _nested_table(rng, n):
     })
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.function_scoped_fixture])
-@given(seed=st.integers(0, 2**32 - 1), writer=st.sampled_from(["pyarrow", "pqkit"]),
-       page_size=st.sampled_from([64, 300, 4096]), v2=st.booleans(),
-       columns=st.sampled_from([None, ["st"], ["m", "i"], ["l", "s"]]))
-def test_nested_tables_equal_pyarrow_take(tmp_path, seed, writer, page_size, v2, columns):
+# Codec as pqkit names it -> as pyarrow does ("lz4" is LZ4_RAW there), and its enum value.
+CODECS = {"none": ("none", 0), "snappy": ("snappy", 1), "gzip": ("gzip", 2),
+          "zstd": ("zstd", 6), "lz4_raw": ("lz4", 7), "brotli": ("brotli", 4)}
+
+
+# Every codec with each writer, a few random tables each (pages of both versions
+# among them): about 50 small files in all.
+@pytest.mark.parametrize("writer", ["pyarrow", "pqkit"])
+@pytest.mark.parametrize("codec", list(CODECS))
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1), page_size=st.sampled_from([64, 300, 4096]),
+       v2=st.booleans(), columns=st.sampled_from([None, ["st"], ["m", "i"], ["l", "s"]]))
+def test_nested_tables_equal_pyarrow_take(tmp_path, codec, writer, seed, page_size, v2,
+                                          columns):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1, 3000))
     table = _nested_table(rng, n)
     path = tmp_path / f"nested-{seed}.parquet"
     version = "2.0" if v2 else "1.0"
+    arrow_name, codec_id = CODECS[codec]
     if writer == "pyarrow":
         pq.write_table(table, path, row_group_size=max(n // 3, 1), data_page_size=page_size,
-                       write_page_index=True, data_page_version=version)
+                       write_page_index=True, data_page_version=version,
+                       compression=arrow_name)
     else:
         pqkit.write_table(table, path, row_group_size=max(n // 3, 1),
-                          data_page_size=page_size, data_page_version=version)
+                          data_page_size=page_size, data_page_version=version,
+                          compression=codec)
     rows = rng.integers(0, n, int(rng.integers(0, 25)))
     with pqkit.ParquetFile(path) as f:
+        assert {c.meta_data.codec for rg in f.metadata.raw.row_groups
+                for c in rg.columns} == {codec_id}
         taker = RowTaker(f.row_group_reader)
         tops, wanted = select_columns(f.schema, columns)
         got = taker.take(rows, tops, wanted, f.read(columns).slice(0, 0))

@@ -1,16 +1,44 @@
-"""read/chunk_range.py: the one rule for where a column chunk's pages lie."""
+"""chunk_range.py and tail.py, the stage modules both roads share: where a column
+chunk's pages lie (exactly, for copying), whether it starts with a dictionary page,
+and where the footer lies."""
+import struct
+
 import pytest
 
 import pqkit
 from pqkit import format as fmt
-from pqkit.read.chunk_range import (MAX_DICT_HEADER, chunk_range, chunk_start,
-                                    dictionary_header_padding)
+from pqkit.chunk_range import (MAX_DICT_HEADER, chunk_range, chunk_start,
+                               dictionary_header_padding, exact_chunk_range,
+                               has_dictionary_page)
+from pqkit.format import Encoding, PageType
+from pqkit.tail import check_head, footer_location, tail_bytes
+
+OLD_MR = "parquet-mr version 1.2.8"
 
 
-def _chunk(dict_off=None, data_off=None, size=100):
+def _chunk(dict_off=None, data_off=None, size=100, encodings=None):
     meta = fmt.ColumnMetaData(dictionary_page_offset=dict_off, data_page_offset=data_off,
-                              total_compressed_size=size)
+                              total_compressed_size=size, encodings=encodings)
     return fmt.ColumnChunk(file_offset=0, meta_data=meta)
+
+
+def _page_header(page_type):
+    header = fmt.PageHeader(type=page_type, uncompressed_page_size=40, compressed_page_size=40)
+    if page_type == PageType.DICTIONARY_PAGE:
+        header.dictionary_page_header = fmt.DictionaryPageHeader(num_values=5,
+                                                                 encoding=Encoding.PLAIN)
+    else:
+        header.data_page_header = fmt.DataPageHeader(
+            num_values=5, encoding=Encoding.PLAIN, definition_level_encoding=Encoding.RLE,
+            repetition_level_encoding=Encoding.RLE)
+    return fmt.encode(header)
+
+
+def _file_with(first_header, at=4, size=1000):
+    """read(offset, length) of a file of ``size`` bytes with ``first_header`` at ``at``."""
+    data = bytearray(size)
+    data[at:at + len(first_header)] = first_header
+    return lambda offset, length: bytes(data[offset:offset + length])
 
 
 @pytest.mark.parametrize("dict_off, data_off, start", [
@@ -55,3 +83,98 @@ def test_padding_stops_at_the_data_end():
 ])
 def test_parquet_816_padding_by_writer(created_by, pad):
     assert dictionary_header_padding(created_by) == pad
+
+
+@pytest.mark.parametrize("created_by", [None, "parquet-cpp-arrow version 26.0.1",
+                                        "parquet-mr version 1.2.9"])
+def test_exact_range_is_the_declared_range_for_fixed_writers(created_by):
+    read = _file_with(_page_header(PageType.DICTIONARY_PAGE))
+    chunk = _chunk(4, 60, size=100)
+    assert exact_chunk_range(chunk, 1000, "c", created_by, read) == (4, 100)
+
+
+@pytest.mark.parametrize("dict_off, data_off", [(4, 60), (0, 4), (None, 4)])
+def test_exact_range_of_a_parquet_816_chunk_counts_its_dictionary_header(dict_off, data_off):
+    # parquet-mr 1.2.8 left the dictionary page header out of total_compressed_size;
+    # wherever the footer points at the dictionary page from, the header is added.
+    header = _page_header(PageType.DICTIONARY_PAGE)
+    read = _file_with(header)
+    chunk = _chunk(dict_off, data_off, size=100)
+    assert exact_chunk_range(chunk, 1000, "c", OLD_MR, read) == (4, 100 + len(header))
+
+
+def test_exact_range_of_a_parquet_816_chunk_without_dictionary_is_as_declared():
+    read = _file_with(_page_header(PageType.DATA_PAGE))
+    assert exact_chunk_range(_chunk(None, 4), 1000, "c", OLD_MR, read) == (4, 100)
+
+
+def test_exact_range_of_a_parquet_816_chunk_past_the_data_end():
+    header = _page_header(PageType.DICTIONARY_PAGE)
+    read = _file_with(header)
+    with pytest.raises(pqkit.CorruptFileError, match="PARQUET-816.*ends at offset 110"):
+        exact_chunk_range(_chunk(4, 60, size=100), 110, "column a, row group 0", OLD_MR,
+                          read)
+
+
+def test_exact_range_of_a_parquet_816_chunk_without_a_page_header():
+    with pytest.raises(pqkit.CorruptFileError, match="^column a, row group 1: no page header "
+                                                     "at the chunk's start, offset 4"):
+        exact_chunk_range(_chunk(4, 60), 1000, "column a, row group 1", OLD_MR,
+                          lambda offset, length: b"\x15" * length)   # varints never end
+
+
+@pytest.mark.parametrize("chunk, message", [
+    (fmt.ColumnChunk(file_offset=0), "no meta_data"),
+    (_chunk(None, None), "invalid chunk range"),
+    (_chunk(0, 0), "invalid chunk range"),
+])
+def test_exact_range_refuses_missing_offsets(chunk, message):
+    with pytest.raises(pqkit.CorruptFileError, match=message):
+        exact_chunk_range(chunk, 1000, "column a, row group 0", OLD_MR, _file_with(b""))
+
+
+@pytest.mark.parametrize("dict_off, encodings, expected", [
+    (4, [Encoding.PLAIN], True),
+    (None, [Encoding.PLAIN, Encoding.RLE], False),
+    (0, None, False),
+    # PARQUET-1850: no dictionary_page_offset, but dictionary-encoded data pages.
+    (None, [Encoding.RLE_DICTIONARY, Encoding.PLAIN], True),
+    (0, [Encoding.PLAIN_DICTIONARY], True),
+])
+def test_has_dictionary_page(dict_off, encodings, expected):
+    assert has_dictionary_page(_chunk(dict_off, 60, encodings=encodings).meta_data) is expected
+
+
+def _tail(footer_len, magic=b"PAR1"):
+    return struct.pack("<I", footer_len) + magic
+
+
+@pytest.mark.parametrize("size, tail, where, location", [
+    (1000, _tail(300), "", (692, 300)),
+    (12, _tail(0), "", (4, 0)),
+])
+def test_footer_location(size, tail, where, location):
+    assert footer_location(size, tail, where) == location
+
+
+def test_tail_bytes_are_what_footer_location_reads():
+    assert tail_bytes(300) == b"\x2c\x01\x00\x00PAR1"
+    assert footer_location(1000, tail_bytes(300)) == (692, 300)
+
+
+@pytest.mark.parametrize("size, tail, error, message", [
+    (11, b"", pqkit.CorruptFileError, "^f.parquet: file of 11 bytes is too small"),
+    (100, _tail(10, b"PAR2"), pqkit.CorruptFileError, "^f.parquet: bad magic b'PAR2' at offset 96"),
+    (100, _tail(10, b"PARE"), pqkit.EncryptedFileError, "^f.parquet: the file is encrypted"),
+    (100, _tail(89), pqkit.CorruptFileError, "^f.parquet: footer length 89 .* exceeds the file "
+                                             "of 100 bytes"),
+])
+def test_footer_location_errors(size, tail, error, message):
+    with pytest.raises(error, match=message):
+        footer_location(size, tail, "f.parquet")
+
+
+def test_check_head():
+    check_head(b"PAR1")
+    with pytest.raises(pqkit.CorruptFileError, match="^bad magic b'PAR0' at offset 0"):
+        check_head(b"PAR0")

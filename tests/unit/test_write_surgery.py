@@ -2,6 +2,7 @@
 schema checks with the first difference named, row-group merging in concat."""
 import os
 import signal
+import struct
 import subprocess
 import sys
 import textwrap
@@ -10,8 +11,9 @@ import pyarrow.parquet as pq
 import pytest
 
 import pqkit
+from pqkit import format as fmt
 from pqkit.inspect.verify import verify_file
-from pqkit.write.existing import KILL_ENV, STEPS, journal_path
+from pqkit.write.existing import KILL_ENV, STEPS, journal_path, read_existing
 
 SRC = os.path.join(os.path.dirname(__file__), "..", "..", "src")
 OLD = {"id": list(range(50)), "name": [f"n{i}" for i in range(50)]}
@@ -145,6 +147,77 @@ def test_concat_merges_row_groups_only_without_dictionary_pages(tmp_path):
     result = pqkit.concat(dicts, str(tmp_path / "n.parquet"), row_group_size=100)
     assert result.row_groups_out == 4
     assert all("dictionary page" in r for r in result.merges_refused)
+
+
+def _rewrite_chunks(path, change, created_by=None):
+    """Apply ``change(ColumnMetaData)`` to every chunk of ``path`` and rewrite its footer
+    (with ``created_by`` when given)."""
+    data = open(path, "rb").read()
+    existing = read_existing(path)
+    for rg in existing.meta.row_groups:
+        for chunk in rg.columns:
+            change(chunk.meta_data)
+    if created_by is not None:
+        existing.meta.created_by = created_by
+    footer = fmt.encode(existing.meta)
+    open(path, "wb").write(data[:existing.footer_offset] + footer +
+                           struct.pack("<I", len(footer)) + b"PAR1")
+
+
+def _as_parquet_816(path):
+    """Rewrite the footer of ``path`` as parquet-mr 1.2.8 wrote it: the dictionary page
+    header left out of each chunk's sizes. Returns the header sizes taken off."""
+    data = open(path, "rb").read()
+    removed = []
+
+    def shorten(meta):
+        if meta.dictionary_page_offset is not None:
+            _, used = fmt.decode(fmt.PageHeader, data, meta.dictionary_page_offset, 100, 0)
+            meta.total_compressed_size -= used
+            meta.total_uncompressed_size -= used
+            removed.append(used)
+
+    _rewrite_chunks(path, shorten, created_by="parquet-mr version 1.2.8")
+    return removed
+
+
+def test_concat_copies_parquet_816_chunks_with_their_dictionary_headers(tmp_path):
+    new, old = str(tmp_path / "new.parquet"), str(tmp_path / "old.parquet")
+    table = {"id": list(range(40)), "name": [f"n{i % 4}" for i in range(40)]}
+    pqkit.write_table(table, new, row_group_size=20)
+    pqkit.write_table(table, old, row_group_size=20)
+    assert len(_as_parquet_816(old)) == 4
+    assert pq.read_table(old).to_pydict() == table      # readers pad such chunks
+
+    # The output's footer names pqkit, so no reader pads: the copied chunks' sizes must
+    # count the headers, and their bytes must be there.
+    pqkit.concat([new, old], str(tmp_path / "out.parquet"))
+    out = pq.ParquetFile(tmp_path / "out.parquet")
+    assert out.read().to_pydict() == {k: v + v for k, v in table.items()}
+    sizes = [out.metadata.row_group(g).column(c).total_compressed_size
+             for g in range(4) for c in range(2)]
+    assert sizes[:4] == sizes[4:]
+    assert verify_file(str(tmp_path / "out.parquet"), deep=True).exit_code == 0
+
+
+def test_concat_sees_dictionary_pages_without_dictionary_page_offset(tmp_path):
+    # parquet-mr before 1.15.0 often pointed data_page_offset at the dictionary page and
+    # left dictionary_page_offset unset (PARQUET-1850): merging such a chunk after
+    # another would put a dictionary page in the middle of a chunk.
+    def as_parquet_1850(meta):
+        meta.data_page_offset = meta.dictionary_page_offset
+        meta.dictionary_page_offset = None
+
+    sources = [str(tmp_path / f"d{i}.parquet") for i in range(2)]
+    for i, p in enumerate(sources):
+        pqkit.write_table({"id": [i * 10 + k % 3 for k in range(10)]}, p, row_group_size=5)
+        _rewrite_chunks(p, as_parquet_1850)
+    result = pqkit.concat(sources, str(tmp_path / "out.parquet"), row_group_size=100)
+    assert result.row_groups_out == 4
+    assert len(result.merges_refused) == 3
+    assert all("dictionary page" in r for r in result.merges_refused)
+    assert pq.read_table(tmp_path / "out.parquet").column("id").to_pylist() == \
+        [k % 3 for k in range(10)] + [10 + k % 3 for k in range(10)]
 
 
 def test_recover_of_garbage_saves_nothing_and_says_where_it_stopped(tmp_path):

@@ -1,10 +1,10 @@
 """Walking one column chunk's pages from its bytes, for pqinspect pages, layout and dictionary.
 
-The walk starts where :func:`pqkit.read.chunk_range.chunk_range` says the chunk
+The walk starts where :func:`pqkit.chunk_range.chunk_range` says the chunk
 starts and reads page headers until the data pages cover ``num_values``; it
 never raises for a bad page but records a ``problem`` (see
 :func:`pqkit.cli.common.problem`). When the pages run past the declared end
-(PARQUET-816), it goes on up to :data:`~pqkit.read.chunk_range.MAX_OVERRUN`
+(PARQUET-816), it goes on up to :data:`~pqkit.chunk_range.MAX_OVERRUN`
 bytes further.
 """
 
@@ -13,7 +13,7 @@ from pqkit.cli.render import enum_name
 from pqkit.errors import CorruptFileError
 from pqkit.format import CompressionCodec, Encoding, PageType
 from pqkit.page import crc32_signed, walk_pages
-from pqkit.read.chunk_range import MAX_OVERRUN, chunk_range
+from pqkit.chunk_range import MAX_OVERRUN, chunk_range
 from pqkit.statistics import statistics_to_dict
 
 

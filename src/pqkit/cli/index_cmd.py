@@ -24,7 +24,7 @@ from pqkit.cli.common import (
 from pqkit.cli.render import enum_name
 from pqkit.errors import EncryptedFileError, ParquetError
 from pqkit.format import BoundaryOrder
-from pqkit.read.chunk_range import chunk_range
+from pqkit.chunk_range import chunk_range
 from pqkit.read.page_index import (
     index_location,
     page_row_ranges,

@@ -34,7 +34,7 @@ from pqkit.cli.common import VIEWER_STYLE, add_style_arguments, style_of
 from pqkit.cli.opening import open_parquet
 from pqkit.cli.row_view import CELL_WIDTH, print_rows, short_cell
 from pqkit.errors import ParquetError
-from pqkit.read.chunk_range import chunk_start
+from pqkit.chunk_range import chunk_start
 from pqkit.textio.render import (
     JSON_TEXT,
     cell_text,

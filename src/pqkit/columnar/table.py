@@ -220,7 +220,8 @@ class Table:
         return [dict(zip(names, row)) for row in zip(*lists)]
 
     @uses_pool
-    def to_pandas(self, strings=None, self_destruct=False, ignore_metadata=False):
+    def to_pandas(self, strings=None, self_destruct=False, ignore_metadata=False,
+                  decimals="decimal"):
         """A pandas DataFrame; dtypes as documented in :mod:`pqkit.columnar.to_pandas`.
 
         When the table's metadata holds a ``pandas`` entry (tables made from a
@@ -245,6 +246,10 @@ class Table:
         ignore_metadata : bool, default False
             Disregard the ``pandas`` entry: a RangeIndex, the column names as
             labels and the default dtypes.
+        decimals : {"decimal", "float", "str"}, default "decimal"
+            Decimal columns as ``decimal.Decimal`` objects (as pyarrow gives them),
+            as float64 (the nearest double, NaN for nulls) or as their text in the
+            ``strings`` dtype; see :mod:`pqkit.columnar.decimal_pandas`.
 
         Raises
         ------
@@ -258,15 +263,18 @@ class Table:
         >>> t.to_pandas(strings="object")["s"].tolist()            # doctest: +SKIP
         ['a', None]
         """
+        from pqkit.columnar.decimal_pandas import check_decimals_option, decimals_as
         from pqkit.columnar.pandas_metadata import pandas_metadata_of
         from pqkit.columnar.pandas_restore import build_frame, recorded_series
         from pqkit.columnar.to_pandas import check_strings_option, pandas_module
         pd = pandas_module()
         if strings is not None:
             check_strings_option(strings)
+        check_decimals_option(decimals)
         meta = None if ignore_metadata else pandas_metadata_of(self._metadata)
         names = self.column_names
-        series = [recorded_series(pd, c, None if meta is None else meta.columns.get(name),
+        series = [recorded_series(pd, decimals_as(c, decimals),
+                                  None if meta is None else meta.columns.get(name),
                                   strings, self_destruct)
                   for name, c in zip(names, self._columns)]
         if self_destruct:

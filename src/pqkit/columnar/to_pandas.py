@@ -16,7 +16,9 @@ dictionary                  ``category``                          same (fails on
                                                                   or repeated values)
 list / fixed_size_list      object: numpy arrays (see below)      same
 struct                      object: dicts                         same
-decimal                     object: ``decimal.Decimal``           same
+decimal                     object: ``decimal.Decimal``;          same
+                            float64 or text with ``decimals=``
+                            (:mod:`~pqkit.columnar.decimal_pandas`)
 everything else             object: the ``to_pylist()`` values    same (intervals as
                                                                   ``DateOffset``)
 ==========================  ====================================  ======================

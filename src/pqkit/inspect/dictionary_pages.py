@@ -29,7 +29,7 @@ from pqkit.errors import CorruptFileError, EncodingError, EncryptedFileError
 from pqkit.format import Encoding, PageType, Type
 from pqkit.page import RawPage, crc32_signed, decompress_page
 from pqkit.read import values as V
-from pqkit.read.chunk_range import chunk_range, dictionary_header_padding
+from pqkit.chunk_range import chunk_range, dictionary_header_padding
 from pqkit.read.leaf import leaf_column
 from pqkit.schema.logical import leaf_type
 

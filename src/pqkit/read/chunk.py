@@ -31,6 +31,7 @@ from pqkit.page import (
 )
 from pqkit.read.level_decoder import LevelDecoder
 from pqkit.read.options import DEFAULT_OPTIONS
+from pqkit.read.placed import Fallback, PlacedDecoder
 from pqkit.read.value_decoder import ValueDecoder, empty_values
 
 __all__ = ["ChunkData", "ColumnChunkReader", "empty_values"]
@@ -108,7 +109,25 @@ class ColumnChunkReader:
                     decompress_page, page, self.codec, self.where, scratch=Scratch()))
         return values.dictionary
 
-    def _decode(self, segments, exact):
+    def read_dictionary_page(self, page, scratch):
+        """The values (FixedValues or BinaryValues) of dictionary page ``page``."""
+        values = ValueDecoder(self.physical, self.type_length, 0, 0, self.where)
+        values.read_dictionary(page, functools.partial(
+            decompress_page, page, self.codec, self.where, scratch=scratch))
+        return values.dictionary
+
+    def read_placed(self, data, offset):
+        """Decode a whole chunk of a flat numeric column (:func:`placed.flat_numeric`)
+        straight into its rows: a :class:`~pqkit.read.placed.PlacedChunk`, or None when
+        the chunk needs the general path (:meth:`read`)."""
+        pages, held, _ = self._walk([(data, offset)], exact=True)
+        try:
+            return PlacedDecoder(self, held).decode(pages)
+        except Fallback:
+            return None
+
+    def _walk(self, segments, exact):
+        """(pages, level entries they hold, stored bytes), every limit checked."""
         n = self.num_values
         size = sum(len(d) for d, _ in segments)
         # Walk every page header before allocating: the buffers are sized by what the
@@ -125,6 +144,10 @@ class ColumnChunkReader:
                                    f"impossible for a chunk of {size} bytes")
         self.options.check("max_chunk_bytes", held * self._bytes_per_entry(),
                            f"bytes of levels and values for {held} entries", self.where)
+        return pages, held, size
+
+    def _decode(self, segments, exact):
+        pages, held, size = self._walk(segments, exact)
         levels = LevelDecoder(self.max_rep, self.max_def, held, self.where, whole_chunk=exact)
         values = ValueDecoder(self.physical, self.type_length, held, size, self.where)
         scratch = Scratch()

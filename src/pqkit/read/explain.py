@@ -16,7 +16,7 @@ The result is a plain dict (``pqinspect explain --json`` prints it)::
                      "bytes_avoided": 1234}, ...],
      "totals": {...}}
 """
-from pqkit.read.chunk_range import dictionary_segment
+from pqkit.chunk_range import dictionary_segment
 from pqkit.read.file import ParquetFile
 from pqkit.read.filtered import WHOLE_CHUNK, FilteredReader
 from pqkit.read.page_index import read_offset_index

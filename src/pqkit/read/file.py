@@ -383,10 +383,12 @@ def _descend(table, path):
 
 
 def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings=None,
-                verify_checksums=True, storage_options=None, use_threads=True, options=None):
+                verify_checksums=True, storage_options=None, use_threads=True, options=None,
+                decimals="decimal"):
     """Read a Parquet file straight into a pandas DataFrame.
 
-    The same frame as ``read_table(...).to_pandas(strings=strings)``, without the
+    The same frame as ``read_table(...).to_pandas(strings=strings, decimals=decimals)``
+    (``decimals``: "decimal", "float" or "str"), without the
     copy: the decoded numeric buffers become the DataFrame's (the Table never
     escapes). Parameters as :func:`read_table` (``options``: the resource limits of
     :class:`pqkit.ReadOptions`) and :meth:`Table.to_pandas`; the
@@ -405,7 +407,7 @@ def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings=
                                           f.schema.names)
         table = f.read(columns=columns, row_groups=row_groups, filters=filters,
                        use_threads=use_threads)
-    return table.to_pandas(strings=strings, self_destruct=True)
+    return table.to_pandas(strings=strings, self_destruct=True, decimals=decimals)
 
 
 def _with_index_columns(columns, key_value_metadata, names):

@@ -18,8 +18,8 @@ leaf would read without decoding anything, from the same functions.
 import numpy as np
 
 from pqkit.columnar.table import Table
+from pqkit.chunk_range import dictionary_segment
 from pqkit.errors import CorruptFileError
-from pqkit.read.chunk_range import dictionary_segment
 from pqkit.read.filters import (bound_decoder, check_values, chunk_may_match, filter_leaves,
                                 normalize, row_mask)
 from pqkit.read.page_index import page_row_ranges, read_offset_index

@@ -11,18 +11,15 @@ but the Python objects of a row group are built when it is first used.
 """
 import dataclasses
 import gc
-import struct
 
 from pqkit import format as fmt
-from pqkit.errors import CorruptFileError, EncryptedFileError, SchemaError
+from pqkit.errors import SchemaError
 from pqkit.read.metadata import RowGroupMetaData, format_version_name, key_values
 from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.read.remote import open_source
 from pqkit.read.validate import check_file, check_row_group
 from pqkit.schema.tree import Schema
-
-MAGIC = b"PAR1"
-MAGIC_ENCRYPTED = b"PARE"
+from pqkit.tail import MIN_FILE_SIZE, check_head, footer_location
 
 
 class FileMetadata:
@@ -166,28 +163,13 @@ def read_metadata_from(src, options=DEFAULT_OPTIONS):
     """Read the footer of an open source (local or remote), reading the last
     ``options.tail_read`` bytes speculatively, within the Thrift limits of ``options``."""
     size = src.size
-    if size < 12:
-        raise CorruptFileError(f"file of {size} bytes is too small to be Parquet (at least 12)")
     tail_len = min(size, max(options.tail_read, 12))
-    tail = src.read(size - tail_len, tail_len)
-    magic = tail[-4:]
-    if magic == MAGIC_ENCRYPTED:
-        raise EncryptedFileError(
-            "the file is encrypted (footer magic 'PARE'): pqkit cannot decrypt Parquet "
-            "modular encryption")
-    if magic != MAGIC:
-        raise CorruptFileError(
-            f"bad magic {magic!r} at offset {size - 4}: not a Parquet file (expected b'PAR1')")
+    tail = src.read(size - tail_len, tail_len) if size >= MIN_FILE_SIZE else b""
+    footer_offset, footer_len = footer_location(size, tail)
     # On an object store the leading magic would cost a request of its own; the trailing
     # magic and a footer that decodes and validates are the evidence there (as in Arrow).
-    head = src.read(0, 4) if not src.ranged or tail_len == size else MAGIC
-    if head != MAGIC:
-        raise CorruptFileError(f"bad magic {head!r} at offset 0 (expected b'PAR1')")
-    footer_len = struct.unpack("<I", tail[-8:-4])[0]
-    footer_offset = size - 8 - footer_len
-    if footer_offset < 4:
-        raise CorruptFileError(
-            f"footer length {footer_len} (at offset {size - 8}) exceeds the file of {size} bytes")
+    if not src.ranged or tail_len == size:
+        check_head(src.read(0, 4))
     if footer_len <= tail_len - 8:
         buf = tail[tail_len - 8 - footer_len:tail_len - 8]
     else:

@@ -4,7 +4,7 @@ For each selected row group (after pruning by chunk statistics when there is a
 filter) a plan names every range the read may touch:
 
 * the column chunk of each selected leaf and of each filtered leaf
-  (:func:`pqkit.read.chunk_range.chunk_range`, the one rule for a chunk's bytes);
+  (:func:`pqkit.chunk_range.chunk_range`, the one rule for a chunk's bytes);
 * with a filter, the ColumnIndex and OffsetIndex of those chunks, which decide
   which pages the read decodes.
 
@@ -16,7 +16,7 @@ requests.
 """
 from collections import namedtuple
 
-from pqkit.read.chunk_range import chunk_range
+from pqkit.chunk_range import chunk_range
 from pqkit.read.page_index import index_location
 from pqkit.read.row_group import where_of
 

@@ -30,7 +30,7 @@ from pqkit.bloom import MAX_BYTES as MAX_BLOOM_BYTES
 from pqkit.bloom import parse_bloom_filter
 from pqkit.errors import CorruptFileError
 from pqkit.format import ConvertedType, Encoding, PageType, Type
-from pqkit.read.chunk_range import dictionary_segment
+from pqkit.chunk_range import dictionary_segment
 from pqkit.read.filters import PY_OPS, chunk_statistics, term_may_match
 from pqkit.read.page_index import page_row_ranges, read_column_index, read_offset_index
 from pqkit.read.row_group import where_of

@@ -2,7 +2,7 @@
 
 :class:`RowGroupReader` knows a file's source, footer and Arrow schema. For a
 row group and a selection of leaves it reads each chunk's byte range
-(:func:`pqkit.read.chunk_range.chunk_range`), decodes its pages
+(:func:`pqkit.chunk_range.chunk_range`), decodes its pages
 (:class:`pqkit.read.chunk.ColumnChunkReader`), assembles levels into validity
 and offsets (:func:`pqkit.levels.assemble`), types the values
 (:func:`pqkit.read.leaf.leaf_column`), nests the leaves into top-level columns
@@ -19,13 +19,15 @@ from pqkit import datatypes as T
 from pqkit.columnar.table import Table
 from pqkit.errors import CorruptFileError, EncryptedFileError
 from pqkit.format import Type
-from pqkit.levels import OPTIONAL, assemble
+from pqkit.levels import OPTIONAL, Assembly, NodeLayout, assemble
 from pqkit.read.arrow_restore import ArrowTypes
 from pqkit.read.assemble import Nester
 from pqkit.read.chunk import ChunkData, ColumnChunkReader, empty_values
-from pqkit.read.chunk_range import chunk_range, dictionary_header_padding
+from pqkit.chunk_range import chunk_range, dictionary_header_padding
 from pqkit.read.leaf import INT96_UNITS, leaf_column
 from pqkit.read.options import DEFAULT_OPTIONS
+from pqkit.read.placed import flat_numeric
+from pqkit.read.values import FixedValues
 from pqkit.schema.logical import leaf_type
 
 __all__ = ["RowGroupReader"]
@@ -37,6 +39,17 @@ def _path_repetitions(node):
         reps.append(int(node.repetition))
         node = node.parent
     return reps[::-1]
+
+
+def placed_leaf(node, placed, type_):
+    """(assembly, typed leaf column) of a flat chunk decoded into its rows: one slot per
+    row at every node of the path, the validity on its one OPTIONAL node."""
+    n, validity = placed.num_entries, placed.validity
+    nodes = tuple(NodeLayout(rep, n, validity if rep == OPTIONAL else None)
+                  for rep in _path_repetitions(node))
+    asm = Assembly(nodes, n, placed.num_values, None)
+    own = validity if node.repetition == OPTIONAL else None
+    return asm, leaf_column(type_, node.physical_type, FixedValues(placed.values), None, own, n)
 
 
 def where_of(node, g):
@@ -75,6 +88,9 @@ class RowGroupReader:
         self.arrow = ArrowTypes.from_metadata(metadata.key_value_metadata)
         # parquet-mr before 1.2.9 left the dictionary page header out of chunk sizes.
         self.pad = dictionary_header_padding(metadata.created_by)
+        # Flat numeric chunks decode straight into their rows (pqkit.read.placed); the
+        # general path is the reference the tests compare it with.
+        self.fused = True
 
     def with_source(self, source):
         """A reader of the same file that takes its bytes from ``source``."""
@@ -134,12 +150,16 @@ class RowGroupReader:
             raise CorruptFileError(f"{where}: definition levels call for {asm.num_values} "
                                    f"values but the pages hold {len(chunk.values)}")
         validity = asm.leaf.validity if node.repetition == OPTIONAL else None
+        col = leaf_column(self.leaf_type(node), node.physical_type, chunk.values,
+                          asm.value_mask, validity, asm.leaf.length)
+        return asm, col
+
+    def leaf_type(self, node):
+        """The data type leaf ``node`` is read as (INT96 timestamps in the read's unit)."""
         type_ = leaf_type(node)
         if node.physical_type == Type.INT96 and isinstance(type_, T.TimestampType):
             type_ = T.timestamp(self.int96_unit)
-        col = leaf_column(type_, node.physical_type, chunk.values, asm.value_mask,
-                          validity, asm.leaf.length)
-        return asm, col
+        return type_
 
     def nest_one(self, top, leaves):
         """(field, column) of top-level node ``top`` from its leaves, Arrow types restored."""
@@ -168,7 +188,22 @@ class RowGroupReader:
     def decode_leaf(self, g, node):
         """(assembled levels, typed leaf column) of leaf ``node`` in row group ``g``: the
         unit of work :mod:`pqkit.read.parallel` runs on several threads."""
+        if self.fused and flat_numeric(node):
+            placed = self.read_placed(g, node)
+            if placed is not None:
+                return placed_leaf(node, placed, self.leaf_type(node))
         return self.leaf(node, self.read_chunk(g, node), where_of(node, g))
+
+    def read_placed(self, g, node):
+        """A flat numeric chunk decoded into its rows (:mod:`pqkit.read.placed`), or None
+        when it needs the general path."""
+        chunk = self.column_chunk(g, node)
+        if chunk.meta_data.num_values == 0:
+            return None
+        start, length = chunk_range(chunk, self.metadata.footer_offset, where_of(node, g),
+                                    self.pad)
+        return self.chunk_reader(g, node).read_placed(self.source.read_view(start, length),
+                                                      start)
 
     def group_table(self, g, tops, leaves):
         """Row group ``g``'s Table from its decoded leaves (``{path: decode_leaf(...)}``)."""

@@ -12,7 +12,7 @@ Two passes, so that opening a file stays as fast as decoding its footer:
 elements), :func:`check_row_group` when a reader first uses a row group
 (its chunks' metadata; row groups are decoded lazily). Where a chunk's pages
 lie, and whether that range fits before the footer, is
-:mod:`pqkit.read.chunk_range`'s rule, applied when the chunk is read.
+:mod:`pqkit.chunk_range`'s rule, applied when the chunk is read.
 
 Inspection tools (``pqinspect``, ``verify``) read the raw metadata without
 these checks, to report every problem rather than stop at the first.

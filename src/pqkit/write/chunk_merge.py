@@ -22,14 +22,11 @@ import numpy as np
 
 from pqkit import format as fmt
 from pqkit.bloom import parse_bloom_filter, read_bloom_filter_header
+from pqkit.chunk_range import has_dictionary_page
 from pqkit.errors import CorruptFileError
 from pqkit.write.page_index import boundary_order, sort_key
 
 MAX_INDEX_BYTES = 64 << 20
-
-
-def has_dictionary_page(meta):
-    return meta.dictionary_page_offset is not None and meta.dictionary_page_offset >= 4
 
 
 def can_merge(earlier, later):

@@ -25,13 +25,14 @@ dictionary page, at its start); :mod:`pqkit.write.chunk_merge` says how their
 metadata combine.
 """
 import os
-import struct
 from dataclasses import dataclass, field
 
 from pqkit import format as fmt
+from pqkit.chunk_range import exact_chunk_range
 from pqkit.errors import CorruptFileError, SchemaError, UnsupportedFeatureError
+from pqkit.tail import MAGIC, tail_bytes
 from pqkit.write.chunk_merge import MergedChunk, can_merge
-from pqkit.write.existing import MAGIC, read_existing, schema_difference
+from pqkit.write.existing import read_existing, schema_difference
 
 COPY_BLOCK = 8 << 20
 
@@ -141,7 +142,7 @@ def _write(files, groups, out, result):
     meta.row_groups = row_groups
     meta.num_rows = sum(rg.num_rows for rg in row_groups)
     footer = fmt.encode(meta)
-    out.write(footer + struct.pack("<I", len(footer)) + MAGIC)
+    out.write(footer + tail_bytes(len(footer)))
     out.flush()
     os.fsync(out.fileno())
     result.num_rows = meta.num_rows
@@ -166,7 +167,7 @@ def _copy_group(files, handles, members, out, ordinal, result):
         for fi, gi, rg, rows_before in parts:
             f = files[fi]
             where = f"{f.path}: column {f.schema.columns[c].dotted_path}, row group {gi}"
-            begin, length = _chunk_span(rg.columns[c], f.data_end, where)
+            begin, length = _chunk_span(f, handles[fi], rg.columns[c], where)
             delta = out.tell() - begin
             _copy(handles[fi], out, begin, length)
             result.bytes_copied += length
@@ -180,21 +181,29 @@ def _copy_group(files, handles, members, out, ordinal, result):
     return rg, merged
 
 
-def _chunk_span(chunk, data_end, where):
-    """(start, length) of a chunk's pages (the rule of pqkit.read.chunk_range)."""
+def _chunk_span(f, handle, chunk, where):
+    """(start, length) of a chunk's pages, exactly (:func:`pqkit.chunk_range.exact_chunk_range`).
+
+    A chunk of a PARQUET-816 file comes out with sizes that count its dictionary
+    page header, so the result is right whatever writer its footer names.
+    """
     if chunk.file_path is not None:
         raise UnsupportedFeatureError(f"{where}: chunk stored in another file "
                                       f"({chunk.file_path!r}) cannot be copied")
-    meta = chunk.meta_data
-    if meta is None:
+    if chunk.meta_data is None:
         raise UnsupportedFeatureError(f"{where}: no meta_data (encrypted column?)")
-    offsets = [o for o in (meta.dictionary_page_offset, meta.data_page_offset)
-               if o is not None and o >= 4]
-    length = meta.total_compressed_size
-    if not offsets or length is None or length < 0 or min(offsets) + length > data_end:
-        raise CorruptFileError(f"{where}: chunk at offset {offsets and min(offsets)} with "
-                               f"{length} bytes does not lie before the footer at {data_end}")
-    return min(offsets), length
+
+    def read(offset, length):
+        handle.seek(offset)
+        return handle.read(length)
+
+    start, length = exact_chunk_range(chunk, f.data_end, where, f.meta.created_by, read)
+    meta = chunk.meta_data
+    missing = length - meta.total_compressed_size
+    if missing:
+        meta.total_compressed_size += missing
+        meta.total_uncompressed_size = (meta.total_uncompressed_size or 0) + missing
+    return start, length
 
 
 def _copy(src, out, offset, length):

@@ -34,7 +34,6 @@ with SIGKILL right after the named step.
 import json
 import os
 import signal
-import struct
 import zlib
 from dataclasses import dataclass
 
@@ -42,8 +41,8 @@ from pqkit import format as fmt
 from pqkit.errors import CorruptFileError, EncryptedFileError, ParquetError, SchemaError
 from pqkit.schema.logical import leaf_type
 from pqkit.schema.tree import Schema
+from pqkit.tail import TAIL_SIZE, check_head, footer_location, tail_bytes
 
-MAGIC = b"PAR1"
 JOURNAL_SUFFIX = ".pqkit-journal"
 KILL_ENV = "PQKIT_SURGERY_KILL_AT"
 STEPS = ("journal", "partial", "body", "footer", "tail", "done")
@@ -84,26 +83,16 @@ def read_existing(path):
         The footer is encrypted.
     """
     with open(path, "rb") as f:
-        f.seek(0, os.SEEK_END)
-        size = f.tell()
-        if size < 12:
-            raise CorruptFileError(f"{path}: {size} bytes is too small for Parquet "
-                                   "(at least 12)")
-        f.seek(0)
-        head = f.read(4)
-        f.seek(size - 8)
-        tail = f.read(8)
-        footer_len, magic = struct.unpack("<I", tail[:4])[0], tail[4:]
-        if magic == b"PARE":
-            raise EncryptedFileError(f"{path}: encrypted footer (PARE): cannot be edited")
-        if head != MAGIC or magic != MAGIC:
-            raise CorruptFileError(f"{path}: bad magic {head!r} at offset 0 or {magic!r} at "
-                                   f"offset {size - 4} (expected b'PAR1'); "
-                                   "pqkit.recover may save its row groups")
-        offset = size - 8 - footer_len
-        if offset < 4:
-            raise CorruptFileError(f"{path}: footer length {footer_len} at offset {size - 8} "
-                                   f"exceeds the file of {size} bytes")
+        size = f.seek(0, os.SEEK_END)
+        f.seek(max(0, size - TAIL_SIZE))
+        try:
+            offset, footer_len = footer_location(size, f.read(TAIL_SIZE), path)
+            f.seek(0)
+            check_head(f.read(4), path)
+        except EncryptedFileError:
+            raise
+        except CorruptFileError as exc:     # a writer that crashed leaves such a tail
+            raise CorruptFileError(f"{exc}; pqkit.recover may save its row groups") from None
         f.seek(offset)
         buf = f.read(footer_len)
     meta, _ = fmt.decode(fmt.FileMetaData, buf, 0, len(buf), offset)
@@ -206,7 +195,7 @@ class TailSwitch:
         self.file.flush()
         os.fsync(self.file.fileno())
         kill_point("footer")
-        self.write(struct.pack("<I", len(footer)) + MAGIC)
+        self.write(tail_bytes(len(footer)))
         self.file.flush()
         os.fsync(self.file.fileno())
         self.file.close()

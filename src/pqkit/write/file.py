@@ -10,7 +10,6 @@ for the next call or ``close``, so memory stays bounded by one row group.
 """
 import os
 import platform
-import struct
 
 from pqkit import datatypes as T
 from pqkit import format as fmt
@@ -24,6 +23,7 @@ from pqkit.memory import uses_pool
 from pqkit.schema.arrow_write import encode_arrow_schema
 from pqkit.schema.from_table import parquet_schema
 from pqkit.schema.tree import Schema
+from pqkit.tail import MAGIC, tail_bytes
 from pqkit.threads import max_threads
 from pqkit.write.chunk import ChunkOptions, check_encoding
 from pqkit.write.parallel import ChunkJob, encode_chunks
@@ -33,7 +33,6 @@ from pqkit.write.stats import StatisticsAccumulator, column_order
 from pqkit.write.version import adapt_column, adapt_field, check_version, footer_version
 from pqkit.write.sink import discard, open_sink
 
-MAGIC = b"PAR1"
 DEFAULT_ROW_GROUP_SIZE = 1 << 20
 
 
@@ -316,7 +315,7 @@ class ParquetWriter:
             column_orders=[column_order(node) for node in self.schema.columns])
         footer = fmt.encode(meta)
         self._write(footer)
-        self._write(struct.pack("<I", len(footer)) + MAGIC)
+        self._write(tail_bytes(len(footer)))
 
     def _write(self, data):
         self.sink.write(data)

@@ -8,11 +8,11 @@ new file, the data bytes are copied and the new footer written after them.
 """
 import os
 import shutil
-import struct
 
 from pqkit import format as fmt
 from pqkit.errors import SchemaError
-from pqkit.write.existing import MAGIC, TailSwitch, finish_interrupted, read_existing
+from pqkit.tail import tail_bytes
+from pqkit.write.existing import TailSwitch, finish_interrupted, read_existing
 
 _KEEP = object()
 
@@ -27,7 +27,9 @@ def edit_metadata(path, *, key_value_metadata=_KEEP, created_by=_KEEP, column_or
     key_value_metadata : dict or None, optional
         The new key/value metadata (a value may be None to store a key without value);
         ``None`` removes it all. Omitted: unchanged. Merge yourself to keep entries:
-        ``{**pqkit.read_metadata(p).key_value_metadata, "k": "v"}``.
+        ``{**pqkit.read_metadata(p).key_value_metadata, "k": "v"}``. Spark 4.x cannot
+        read a file with a key without value (a NullPointerException in its vectorized
+        reader, which copies the values into ``Set.of``): store ``""`` for Spark's sake.
     created_by : str or None, optional
         The new writer string. Readers use it to decide which statistics to trust, so
         change it only knowingly. Omitted: unchanged.
@@ -74,7 +76,7 @@ def edit_metadata(path, *, key_value_metadata=_KEEP, created_by=_KEEP, column_or
     with open(tmp, "r+b") as out:
         out.truncate(existing.footer_offset)
         out.seek(existing.footer_offset)
-        out.write(footer + struct.pack("<I", len(footer)) + MAGIC)
+        out.write(footer + tail_bytes(len(footer)))
         out.flush()
         os.fsync(out.fileno())
     os.replace(tmp, dest)

@@ -28,7 +28,6 @@ indexes and bloom filters are not rebuilt.
 """
 import mmap
 import os
-import struct
 from dataclasses import dataclass, field
 
 from pqkit import format as fmt
@@ -37,7 +36,8 @@ from pqkit.format import Encoding, PageType
 from pqkit.schema.arrow_write import encode_arrow_schema
 from pqkit.schema.from_table import parquet_schema
 from pqkit.schema.tree import Schema
-from pqkit.write.existing import MAGIC, read_existing
+from pqkit.tail import MAGIC, tail_bytes
+from pqkit.write.existing import read_existing
 from pqkit.write.file import created_by
 from pqkit.write.page_scan import DICTIONARY_ENCODINGS, detect_codec, page_fit, scan_pages
 from pqkit.write.stats import column_order
@@ -263,7 +263,7 @@ def _write(dest, src, groups, tree, elements, kv, orders, result):
             row_groups=row_groups, key_value_metadata=kv, created_by=created_by(),
             column_orders=orders or [column_order(n) for n in tree.columns])
         footer = fmt.encode(meta)
-        out.write(footer + struct.pack("<I", len(footer)) + MAGIC)
+        out.write(footer + tail_bytes(len(footer)))
         out.flush()
         os.fsync(out.fileno())
     os.replace(tmp, dest)

@@ -31,7 +31,7 @@ from pqkit.format import CompressionCodec, Encoding, PageType, Type
 from pqkit.inspect.verify.findings import Where
 from pqkit.inspect.verify.footer_rules import usable_chunk
 from pqkit.page import crc32_signed, walk_pages
-from pqkit.read.chunk_range import MAX_OVERRUN, chunk_range, chunk_start
+from pqkit.chunk_range import MAX_OVERRUN, chunk_range, chunk_start
 
 # How far past a chunk's declared end pages are looked for (PARQUET-816; a dictionary
 # page header is far smaller).

@@ -42,7 +42,7 @@ from pqkit.inspect.verify.findings import (
 from pqkit.inspect.verify.ordering import orderings
 from pqkit.inspect.verify.paths import expand_paths
 from pqkit.inspect.verify.writer_bugs import WriterTrust
-from pqkit.read.chunk_range import chunk_start
+from pqkit.chunk_range import chunk_start
 from pqkit.read.remote import open_source
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE = 0, 1, 2

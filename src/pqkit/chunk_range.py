@@ -10,15 +10,33 @@ which must end before the footer. Example: ``dictionary_page_offset=4``,
 
 parquet-mr before 1.2.9 left the dictionary page header out of
 ``total_compressed_size`` (PARQUET-816); readers of such files ask for
-:func:`dictionary_header_padding` extra bytes, as far as the data goes.
+:func:`dictionary_header_padding` extra bytes, as far as the data goes. Whoever
+copies a chunk elsewhere (``pqkit.concat``) needs its exact end instead, so
+:func:`exact_chunk_range` adds the size of the dictionary page header it finds
+at the chunk's start: with a 21-byte header the example's ``[4, 304)`` becomes
+``[4, 325)``.
+
+Both roads use this module: the read road to fetch a chunk, file surgery on the
+write road to copy one.
 """
 import re
 
+from pqkit import format as fmt
 from pqkit.errors import CorruptFileError
+from pqkit.format import Encoding, PageType
 
-__all__ = ["chunk_start", "chunk_range", "dictionary_segment", "dictionary_header_padding",
-           "MAX_DICT_HEADER", "MAX_OVERRUN"]
+__all__ = [
+    "MAX_DICT_HEADER",
+    "MAX_OVERRUN",
+    "chunk_range",
+    "chunk_start",
+    "dictionary_header_padding",
+    "dictionary_segment",
+    "exact_chunk_range",
+    "has_dictionary_page",
+]
 
+_DICTIONARY_ENCODINGS = (Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY)
 MAX_DICT_HEADER = 100       # bytes: a dictionary page header is never longer
 # Inspectors walk up to this many bytes past a chunk's declared end, to tell a PARQUET-816
 # chunk (its pages run on) from a corrupt one.
@@ -31,6 +49,19 @@ def chunk_start(meta):
     offsets = [o for o in (meta.dictionary_page_offset, meta.data_page_offset)
                if o is not None and o >= 4]
     return min(offsets) if offsets else None
+
+
+def has_dictionary_page(meta):
+    """Whether a chunk (ColumnMetaData ``meta``) starts with a dictionary page.
+
+    True when ``dictionary_page_offset`` is valid, and also when it is not but the
+    chunk lists a dictionary encoding: its data pages then need a dictionary page,
+    which parquet-mr before 1.15.0 placed at ``data_page_offset`` (PARQUET-1850).
+    """
+    offset = meta.dictionary_page_offset
+    if offset is not None and offset >= 4:
+        return True
+    return any(e in _DICTIONARY_ENCODINGS for e in meta.encodings or ())
 
 
 def dictionary_segment(meta, first_data_offset):
@@ -82,6 +113,48 @@ def chunk_range(chunk, data_end, where, pad=0):
             f"{where}: chunk at offset {start} with {length} bytes runs past the end of the "
             f"data, which ends at offset {data_end}")
     return start, length + max(0, min(pad, data_end - start - length))
+
+
+def exact_chunk_range(chunk, data_end, where, created_by, read):
+    """(offset, length) of exactly a ColumnChunk's pages, for copying them.
+
+    As :func:`chunk_range`, except for a file of a PARQUET-816 writer
+    (:func:`dictionary_header_padding` of ``created_by`` is not 0) whose chunk
+    starts with a dictionary page: its length then includes that page's header,
+    which ``total_compressed_size`` left out.
+
+    Parameters
+    ----------
+    chunk, data_end, where
+        As for :func:`chunk_range`.
+    created_by : str or None
+        The footer's ``created_by``.
+    read : callable
+        ``read(offset, length) -> bytes`` of the file (fewer bytes at its end).
+
+    Raises
+    ------
+    CorruptFileError
+        As :func:`chunk_range`; or the dictionary page header is undecodable, or the
+        chunk with its header runs past ``data_end``.
+    """
+    start, length = chunk_range(chunk, data_end, where)
+    if not dictionary_header_padding(created_by):
+        return start, length
+    head = bytes(read(start, min(MAX_DICT_HEADER, data_end - start)))
+    try:
+        header, used = fmt.decode(fmt.PageHeader, head, 0, len(head), start)
+    except CorruptFileError as exc:
+        raise CorruptFileError(f"{where}: no page header at the chunk's start, offset "
+                               f"{start}: {exc}") from None
+    if header.type != PageType.DICTIONARY_PAGE:
+        return start, length
+    if start + length + used > data_end:
+        raise CorruptFileError(
+            f"{where}: chunk at offset {start} with {length} bytes and its dictionary page "
+            f"header of {used} bytes (PARQUET-816) runs past the end of the data, which ends "
+            f"at offset {data_end}")
+    return start, length + used
 
 
 def dictionary_header_padding(created_by):

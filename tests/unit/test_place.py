@@ -1,0 +1,181 @@
+"""Definition levels -> validity and placed values in one pass, against the unfused path.
+
+Kernel level: :func:`pqkit._native.place.place_values` (values from a separate
+buffer, or in place from the tail of the rows) and ``count_present`` must give
+what the unfused steps give -- the levels decoded by ``decode_hybrid``, their
+mask, and the dense values scattered by :func:`pqkit.levels.expand_values` --
+for RLE and bit-packed runs (runs longer than the entries wanted included), and
+-1 for corrupt levels or too few values.
+
+Chunk level: a flat numeric column read through :mod:`pqkit.read.placed`
+(``RowGroupReader.fused``, the default) must equal the general path's read of
+the same file, for random null patterns, pages of a few rows (page boundaries
+anywhere), PLAIN and dictionary pages, v1 and v2 pages and each codec.
+"""
+import io
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tests.reference import rle_ref as ref
+
+import pqkit
+from pqkit import datatypes as T
+from pqkit._native.place import count_present, place_values
+from pqkit.encodings.rle import decode_hybrid
+from pqkit.levels import expand_values
+
+FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+DTYPES = [np.int32, np.int64, np.float32, np.float64]
+
+
+@st.composite
+def levels_pages(draw):
+    """(hybrid-encoded 0/1 levels, entries wanted): RLE and bit-packed runs at width 1."""
+    body, total = b"", 0
+    for _ in range(draw(st.integers(1, 6))):
+        if draw(st.booleans()):
+            n = draw(st.integers(1, 300))
+            body += ref.rle_run(draw(st.integers(0, 1)), n, 1)
+        else:
+            values = draw(st.lists(st.integers(0, 1), min_size=1, max_size=300))
+            n = len(values)
+            body += ref.packed_run(values, 1)
+        total += n
+    return body, draw(st.integers(0, total))
+
+
+def unfused(levels, count, dense):
+    """(rows, validity) the unfused way: decode, mask, scatter."""
+    decoded = np.empty(count, np.int16)
+    decode_hybrid(levels, 0, len(levels), 1, count, decoded, 0)
+    mask = decoded == 1
+    return expand_values(dense[:int(mask.sum())], mask), mask
+
+
+@FAST
+@given(page=levels_pages(), dtype=st.sampled_from(DTYPES), seed=st.integers(0, 2**32 - 1))
+def test_place_equals_unfused(page, dtype, seed):
+    levels, count = page
+    rng = np.random.default_rng(seed)
+    want_rows, want_valid = unfused(levels, count, rng.integers(1, 100, count).astype(dtype))
+    present = int(want_valid.sum())
+    dense = np.asarray(want_rows[want_valid], dtype)
+    width = np.dtype(dtype).itemsize
+    assert count_present(levels, 0, len(levels), 1, count) == present
+    # From a separate buffer, into rows 3.. of a larger output.
+    out = np.full(count + 5, -1, dtype)
+    valid = np.full(count + 5, 7, np.uint8)
+    got = place_values(levels, 0, len(levels), 1, count, out.view(np.uint8), 3 * width, width,
+                       dense.view(np.uint8), 0, present * width, valid, 3)
+    assert got == present
+    np.testing.assert_array_equal(out[3:3 + count], want_rows)
+    assert valid[3:3 + count].tolist() == want_valid.astype(np.uint8).tolist()
+    assert out[:3].tolist() == [-1] * 3 and out[3 + count:].tolist() == [-1, -1]
+    # In place: the dense values stored at the tail of the page's rows.
+    rows = np.full(count, -1, dtype)
+    rows[count - present:] = dense
+    valid = np.empty(count, np.uint8)
+    got = place_values(levels, 0, len(levels), 1, count, rows.view(np.uint8), 0, width,
+                       None, (count - present) * width, present * width, valid, 0)
+    assert got == present
+    np.testing.assert_array_equal(rows, want_rows)
+    assert valid.astype(bool).tolist() == want_valid.tolist()
+
+
+@FAST
+@given(page=levels_pages())
+def test_too_few_values_is_a_fault(page):
+    levels, count = page
+    present = count_present(levels, 0, len(levels), 1, count)
+    if present == 0:
+        return
+    out = np.zeros(count, np.int64)
+    valid = np.zeros(count, np.uint8)
+    short = np.zeros(present - 1, np.int64).view(np.uint8)
+    assert place_values(levels, 0, len(levels), 1, count, out.view(np.uint8), 0, 8, short, 0,
+                        len(short), valid, 0) == -1
+
+
+def test_docstring_example():
+    levels = bytes.fromhex("02010305")
+    out = np.zeros(5, np.int64)
+    valid = np.zeros(5, np.uint8)
+    src = np.array([7, 8, 9], np.int64).view(np.uint8)
+    assert count_present(levels, 0, 4, 1, 5) == 3
+    assert place_values(levels, 0, 4, 1, 5, out.view(np.uint8), 0, 8, src, 0, 24, valid, 0) == 3
+    assert out.tolist() == [7, 8, 0, 9, 0]
+    assert valid.tolist() == [1, 1, 0, 1, 0]
+
+
+@pytest.mark.parametrize("levels, why", [
+    (bytes.fromhex("0402"), "an RLE level above max_def 1"),
+    (bytes.fromhex("0a"), "an RLE run without its value byte"),
+    (bytes.fromhex("03"), "a bit-packed group without its byte"),
+    (bytes.fromhex("020103"), "a run of 1, then a bit-packed group without its byte"),
+    (bytes.fromhex("00"), "an empty run"),
+    (b"", "no levels for 4 entries"),
+])
+def test_corrupt_levels_are_faults(levels, why):
+    out = np.zeros(4, np.int64)
+    valid = np.zeros(4, np.uint8)
+    src = np.zeros(4, np.int64).view(np.uint8)
+    assert count_present(levels, 0, len(levels), 1, 4) == -1, why
+    assert place_values(levels, 0, len(levels), 1, 4, out.view(np.uint8), 0, 8, src, 0, 32,
+                        valid, 0) == -1, why
+
+
+def test_in_place_values_before_their_rows_are_refused():
+    levels = ref.rle_run(1, 4, 1)
+    rows = np.arange(8, dtype=np.int64)
+    valid = np.zeros(4, np.uint8)
+    # Four values starting one row before the page's first row: refused, nothing moved.
+    assert place_values(levels, 0, len(levels), 1, 4, rows.view(np.uint8), 16, 8, None, 8,
+                        32, valid, 0) == -1
+    assert rows.tolist() == list(range(8))
+
+
+# --- whole chunks: placed read == general read -------------------------------------------
+TYPES = {np.int32: T.int32(), np.int64: T.int64(), np.float32: T.float32(),
+         np.float64: T.float64()}
+
+
+def read_both(buf):
+    fused = pqkit.ParquetFile(io.BytesIO(buf))
+    general = pqkit.ParquetFile(io.BytesIO(buf))
+    general.row_group_reader.fused = False
+    # The placed path is taken for every chunk (a fallback would compare the general
+    # path with itself).
+    node = fused.schema.columns[0]
+    for g in range(fused.metadata.num_row_groups):
+        if fused.metadata.row_group(g).num_rows:
+            assert fused.row_group_reader.read_placed(g, node) is not None
+    return fused.read(use_threads=False), general.read(use_threads=False)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dtype=st.sampled_from(DTYPES), n=st.integers(0, 400),
+       null_rate=st.sampled_from([0.0, 0.05, 0.5, 0.95, 1.0]),
+       distinct=st.sampled_from([3, 1000]), page_size=st.sampled_from([64, 512, 1 << 20]),
+       dictionary=st.booleans(), version=st.sampled_from(["1.0", "2.0"]),
+       codec=st.sampled_from([None, "snappy", "zstd", "gzip"]), nullable=st.booleans(),
+       seed=st.integers(0, 2**32 - 1))
+def test_placed_chunk_equals_general_path(dtype, n, null_rate, distinct, page_size, dictionary,
+                                          version, codec, nullable, seed):
+    rng = np.random.default_rng(seed)
+    values = rng.integers(-distinct, distinct, n).astype(dtype)
+    nulls = rng.random(n) < null_rate if nullable else np.zeros(n, bool)
+    column = [None if z else v.item() for v, z in zip(values, nulls)]
+    schema = [T.Field("c", TYPES[dtype], nullable=nullable)]
+    sink = io.BytesIO()
+    pqkit.write_table({"c": column}, sink, schema=schema, compression=codec,
+                      use_dictionary=dictionary, data_page_size=page_size,
+                      data_page_version=version, row_group_size=max(n // 2, 1))
+    fused, general = read_both(sink.getvalue())
+    assert fused.to_pydict() == general.to_pydict() == {"c": column}
+    a, b = fused.column(0), general.column(0)
+    assert a.values.dtype == b.values.dtype == np.dtype(dtype)
+    assert a.null_count == b.null_count == int(nulls.sum())
+    present = ~nulls
+    np.testing.assert_array_equal(a.values[present], b.values[present])
