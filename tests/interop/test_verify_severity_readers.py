@@ -5,16 +5,14 @@ and too few column orders (PQ-FOOTER-007) make Arrow C++ refuse the file: errors
 import sys
 from pathlib import Path
 
-import duckdb
-import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from reader_outcomes import READERS, read_rows
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
 from verify_files import edit_index, move_count, rewrite_footer, size_statistics_edit, write_base
 
-import pqkit
 from pqkit.inspect.verify import verify_file
 
 S = 2                                     # write_base's columns: x int64, f double, s string
@@ -62,13 +60,7 @@ def base(tmp_path_factory):
 
 def readers(path):
     """Rows as read by each reader."""
-    path = str(path)
-    return {
-        "pyarrow": pq.read_table(path).to_pylist(),
-        "duckdb": duckdb.sql(f"select * from '{path}'").to_arrow_table().to_pylist(),
-        "polars": pl.read_parquet(path).to_arrow().to_pylist(),
-        "pqkit": pqkit.read_table(path).to_pylist(),
-    }
+    return {reader: read_rows(reader, path) for reader in READERS}
 
 
 @pytest.mark.interop

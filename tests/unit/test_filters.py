@@ -159,3 +159,21 @@ _terms = st.one_of(
 def test_pruning_is_sound(dnf, writer):
     got = pqkit.read_table(FILES[writer], columns=["x"], filters=dnf).to_pydict()
     _same(got, _expected(dnf, ["x"]))
+
+
+@pytest.mark.parametrize("shift, rows", [(-512, 1024), (10, 502)])
+def test_offset_index_rows_that_miss_the_pages_read_are_corrupt(tmp_path, shift, rows):
+    """A first_row_index that repeats its predecessor's (PQ-INDEX-003) or lies 10 rows late
+    (PQ-INDEX-004) makes the pages chosen for a filter hold other rows than the index
+    says: a CorruptFileError naming the OffsetIndex, not an IndexError or wrong rows."""
+    from verify_files import edit_index, write_base
+
+    base = write_base(tmp_path / "base.parquet")
+
+    def move(oi):
+        oi.page_locations[2].first_row_index += shift
+
+    bad = edit_index(base, tmp_path / "moved.parquet", 0, "offset_index", move)
+    with pytest.raises(pqkit.CorruptFileError, match="OffsetIndex of column x, row group 0: "
+                       f"the pages read hold 512 rows, their first_row_index entries give {rows}"):
+        pqkit.read_table(bad, filters=[("x", "==", 1030)])

@@ -92,8 +92,9 @@ def test_wrong_total_compressed_size(base, tmp_path, delta):
 
     report = verify_file(rewrite_footer(base, tmp_path / "size.parquet", edit))
     (f,) = findings(report, "PQ-CHUNK-003")
-    assert f.severity == "error" and f.column == "f" and "total_compressed_size" in f.message
-    assert report.exit_code == 1
+    assert f.column == "f" and "total_compressed_size" in f.message
+    # bytes after the last page are read through by every reader; a page cut short is not
+    assert f.severity == ("warning" if delta > 0 else "error")
 
 
 def test_parquet_816_writer_gets_a_warning_for_a_short_chunk(base, tmp_path):
@@ -152,7 +153,9 @@ def test_illegal_chunk_statistics(base, tmp_path, column, fields, rule):
     report = verify_file(rewrite_footer(base, tmp_path / "st.parquet",
                                         edit_stats(column, **fields)))
     hits = findings(report, rule)
-    severity = "warning" if rule == "PQ-STATS-003" else "error"    # readers allow for it
+    # readers allow for a zero's sign, ignore NaN bounds and impossible counts (issue 18
+    # evidence)
+    severity = "error" if rule in ("PQ-STATS-001", "PQ-STATS-006") else "warning"
     assert hits and hits[0].severity == severity
     assert report.exit_code == 1 or severity == "warning"
     assert hits[0].column == ["x", "f", "s"][column] and "offset" in hits[0].message
@@ -309,7 +312,8 @@ def test_deep_finds_a_corrupt_dictionary_value(tmp_path):
     bad = patch(path, tmp_path / "dict.parquet", dictionary.payload_offset, b"\xff" * 8)
     assert verify_file(bad).exit_code == 0
     report = verify_file(bad, deep=True)
-    assert {"PQ-DEEP-002", "PQ-DEEP-003", "PQ-DEEP-004"} <= rules(report)
+    assert {"PQ-DEEP-003", "PQ-DEEP-004"} <= rules(report)
+    assert "PQ-DEEP-002" in rules(report, "warning")       # no reader uses page statistics
     assert "min bound 0, but the values reach -1" in findings(report, "PQ-DEEP-003")[0].message
 
 
@@ -362,8 +366,8 @@ def test_footer_rules(base, tmp_path):
         raw.version = 7
 
     report = verify_file(rewrite_footer(base, tmp_path / "footer.parquet", edit))
-    assert {"PQ-ROWS-001", "PQ-FOOTER-008", "PQ-FOOTER-009"} <= rules(report)
-    assert "PQ-FOOTER-006" in rules(report, "warning")
+    assert {"PQ-ROWS-001", "PQ-FOOTER-009"} <= rules(report)
+    assert {"PQ-FOOTER-006", "PQ-FOOTER-008"} <= rules(report, "warning")
 
 
 def test_a_page_over_the_read_limit_is_not_checked_not_an_error(base, monkeypatch):

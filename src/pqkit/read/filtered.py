@@ -19,6 +19,7 @@ import numpy as np
 
 from pqkit.columnar.table import Table
 from pqkit.chunk_range import dictionary_segment
+from pqkit.errors import CorruptFileError
 from pqkit.read.filters import (bound_decoder, check_values, chunk_may_match, filter_leaves,
                                 normalize, row_mask)
 from pqkit.read.page_index import page_row_ranges, read_offset_index
@@ -107,10 +108,17 @@ class FilteredReader:
             positions = candidates
             leaves = {}
             skip = candidates is not None and len(leaves_here) == 1
+            spanned = None
             for node in leaves_here:
-                data, positions = self._read_leaf(g, rg, node, candidates, skip)
+                data, positions, spanned = self._read_leaf(g, rg, node, candidates, skip)
                 leaves[node.path] = self.groups.leaf(node, data, where_of(node, g))
             f, col = self.groups.nest_one(top, leaves)
+            if spanned is not None and len(col) != spanned:
+                # A wrong first_row_index would place the candidate rows in the wrong
+                # pages, or past the rows decoded.
+                raise CorruptFileError(
+                    f"OffsetIndex of {where_of(leaves_here[0], g)}: the pages read hold "
+                    f"{len(col)} rows, their first_row_index entries give {spanned}")
             if positions is not None:
                 col = col.take(positions)
             fields.append(f)
@@ -133,10 +141,11 @@ class FilteredReader:
         return oi, spans, pages_with_rows(spans, candidates)
 
     def _read_leaf(self, g, rg, node, candidates, skip):
-        """(ChunkData, positions of the candidate rows in what was decoded)."""
+        """(ChunkData, positions of the candidate rows in what was decoded, the rows the
+        OffsetIndex gives the pages decoded or None when the whole chunk was)."""
         choice = self._page_choice(g, rg, node, candidates, skip)
         if choice is None:
-            return self.groups.read_chunk(g, node), candidates
+            return self.groups.read_chunk(g, node), candidates, None
         oi, spans, picks = choice
         md = rg.columns[node.column_index].meta_data
         locs = oi.page_locations
@@ -153,4 +162,4 @@ class FilteredReader:
             self.pages_read += 1
         data = self.groups.read_pages(g, node, segments)
         pos = np.concatenate(positions) if positions else np.zeros(0, np.int64)
-        return data, pos
+        return data, pos, base

@@ -20,6 +20,7 @@ min == max and nothing else (NaN, nulls) can hide in the page. Example::
 """
 import datetime
 import decimal
+import math
 import numbers
 import struct
 
@@ -167,16 +168,25 @@ def may_match(op, value, lo, hi, exact_single=False):
 def term_may_match(term, decode, min_raw, max_raw, null_count, num_values, is_float):
     """Pruning verdict for one predicate over one chunk or page."""
     _, op, value = term
-    if num_values is not None and null_count is not None and null_count >= num_values:
-        return op == "not in"                # only nulls: they match `not in` alone
+    if num_values is not None and null_count is not None:
+        if null_count > num_values or null_count < 0:
+            return True                      # an impossible count says nothing
+        if null_count == num_values:
+            return op == "not in"            # only nulls: they match `not in` alone
     if decode is None or min_raw is None or max_raw is None:
         return True
     try:
         lo, hi = decode(bytes(min_raw)), decode(bytes(max_raw))
     except (struct.error, ValueError, OverflowError):
         return True
+    if _is_nan(lo) or _is_nan(hi):
+        return True                          # NaN is never a bound: ignore them
     single = (null_count == 0) and not is_float
     return may_match(op, value, lo, hi, single)
+
+
+def _is_nan(bound):
+    return isinstance(bound, float) and math.isnan(bound)
 
 
 # --- exact evaluation ------------------------------------------------------------------------

@@ -156,9 +156,13 @@ def _walk_chunk(ctx, g, node, chunk, ordering, where, start, length, n):
                     f"{seen} values, its metadata says {n}", start, where)
         return walk
     if seen >= n:
+        # Readers stop at the chunk's last value and never look at what follows:
+        # pyarrow, DuckDB, polars and pqkit read such chunks right (issue 18 evidence).
         ctx.add("PQ-CHUNK-003", f"total_compressed_size {length} of the chunk at offset "
                 f"{start} covers {end - pos} bytes after its last page (which ends at offset "
-                f"{pos}) that are not a page: {error}", pos, where)
+                f"{pos}) that are not a page: {error}", pos, where,
+                note="readers stop after the last value and read such chunks right"
+                if seen == n else None)
         walk.complete = seen == n
         if seen > n:
             ctx.add("PQ-CHUNK-005", f"the data pages of the chunk at offset {start} hold "
@@ -318,13 +322,20 @@ def _check_v2_header(ctx, walk, page, sub, where):
     if rep + dfn > page.header.uncompressed_page_size:
         problems.append(f"level lengths {rep} + {dfn} exceed its uncompressed size "
                         f"{page.header.uncompressed_page_size}")
-    if sub.num_rows is None or sub.num_rows < 0 or sub.num_rows > n or (n and not sub.num_rows):
+    rows = None
+    if sub.num_rows is None or sub.num_rows < 0 or (n and not sub.num_rows):
         problems.append(f"num_rows {sub.num_rows} for {n} values")
+    elif sub.num_rows > n:
+        rows = f"num_rows {sub.num_rows} for {n} values"
     elif walk.node.max_repetition_level == 0 and sub.num_rows != n:
-        problems.append(f"num_rows {sub.num_rows} for {n} values of a column without "
-                        "repetition")
+        rows = f"num_rows {sub.num_rows} for {n} values of a column without repetition"
     if problems:
         ctx.add("PQ-PAGE-003", f"the v2 page at offset {at}: {'; '.join(problems)}", at, where)
+    if rows:
+        # Readers count rows from the levels (issue 18 evidence: pyarrow, DuckDB, polars
+        # and pqkit read such pages right).
+        ctx.add("PQ-PAGE-003", f"the v2 page at offset {at}: {rows}", at, where,
+                note="readers count rows from the levels, not from num_rows")
     nulls = sub.num_nulls
     if nulls is None or nulls < 0 or nulls > n:
         bugs = ctx.trust.file_bugs("negative_null_counts") if nulls == -1 else None
