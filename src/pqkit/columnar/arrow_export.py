@@ -244,36 +244,44 @@ class RecordBatch:
 
 
 class TableStream:
-    """A table as an Arrow stream producer, with the layout choices the table's own
-    ``__arrow_c_stream__`` cannot take (consumers pass no options), from
-    :meth:`pqkit.Table.arrow_stream`.
+    """Record batches as an Arrow stream producer, with the layout choices a table's own
+    ``__arrow_c_stream__`` cannot take (consumers pass no options): what
+    :meth:`pqkit.Table.arrow_stream` and :meth:`pqkit.ParquetFile.arrow_stream` return.
 
-    Attributes
+    Parameters
     ----------
+    fields : list of Field
+    batches : list of (list of Column, int)
+        Each batch's columns (of the types of ``fields``) and number of rows.
+    metadata : dict, optional
     string_view : bool
         String and binary columns, nested ones included, export as ``string_view`` /
-        ``binary_view`` arrays over the table's own data (:mod:`pqkit.columnar.arrow_views`).
+        ``binary_view`` arrays over their own data (:mod:`pqkit.columnar.arrow_views`).
     """
 
-    __slots__ = ("_fields", "_columns", "_num_rows", "_metadata", "string_view")
+    __slots__ = ("_fields", "_batches", "_metadata", "string_view")
 
-    def __init__(self, fields, columns, num_rows, metadata=None, string_view=False):
-        self._fields, self._columns, self._num_rows = list(fields), list(columns), num_rows
+    def __init__(self, fields, batches, metadata=None, string_view=False):
+        self._fields, self._batches = list(fields), list(batches)
         self._metadata, self.string_view = metadata, bool(string_view)
+
+    @property
+    def num_rows(self):
+        return sum(n for _, n in self._batches)
 
     def __arrow_c_schema__(self):
         return arrow_c.export_schema(table_schema_node(self._fields, self._metadata,
                                                        self.string_view))
 
     def __arrow_c_stream__(self, requested_schema=None):
-        """An ``arrow_array_stream`` capsule of the table as one batch; ``requested_schema``
-        is ignored, as the protocol allows."""
-        return table_stream_capsule(self._fields, self._columns, self._num_rows,
-                                    self._metadata, self.string_view)
+        """An ``arrow_array_stream`` capsule of the batches (each call a new stream);
+        ``requested_schema`` is ignored, as the protocol allows."""
+        return stream_capsule(self._fields, iter(self._batches), self._metadata,
+                              self.string_view)
 
     def __repr__(self):
-        return (f"<pqkit TableStream {self._num_rows} rows x {len(self._columns)} columns, "
-                f"string_view={self.string_view}>")
+        return (f"<pqkit TableStream {self.num_rows} rows x {len(self._fields)} columns in "
+                f"{len(self._batches)} batches, string_view={self.string_view}>")
 
 
 def table_stream_capsule(fields, columns, num_rows, metadata=None, views=False):

@@ -366,7 +366,7 @@ class Table:
         >>> import polars as pl                                  # doctest: +SKIP
         >>> df = pl.DataFrame(pqkit.read_table("x.parquet").arrow_stream(string_view=True))
         """
-        return arrow_export.TableStream(self._fields, self._columns, self._num_rows,
+        return arrow_export.TableStream(self._fields, [(self._columns, self._num_rows)],
                                         self._metadata, string_view)
 
     def __arrow_c_stream__(self, requested_schema=None):
