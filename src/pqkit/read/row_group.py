@@ -133,7 +133,10 @@ class RowGroupReader:
         if asm.num_values != len(chunk.values):
             raise CorruptFileError(f"{where}: definition levels call for {asm.num_values} "
                                    f"values but the pages hold {len(chunk.values)}")
-        validity = asm.leaf.validity if node.repetition == OPTIONAL else None
+        # No value mask: every slot holds a value, so an all-true mask would only cost
+        # later passes (null counts, null filling, index checks).
+        validity = asm.leaf.validity if node.repetition == OPTIONAL and \
+            asm.value_mask is not None else None
         type_ = leaf_type(node)
         if node.physical_type == Type.INT96 and isinstance(type_, T.TimestampType):
             type_ = T.timestamp(self.int96_unit)
