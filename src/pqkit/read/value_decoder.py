@@ -129,6 +129,8 @@ class ValueDecoder:
                 self._check_count(count, remaining, page)
             if self.physical in NUMERIC:
                 return self._copy_plain(body, pos, count, page)
+            if self._fixed_rows():
+                return self._copy_rows(body, pos, count, page)
             if self.physical == Type.BYTE_ARRAY:
                 return _PlainBytes(body, pos, count, at)
             vals, _ = decode_plain(self.physical, body, pos, count, self.type_length, at)
@@ -145,6 +147,13 @@ class ValueDecoder:
                 # indices into the output as it decodes them (each checked).
                 decode_dict_values(body, pos, remaining, count, self.dictionary.array,
                                    self._output(count), at)
+                return self._advance(count)
+            if self._fixed_rows():
+                # Fixed-size rows (decimals, UUIDs) are gathered into the output too, so
+                # a chunk mixing dictionary and PLAIN pages is never concatenated.
+                idx = np.empty(count, np.int32)
+                decode_dict_indices(body, pos, remaining, count, idx, len(self.dictionary), at)
+                np.take(self.dictionary.array, idx, axis=0, out=self._output(count))
                 return self._advance(count)
             return self._dict_indices(body, pos, count, remaining, at)
         if encoding == Encoding.RLE and self.physical == Type.BOOLEAN:
@@ -205,10 +214,27 @@ class ValueDecoder:
         self._output(count)[:] = np.frombuffer(body, dtype, count, pos)
         return self._advance(count)
 
+    def _fixed_rows(self):
+        """Whether values are FIXED_LEN_BYTE_ARRAY rows decoded into the output."""
+        return self.physical == Type.FIXED_LEN_BYTE_ARRAY and bool(self.type_length)
+
+    def _copy_rows(self, body, pos, count, page):
+        """PLAIN fixed-size rows are the (count, width) byte array itself."""
+        width = self.type_length
+        if count * width > len(body) - pos:
+            raise EncodingError(f"PLAIN values at offset {page.payload_offset + pos} in "
+                                f"{self.where}: {count} values of {width} bytes need "
+                                f"{count * width} bytes, {len(body) - pos} remain")
+        out = self._output(count)
+        out[:] = np.frombuffer(body, np.uint8, count * width, pos).reshape(count, width)
+        return self._advance(count)
+
     def _output(self, count):
         """The next ``count`` slots of the chunk's preallocated fixed-width output."""
         if self._fixed is None:
-            self._fixed = np.empty(self.num_values, NUMERIC[self.physical])
+            self._fixed = np.empty(self.num_values, NUMERIC[self.physical]) \
+                if self.physical in NUMERIC else \
+                np.empty((self.num_values, self.type_length), np.uint8)
         return self._fixed[self._fixed_pos:self._fixed_pos + count]
 
     def _advance(self, count):
