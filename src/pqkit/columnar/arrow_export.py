@@ -171,15 +171,16 @@ def _decimal_le(column):
     """Arrow's decimal storage: little-endian two's complement of 16 or 32 bytes per row."""
     width = column.type.bit_width // 8
     v = column.values
-    if v.ndim == 2 and v.shape[1] <= 8:
-        # Big-endian rows that fit int64 (pyarrow writes precision <= 18 as such): one
-        # byte-swapping view is far cheaper than reversing bytes row by row.
+    if v.ndim == 2 and v.shape[1] == 8:
+        v = v.view(">i8").reshape(len(v))       # pyarrow writes precision <= 18 so
+    elif v.ndim == 2 and v.shape[1] < 8:
         v = pv.be_bytes_to_int64(v)
     if v.ndim == 1:
-        v = v.astype(np.int64)
         out = np.empty((len(v), width // 8), np.int64)
-        out[:, 0] = v
-        out[:, 1:] = (v >> 63)[:, None]         # sign extension
+        out[:, 0] = v                           # widened and byte-swapped in one pass
+        np.right_shift(out[:, 0], 63, out=out[:, 1])       # sign extension
+        if width == 32:
+            out[:, 2:] = out[:, 1:2]
         return out.view(np.uint8).reshape(len(v), width)
     return np.ascontiguousarray(column.to_be_bytes(width)[:, ::-1])
 
