@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import tracemalloc
+from decimal import Decimal
 
 import numpy as np
 import pyarrow as pa
@@ -159,6 +160,23 @@ def test_each_kind_round_trips_through_the_capsules():
     back = pqkit.Table.from_arrow(p)
     assert back.to_pydict() == t.to_pydict()
     assert [f.type for f in back.schema] == [f.type for f in t.schema]
+
+
+@pytest.mark.parametrize("precision", [38, 60])
+@pytest.mark.parametrize("storage", ["be1", "be3", "be8", "be12", "be16", "int32", "int64"])
+def test_decimal_storage_exports_its_values(storage, precision):
+    width = int(storage[2:]) if storage.startswith("be") else int(storage[3:]) // 8
+    most = min(2 ** (8 * width - 1) - 1, 10 ** precision - 1)   # the extremes that fit
+    values = [0, 1, -1, most, -most - (most < 10 ** precision - 1), 77]
+    if storage.startswith("be"):
+        stored = np.array([list(v.to_bytes(width, "big", signed=True)) for v in values],
+                          np.uint8)
+    else:
+        stored = np.array(values, np.dtype(storage))
+    col = DecimalColumn(T.decimal(precision, 0), stored, np.array([True] * 5 + [False]))
+    arr = pa.array(col)
+    arr.validate(full=True)
+    assert arr.to_pylist() == [Decimal(v) for v in values[:5]] + [None]
 
 
 def test_null_slots_of_dictionary_indices_are_made_safe():
