@@ -3,10 +3,15 @@
 The view bytes are checked against the layout the Arrow columnar format gives;
 the export is read back through pqkit's own view importer
 (``arrow_c.views_to_binary`` behind ``Table.from_arrow``), so these tests need
-no other library. The consumers (pyarrow, polars, DuckDB) are in
-tests/interop/test_string_views.py.
+no other library but pyarrow for the release tests, as in test_arrow_capsules.py.
+The consumers (pyarrow, polars, DuckDB) are in tests/interop/test_string_views.py.
 """
+import gc
+import sys
+import tracemalloc
+
 import numpy as np
+import pyarrow as pa
 import pytest
 
 import pqkit
@@ -132,3 +137,36 @@ def _nested_table():
                          np.array([1, 0, 1, 1, 0], np.int32), _column(["dict value one!", "b"]))
     return pqkit.Table({"s": s, "b": b, "l": lst, "d": d,
                         "n": PrimitiveColumn(T.int64(), np.arange(5, dtype=np.int64))})
+
+
+def test_release_drops_the_data_references():
+    t = _nested_table()
+    data = t.column("s").data
+    before = sys.getrefcount(data)
+    reader = pa.RecordBatchReader.from_stream(t.arrow_stream(string_view=True))
+    batch = reader.read_next_batch()
+    assert sys.getrefcount(data) > before
+    del batch, reader
+    gc.collect()
+    assert sys.getrefcount(data) == before
+
+
+def test_no_leak_over_a_thousand_view_exports():
+    t = _nested_table()
+    stream = t.arrow_stream(string_view=True)
+    for _ in range(20):                             # warm caches and free lists
+        pa.table(stream)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        for _ in range(1000):
+            pa.table(stream)
+            pqkit.Table.from_arrow(stream)
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - start
+    finally:
+        tracemalloc.stop()
+    # Each export makes views and buffer lists of a few hundred bytes: a leak of them
+    # over 1,000 exports would pass 200 KB.
+    assert grown < 200_000, grown
