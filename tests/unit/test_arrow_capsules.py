@@ -9,7 +9,6 @@ import gc
 import subprocess
 import sys
 import textwrap
-import tracemalloc
 from decimal import Decimal
 
 import numpy as np
@@ -18,6 +17,7 @@ import pytest
 
 import pqkit
 from arrow_bridge import type_to_arrow
+from leak_check import traced_growth
 from pqkit import datatypes as T
 from pqkit._native import arrow_c
 from pqkit.columnar import arrow_types as AT
@@ -222,20 +222,12 @@ def test_unconsumed_capsules_release_on_drop():
 
 def test_no_leak_over_a_thousand_exports():
     t = _sample_table(5000)
-    for _ in range(20):                             # warm caches and free lists
+
+    def exports():
         pa.table(t)
-    gc.collect()
-    tracemalloc.start()
-    try:
-        start = tracemalloc.get_traced_memory()[0]
-        for _ in range(1000):
-            pa.table(t)
-            pqkit.Table.from_arrow(t)
-            t.column("s").__arrow_c_array__()
-        gc.collect()
-        grown = tracemalloc.get_traced_memory()[0] - start
-    finally:
-        tracemalloc.stop()
+        pqkit.Table.from_arrow(t)
+        t.column("s").__arrow_c_array__()
+    grown = traced_growth(exports)
     # One export converts ~11 KB (bitmaps, int32 offsets): a leak would be > 10 MB.
     assert grown < 200_000, grown
 

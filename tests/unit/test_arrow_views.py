@@ -8,13 +8,13 @@ The consumers (pyarrow, polars, DuckDB) are in tests/interop/test_string_views.p
 """
 import gc
 import sys
-import tracemalloc
 
 import numpy as np
 import pyarrow as pa
 import pytest
 
 import pqkit
+from leak_check import traced_growth
 from pqkit import datatypes as T
 from pqkit._native import arrow_c
 from pqkit._native.views import binary_views
@@ -24,7 +24,8 @@ from pqkit.columnar.nested import DictionaryColumn, ListColumn
 from pqkit.errors import SchemaError
 
 
-def _column(values, type_=T.string()):
+def _column(values, type_=None):
+    type_ = type_ or T.string()
     raw = [v.encode() if isinstance(v, str) else v for v in values]
     offsets = np.zeros(len(raw) + 1, np.int64)
     np.cumsum([len(v or b"") for v in raw], out=offsets[1:])
@@ -154,19 +155,11 @@ def test_release_drops_the_data_references():
 def test_no_leak_over_a_thousand_view_exports():
     t = _nested_table()
     stream = t.arrow_stream(string_view=True)
-    for _ in range(20):                             # warm caches and free lists
+
+    def exports():
         pa.table(stream)
-    gc.collect()
-    tracemalloc.start()
-    try:
-        start = tracemalloc.get_traced_memory()[0]
-        for _ in range(1000):
-            pa.table(stream)
-            pqkit.Table.from_arrow(stream)
-        gc.collect()
-        grown = tracemalloc.get_traced_memory()[0] - start
-    finally:
-        tracemalloc.stop()
+        pqkit.Table.from_arrow(stream)
+    grown = traced_growth(exports)
     # Each export makes views and buffer lists of a few hundred bytes: a leak of them
     # over 1,000 exports would pass 200 KB.
     assert grown < 200_000, grown

@@ -33,8 +33,8 @@ from pqkit._native import arrow_c
 from pqkit.columnar import arrow_types as AT
 from pqkit.columnar import pyvalues as pv
 from pqkit.columnar.arrow_views import binary_view_node
-from pqkit.memory import uses_pool
 from pqkit.errors import SchemaError
+from pqkit.memory import uses_pool
 
 _INT32_MAX = np.iinfo(np.int32).max
 
