@@ -142,18 +142,13 @@ class ValueDecoder:
             if remaining <= 0:
                 raise EncodingError(f"dictionary-encoded page at offset {page.offset} in "
                                     f"{self.where} has no index data for {count} values")
-            if self.physical in NUMERIC:
-                # Numbers gain nothing from staying encoded: the fused kernel expands the
-                # indices into the output as it decodes them (each checked).
+            if self.physical in NUMERIC or self._fixed_rows():
+                # Numbers and fixed-size rows (decimals, UUIDs) gain nothing from staying
+                # encoded: the fused kernel expands the indices into the output as it
+                # decodes them (each checked), so a chunk mixing dictionary and PLAIN
+                # pages is never concatenated.
                 decode_dict_values(body, pos, remaining, count, self.dictionary.array,
                                    self._output(count), at)
-                return self._advance(count)
-            if self._fixed_rows():
-                # Fixed-size rows (decimals, UUIDs) are gathered into the output too, so
-                # a chunk mixing dictionary and PLAIN pages is never concatenated.
-                idx = np.empty(count, np.int32)
-                decode_dict_indices(body, pos, remaining, count, idx, len(self.dictionary), at)
-                np.take(self.dictionary.array, idx, axis=0, out=self._output(count))
                 return self._advance(count)
             return self._dict_indices(body, pos, count, remaining, at)
         if encoding == Encoding.RLE and self.physical == Type.BOOLEAN:
