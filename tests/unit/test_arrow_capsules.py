@@ -390,6 +390,9 @@ def test_pyarrow_is_not_imported(tmp_path):
             del capsule
         back = pqkit.Table.from_arrow(t)
         assert back.equals(t)
+        with pqkit.ParquetFile({str(tmp_path / 'a.parquet')!r}) as f:
+            views = pqkit.Table.from_arrow(f.arrow_stream(string_view=True))
+        assert views.to_pydict() == t.to_pydict()
         pqkit.write_table(t, {str(tmp_path / 'b.parquet')!r})
         print(sorted(m for m in ("pyarrow", "polars", "duckdb") if m in sys.modules))
     """)
