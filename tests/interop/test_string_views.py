@@ -206,3 +206,16 @@ def test_duckdb_scans_a_file_stream(tmp_path):
     got = duckdb.sql("select count(name), count(distinct name), sum(len(items)) from s")
     assert got.fetchall() == duckdb.sql(
         f"select count(name), count(distinct name), sum(len(items)) from '{path}'").fetchall()
+
+
+@pytest.mark.parametrize("source", [
+    pa.table({"s": pa.array([], pa.string()), "b": pa.array([], pa.binary())}),
+    pa.table({"s": pa.array([None, None], pa.string()), "b": pa.array([None, b""])}),
+], ids=["empty", "all_null"])
+def test_empty_and_null_columns_as_views(source):
+    v = pqkit.Table.from_arrow(source).arrow_stream(string_view=True)
+    got = pa.table(v)
+    assert got.schema.types == [pa.string_view(), pa.binary_view()]
+    assert got.to_pydict() == source.to_pydict()
+    assert pl.DataFrame(v).to_dict(as_series=False) == source.to_pydict()
+    assert duckdb.sql("select * from v").fetchall() == list(zip(*source.to_pydict().values()))
