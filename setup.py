@@ -34,6 +34,7 @@ EXTENSIONS = [
     ("pqkit._native.array_rows", "cython/pqkit/_native/array_rows.pyx"),
     ("pqkit._native.mempool", "cython/pqkit/_native/mempool.pyx"),
     ("pqkit._native.arrow_c", "cython/pqkit/_native/arrow_c.pyx"),
+    ("pqkit._native.views", "cython/pqkit/_native/views.pyx"),
 ]
 # Modules that use numpy's C API (the rest use typed memoryviews only).
 NUMPY_C_API = {"pqkit._native.mempool", "pqkit._native.array_rows"}

@@ -31,19 +31,23 @@ import numpy as np
 from pqkit import datatypes as T
 from pqkit._native import arrow_c
 from pqkit.columnar import arrow_types as AT
+from pqkit.columnar import pyvalues as pv
+from pqkit.columnar.arrow_views import binary_view_node
 from pqkit.errors import SchemaError
+from pqkit.memory import uses_pool
 
 _INT32_MAX = np.iinfo(np.int32).max
 
 
 # --- schemas -----------------------------------------------------------------------------
 
-def field_node(field):
-    """The schema node of a :class:`~pqkit.datatypes.Field`."""
-    return _schema_node(field.name, field.type, field.nullable, field.metadata)
+def field_node(field, views=False):
+    """The schema node of a :class:`~pqkit.datatypes.Field` (string and binary types as
+    ``vu``/``vz`` views if ``views``)."""
+    return _schema_node(field.name, field.type, field.nullable, field.metadata, views)
 
 
-def _schema_node(name, type_, nullable, metadata=None):
+def _schema_node(name, type_, nullable, metadata=None, views=False):
     pairs = dict(metadata or {})
     pairs.update(AT.extension_metadata(type_))
     flags = AT.FLAG_NULLABLE if nullable else 0
@@ -55,19 +59,20 @@ def _schema_node(name, type_, nullable, metadata=None):
     elif isinstance(type_, T.MapType):
         if type_.keys_sorted:
             flags |= AT.FLAG_MAP_KEYS_SORTED
-        entries = _schema_node("entries", T.struct(type_.fields), False)
+        entries = _schema_node("entries", T.struct(type_.fields), False, None, views)
         children = (entries,)
     elif type_.is_nested:
-        children = tuple(field_node(f) for f in type_.fields)
-    return (AT.format_of(type_).encode(), name.encode(), AT.encode_metadata(pairs), flags,
-            children, dictionary)
+        children = tuple(field_node(f, views) for f in type_.fields)
+    fmt = AT.view_format(type_) if views and isinstance(type_, T.StringType) \
+        else AT.format_of(type_)
+    return (fmt.encode(), name.encode(), AT.encode_metadata(pairs), flags, children, dictionary)
 
 
-def table_schema_node(fields, metadata=None):
+def table_schema_node(fields, metadata=None, views=False):
     """The schema node of a table: a struct of its fields, carrying the table metadata."""
     pairs = {k: v for k, v in (metadata or {}).items() if k != "ARROW:schema"}
-    return (b"+s", b"", AT.encode_metadata(pairs), 0, tuple(field_node(f) for f in fields),
-            None)
+    return (b"+s", b"", AT.encode_metadata(pairs), 0,
+            tuple(field_node(f, views) for f in fields), None)
 
 
 # --- arrays --------------------------------------------------------------------------------
@@ -91,8 +96,9 @@ def _narrow(offsets, what):
     return (offsets - base).astype(np.int32), base
 
 
-def array_node(column):
-    """The array node of a pqkit column (buffers shared where layouts agree)."""
+def array_node(column, views=False):
+    """The array node of a pqkit column (buffers shared where layouts agree); string and
+    binary columns, nested ones included, in the view layout if ``views``."""
     t = column.type
     n = len(column)
     if isinstance(t, T.NullType):
@@ -105,12 +111,14 @@ def array_node(column):
     if t.numpy_dtype is not None:
         return (n, nulls, 0, (bitmap, np.ascontiguousarray(column.values)), (), None)
     if isinstance(t, T.StringType):
+        if views:
+            return binary_view_node(column, bitmap, nulls)
         return _binary_node(column, bitmap, nulls)
     if isinstance(t, (T.FixedSizeBinaryType, T.ExtensionType)):
         return (n, nulls, 0, (bitmap, np.ascontiguousarray(column.data)), (), None)
     if isinstance(t, T.DictionaryType):
         return _dictionary_node(column, bitmap, nulls)
-    return _nested_node(column, bitmap, nulls)
+    return _nested_node(column, bitmap, nulls, views)
 
 
 def _binary_node(column, bitmap, nulls):
@@ -131,7 +139,7 @@ def _dictionary_node(column, bitmap, nulls):
     return (len(column), nulls, 0, (bitmap, indices), (), array_node(column.dictionary))
 
 
-def _nested_node(column, bitmap, nulls):
+def _nested_node(column, bitmap, nulls, views):
     t, n = column.type, len(column)
     if isinstance(t, T.ListType):
         offsets, child = column.offsets, column.child
@@ -141,18 +149,20 @@ def _nested_node(column, bitmap, nulls):
             offsets, base = _narrow(offsets, f"{t} column")
             if base:
                 child = child._slice(base, int(column.offsets[-1]))
-        return (n, nulls, 0, (bitmap, offsets), (array_node(child),), None)
+        return (n, nulls, 0, (bitmap, offsets), (array_node(child, views),), None)
     if isinstance(t, T.FixedSizeListType):
-        return (n, nulls, 0, (bitmap,), (array_node(column.child),), None)
+        return (n, nulls, 0, (bitmap,), (array_node(column.child, views),), None)
     if isinstance(t, T.StructType):
-        return (n, nulls, 0, (bitmap,), tuple(array_node(c) for c in column.children), None)
+        return (n, nulls, 0, (bitmap,), tuple(array_node(c, views) for c in column.children),
+                None)
     if isinstance(t, T.MapType):
         keys, items = column.keys, column.items
         offsets, base = _narrow(column.offsets, f"{t} column")
         if base:
             stop = int(column.offsets[-1])
             keys, items = keys._slice(base, stop), items._slice(base, stop)
-        entries = (len(keys), 0, 0, (None,), (array_node(keys), array_node(items)), None)
+        entries = (len(keys), 0, 0, (None,), (array_node(keys, views), array_node(items, views)),
+                   None)
         return (n, nulls, 0, (bitmap, offsets), (entries,), None)
     raise SchemaError(f"cannot export a column of type {t} to Arrow")
 
@@ -161,18 +171,28 @@ def _decimal_le(column):
     """Arrow's decimal storage: little-endian two's complement of 16 or 32 bytes per row."""
     width = column.type.bit_width // 8
     v = column.values
+    if v.ndim == 2 and v.shape[1] == 8:
+        v = v.view(">i8").reshape(len(v))       # pyarrow writes precision <= 18 so
+    elif v.ndim == 2 and v.shape[1] < 8:
+        v = pv.be_bytes_to_int64(v)
     if v.ndim == 1:
-        v = v.astype(np.int64)
         out = np.empty((len(v), width // 8), np.int64)
-        out[:, 0] = v
-        out[:, 1:] = (v >> 63)[:, None]         # sign extension
+        out[:, 0] = v                           # widened and byte-swapped in one pass
+        np.right_shift(out[:, 0], 63, out=out[:, 1])       # sign extension
+        if width == 32:
+            out[:, 2:] = out[:, 1:2]
         return out.view(np.uint8).reshape(len(v), width)
     return np.ascontiguousarray(column.to_be_bytes(width)[:, ::-1])
 
 
-def table_array_node(columns, num_rows):
-    """The record-batch form of a table: a struct array (no nulls) of its columns."""
-    return (num_rows, 0, 0, (None,), tuple(array_node(c) for c in columns), None)
+@uses_pool
+def table_array_node(columns, num_rows, views=False):
+    """The record-batch form of a table: a struct array (no nulls) of its columns.
+
+    What the export converts (bitmaps, narrowed offsets, decimals, views) is allocated
+    from pqkit's buffer pool: fresh memory costs more to fault in than to fill.
+    """
+    return (num_rows, 0, 0, (None,), tuple(array_node(c, views) for c in columns), None)
 
 
 # --- capsules (the PyCapsule protocol methods call these) ---------------------------------
@@ -182,6 +202,7 @@ def column_schema_capsule(column):
     return arrow_c.export_schema(_schema_node("", column.type, True))
 
 
+@uses_pool
 def column_array_capsules(column):
     """``__arrow_c_array__`` of a column: (schema capsule, array capsule)."""
     return column_schema_capsule(column), arrow_c.export_array(array_node(column))
@@ -223,18 +244,60 @@ class RecordBatch:
         return f"<pqkit RecordBatch {self.num_rows} rows x {len(self.columns)} columns>"
 
 
-def table_stream_capsule(fields, columns, num_rows, metadata=None):
+class TableStream:
+    """Record batches as an Arrow stream producer, with the layout choices a table's own
+    ``__arrow_c_stream__`` cannot take (consumers pass no options): what
+    :meth:`pqkit.Table.arrow_stream` and :meth:`pqkit.ParquetFile.arrow_stream` return.
+
+    Parameters
+    ----------
+    fields : list of Field
+    batches : list of (list of Column, int)
+        Each batch's columns (of the types of ``fields``) and number of rows.
+    metadata : dict, optional
+    string_view : bool
+        String and binary columns, nested ones included, export as ``string_view`` /
+        ``binary_view`` arrays over their own data (:mod:`pqkit.columnar.arrow_views`).
+    """
+
+    __slots__ = ("_fields", "_batches", "_metadata", "string_view")
+
+    def __init__(self, fields, batches, metadata=None, string_view=False):
+        self._fields, self._batches = list(fields), list(batches)
+        self._metadata, self.string_view = metadata, bool(string_view)
+
+    @property
+    def num_rows(self):
+        return sum(n for _, n in self._batches)
+
+    def __arrow_c_schema__(self):
+        return arrow_c.export_schema(table_schema_node(self._fields, self._metadata,
+                                                       self.string_view))
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        """An ``arrow_array_stream`` capsule of the batches (each call a new stream);
+        ``requested_schema`` is ignored, as the protocol allows."""
+        return stream_capsule(self._fields, iter(self._batches), self._metadata,
+                              self.string_view)
+
+    def __repr__(self):
+        return (f"<pqkit TableStream {self.num_rows} rows x {len(self._fields)} columns in "
+                f"{len(self._batches)} batches, string_view={self.string_view}>")
+
+
+def table_stream_capsule(fields, columns, num_rows, metadata=None, views=False):
     """``__arrow_c_stream__`` of a table: its schema, then the table as one batch."""
-    return stream_capsule(fields, iter([(columns, num_rows)]), metadata)
+    return stream_capsule(fields, iter([(columns, num_rows)]), metadata, views)
 
 
-def stream_capsule(fields, batches, metadata=None):
+def stream_capsule(fields, batches, metadata=None, views=False):
     """An ``arrow_array_stream`` capsule of ``fields``, then one record batch per
     ``(columns, num_rows)`` pair that the iterator ``batches`` yields.
 
     ``batches`` is advanced only when the consumer asks for the next batch, so a
     reader that decodes one row group per step streams a file with bounded memory.
-    Each batch's columns must have the types of ``fields``.
+    Each batch's columns must have the types of ``fields``; ``views`` exports string and
+    binary columns in the view layout (:mod:`pqkit.columnar.arrow_views`).
     """
     def nodes():
         for columns, num_rows in batches:
@@ -242,5 +305,5 @@ def stream_capsule(fields, batches, metadata=None):
                 if c.type != f.type:
                     raise SchemaError(f"stream batch column {f.name!r} is {c.type}, the "
                                       f"stream's schema says {f.type}")
-            yield table_array_node(columns, num_rows)
-    return arrow_c.export_stream(table_schema_node(fields, metadata), nodes())
+            yield table_array_node(columns, num_rows, views)
+    return arrow_c.export_stream(table_schema_node(fields, metadata, views), nodes())

@@ -85,6 +85,11 @@ def format_of(type_):
     raise SchemaError(f"type {type_} has no Arrow format")
 
 
+def view_format(type_):
+    """The view format of a string or binary ``type_``: ``"vu"`` for text, ``"vz"`` else."""
+    return "vu" if T.is_text_type(type_) else "vz"
+
+
 def extension_metadata(type_):
     """The metadata pairs that mark ``type_`` as an extension type (empty for others)."""
     if isinstance(type_, T.ExtensionType):

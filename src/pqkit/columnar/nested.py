@@ -424,8 +424,14 @@ class DictionaryColumn(Column):
         """The plain column of ``type.value_type``: the dictionary's rows at the indices."""
         if len(self.dictionary) == 0:
             return nulls(self.type.value_type, self._length)
-        idx = pv.null_filled(self.indices, self.validity).astype(np.int64)
-        out = self.dictionary._take(idx)
+        idx = pv.null_filled(self.indices, self.validity)
+        d = self.dictionary
+        if type(d) is BinaryColumn and d._gathered is None and len(idx) >= 2 * len(d):
+            # Rows by reference to the distinct values, as BinaryColumn._take makes them,
+            # on the indices themselves: the constructor checked them, null slots are 0.
+            out = BinaryColumn._gather(d.type, d, idx, d._take_validity(idx))
+        else:
+            out = d._take(idx.astype(np.int64))
         if self.validity is None:
             return out
         return out._with_validity(self.validity if out.validity is None

@@ -351,6 +351,32 @@ class Table:
                                                 self._metadata))
         return out
 
+    def arrow_stream(self, *, string_view=False):
+        """The table as an Arrow stream producer with a chosen layout.
+
+        Parameters
+        ----------
+        string_view : bool, default False
+            Export string and binary columns (nested ones too) as Arrow ``string_view``
+            / ``binary_view`` arrays whose data buffers are the table's own. polars
+            keeps strings as views: ``polars.DataFrame(t.arrow_stream(string_view=True))``
+            takes them without a copy, where from ``polars.DataFrame(t)`` it copies
+            every ``string`` column into its own layout. pyarrow and DuckDB read views
+            too (pyarrow then gives ``string_view`` columns).
+
+        Returns
+        -------
+        TableStream
+            An object with ``__arrow_c_stream__`` and ``__arrow_c_schema__``.
+
+        Examples
+        --------
+        >>> import polars as pl                                  # doctest: +SKIP
+        >>> df = pl.DataFrame(pqkit.read_table("x.parquet").arrow_stream(string_view=True))
+        """
+        return arrow_export.TableStream(self._fields, [(self._columns, self._num_rows)],
+                                        self._metadata, string_view)
+
     def __arrow_c_stream__(self, requested_schema=None):
         """An ``arrow_array_stream`` PyCapsule yielding the table as one record batch.
 

@@ -22,7 +22,7 @@ from pqkit.columnar.table import Table
 from pqkit.errors import SchemaError
 from pqkit.memory import pooled_buffers
 
-__all__ = ["BatchReader", "concat_row_groups"]
+__all__ = ["BatchReader", "concat_row_groups", "row_group_stream"]
 
 
 def concat_row_groups(tables):
@@ -41,6 +41,13 @@ def concat_row_groups(tables):
         fields.append(f)
     return Table(cols, fields, first.metadata,
                  num_rows=None if cols else sum(t.num_rows for t in tables))
+
+
+def row_group_stream(tables, empty, string_view=False):
+    """An Arrow stream producer of decoded row-group ``tables``, one batch each, with
+    the fields of ``empty`` (a Table of no rows of the selection)."""
+    batches = [(_conform(t, empty.schema).columns, t.num_rows) for t in tables if t.num_rows]
+    return arrow_export.TableStream(empty.schema, batches, empty.metadata, string_view)
 
 
 def _conform(table, fields):

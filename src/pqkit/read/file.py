@@ -12,7 +12,7 @@ from pqkit.columnar.pandas_metadata import pandas_metadata_of
 from pqkit.columnar.table import Table
 from pqkit.memory import uses_pool
 from pqkit.read import parallel
-from pqkit.read.batches import BatchReader, concat_row_groups
+from pqkit.read.batches import BatchReader, concat_row_groups, row_group_stream
 from pqkit.read.filtered import FilteredReader
 from pqkit.read.footer import read_metadata_from
 from pqkit.read.options import DEFAULT_OPTIONS
@@ -180,6 +180,12 @@ class ParquetFile:
         Table is the same either way.
         """
         tops, wanted = self._select(columns)
+        tables = self._read_groups(tops, wanted, row_groups, filters, use_threads, buffers)
+        if not tables:
+            return self._empty(tops, wanted)
+        return concat_row_groups(tables)
+
+    def _read_groups(self, tops, wanted, row_groups, filters, use_threads, buffers=None):
         groups = self._groups(row_groups)
         reader = self.row_group_reader
         if buffers is not None:
@@ -195,9 +201,42 @@ class ParquetFile:
                 tables = parallel.read_row_groups(reader, groups, tops, wanted, use_threads)
         finally:
             reader.source.forget(self.metadata.file_size - self._tail_read)
-        if not tables:
-            return self._empty(tops, wanted)
-        return concat_row_groups(tables)
+        return tables
+
+    @uses_pool
+    def arrow_stream(self, columns=None, row_groups=None, *, filters=None, string_view=False,
+                     use_threads=True):
+        """The selected rows decoded now, as an Arrow stream of one batch per row group.
+
+        The fastest way from a file into another Arrow library when the whole
+        selection fits in memory: chunks are decoded as in :meth:`read` (on the
+        worker threads with ``use_threads``), but the row groups are not
+        concatenated into one Table, and with ``string_view`` strings are exported
+        as views over the decoded data (see :meth:`pqkit.Table.arrow_stream`), which
+        polars keeps without a copy. ``__arrow_c_stream__`` of the file itself
+        decodes lazily instead, one row group per batch the consumer asks for.
+
+        Parameters
+        ----------
+        columns, row_groups, filters, use_threads
+            As :meth:`read`.
+        string_view : bool, default False
+            Export string and binary columns as ``string_view`` / ``binary_view``.
+
+        Returns
+        -------
+        pqkit.columnar.arrow_export.TableStream
+            A producer with ``__arrow_c_stream__`` and ``__arrow_c_schema__``.
+
+        Examples
+        --------
+        >>> import polars as pl                                  # doctest: +SKIP
+        >>> with pqkit.ParquetFile("x.parquet") as f:
+        ...     df = pl.DataFrame(f.arrow_stream(string_view=True))
+        """
+        tops, wanted = self._select(columns)
+        tables = self._read_groups(tops, wanted, row_groups, filters, use_threads)
+        return row_group_stream(tables, self._empty(tops, wanted), string_view)
 
     def read_row_groups(self, row_groups, columns=None, use_threads=True):
         """Read the given row groups (in that order) into one Table, as pyarrow's

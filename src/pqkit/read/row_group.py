@@ -149,7 +149,10 @@ class RowGroupReader:
         if asm.num_values != len(chunk.values):
             raise CorruptFileError(f"{where}: definition levels call for {asm.num_values} "
                                    f"values but the pages hold {len(chunk.values)}")
-        validity = asm.leaf.validity if node.repetition == OPTIONAL else None
+        # No value mask: every slot holds a value, so an all-true mask would only cost
+        # later passes (null counts, null filling, index checks).
+        validity = asm.leaf.validity if node.repetition == OPTIONAL and \
+            asm.value_mask is not None else None
         col = leaf_column(self.leaf_type(node), node.physical_type, chunk.values,
                           asm.value_mask, validity, asm.leaf.length)
         return asm, col

@@ -129,6 +129,8 @@ class ValueDecoder:
                 self._check_count(count, remaining, page)
             if self.physical in NUMERIC:
                 return self._copy_plain(body, pos, count, page)
+            if self._fixed_rows():
+                return self._copy_rows(body, pos, count, page)
             if self.physical == Type.BYTE_ARRAY:
                 return _PlainBytes(body, pos, count, at)
             vals, _ = decode_plain(self.physical, body, pos, count, self.type_length, at)
@@ -140,9 +142,11 @@ class ValueDecoder:
             if remaining <= 0:
                 raise EncodingError(f"dictionary-encoded page at offset {page.offset} in "
                                     f"{self.where} has no index data for {count} values")
-            if self.physical in NUMERIC:
-                # Numbers gain nothing from staying encoded: the fused kernel expands the
-                # indices into the output as it decodes them (each checked).
+            if self.physical in NUMERIC or self._fixed_rows():
+                # Numbers and fixed-size rows (decimals, UUIDs) gain nothing from staying
+                # encoded: the fused kernel expands the indices into the output as it
+                # decodes them (each checked), so a chunk mixing dictionary and PLAIN
+                # pages is never concatenated.
                 decode_dict_values(body, pos, remaining, count, self.dictionary.array,
                                    self._output(count), at)
                 return self._advance(count)
@@ -205,10 +209,27 @@ class ValueDecoder:
         self._output(count)[:] = np.frombuffer(body, dtype, count, pos)
         return self._advance(count)
 
+    def _fixed_rows(self):
+        """Whether values are FIXED_LEN_BYTE_ARRAY rows decoded into the output."""
+        return self.physical == Type.FIXED_LEN_BYTE_ARRAY and bool(self.type_length)
+
+    def _copy_rows(self, body, pos, count, page):
+        """PLAIN fixed-size rows are the (count, width) byte array itself."""
+        width = self.type_length
+        if count * width > len(body) - pos:
+            raise EncodingError(f"PLAIN values at offset {page.payload_offset + pos} in "
+                                f"{self.where}: {count} values of {width} bytes need "
+                                f"{count * width} bytes, {len(body) - pos} remain")
+        out = self._output(count)
+        out[:] = np.frombuffer(body, np.uint8, count * width, pos).reshape(count, width)
+        return self._advance(count)
+
     def _output(self, count):
         """The next ``count`` slots of the chunk's preallocated fixed-width output."""
         if self._fixed is None:
-            self._fixed = np.empty(self.num_values, NUMERIC[self.physical])
+            self._fixed = np.empty(self.num_values, NUMERIC[self.physical]) \
+                if self.physical in NUMERIC else \
+                np.empty((self.num_values, self.type_length), np.uint8)
         return self._fixed[self._fixed_pos:self._fixed_pos + count]
 
     def _advance(self, count):
