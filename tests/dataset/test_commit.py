@@ -238,3 +238,47 @@ def test_latest_found_without_hint_across_a_vacuum_gap(tmp_path):
     os.remove(layout.latest_hint)
     assert pds.open(root).version == 4
     assert pds.write(root, {"x": [5]}) == 5
+
+
+def test_lost_races_retry_past_ten_attempts_until_the_patience_runs_out(tmp_path, monkeypatch):
+    # A writer that keeps losing (here: every create of the next version "loses")
+    # retries beyond MAX_ATTEMPTS while the patience lasts, then reports contention.
+    import importlib
+
+    from pqkit import CommitConflict
+    commit = importlib.import_module("pqkit.dataset.commit")
+    storage = importlib.import_module("pqkit.dataset.storage")
+    root = str(tmp_path / "ds")
+    pds.write(root, {"a": [1]}, mode="create")
+    attempts, peers, inside = [], [], []
+    real_create = storage.LocalStorage.create_version
+
+    def always_lose(self, layout, tmp, dst, data):
+        if inside:                          # the faster peer's own commit
+            return real_create(self, layout, tmp, dst, data)
+        attempts.append(dst)
+        peers.append(dst)
+        inside.append(True)
+        try:
+            pds.write(root, {"a": [0]})     # a faster peer commits first
+        finally:
+            inside.pop()
+        return False
+
+    monkeypatch.setattr(storage.LocalStorage, "create_version", always_lose)
+    monkeypatch.setattr(commit, "_backoff", lambda attempt: time.sleep(0.01))
+    monkeypatch.setattr(commit, "COMMIT_PATIENCE_S", 0.5)
+    started = time.monotonic()
+    with pytest.raises(CommitConflict) as info:
+        pds.write(root, {"a": [2]})
+    assert time.monotonic() - started >= 0.5
+    assert len(attempts) > commit.MAX_ATTEMPTS
+    assert info.value.retryable and info.value.reason == "contention"
+    monkeypatch.setattr(commit, "COMMIT_PATIENCE_S", 0.0)
+    attempts.clear()
+    with pytest.raises(CommitConflict):
+        pds.write(root, {"a": [3]})
+    assert len(attempts) == commit.MAX_ATTEMPTS
+    monkeypatch.undo()
+    # only the peers' rows were committed besides the first one
+    assert sorted(pds.open(root).read().to_pydict()["a"]) == [0] * len(peers) + [1]

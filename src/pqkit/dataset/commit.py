@@ -10,7 +10,8 @@ is missing (a crash before the first publish) or stale beyond repair is
 **Commit** (any operation)::
 
     base <- latest()
-    loop (at most 10 attempts, jittered backoff):
+    loop (10 attempts, and more while less than 30 s have passed; jittered
+          exponential backoff up to 1 s):
         cur <- latest(), probing from base
         validate the operation against every version read_version+1 .. cur
         (conflict table, operations.py); run id already applied -> no-op
@@ -40,6 +41,9 @@ from pqkit.errors import (
 )
 
 MAX_ATTEMPTS = 10
+# A writer on a loaded machine can lose ten races in a row to faster peers; it keeps
+# trying for this long before reporting contention, so slowness alone never fails it.
+COMMIT_PATIENCE_S = 30.0
 _CACHE_SIZE = 8
 _cache = OrderedDict()
 
@@ -132,7 +136,7 @@ def load_readable(layout, latest, *, for_writing=False):
 
 
 def _backoff(attempt):
-    time.sleep(random.uniform(0, min(0.2, 0.002 * (2 ** attempt))))
+    time.sleep(random.uniform(0, min(1.0, 0.005 * (2 ** min(attempt, 10)))))
 
 
 def staged_file_present(layout, entry):
@@ -141,13 +145,17 @@ def staged_file_present(layout, entry):
     return layout.storage.exists(layout.visible(path)) or layout.find_shadow(path) is not None
 
 
-def commit_operation(layout, op, *, max_attempts=MAX_ATTEMPTS):
+def commit_operation(layout, op, *, max_attempts=None, patience=None):
     """Commit ``op`` (an operations.Operation) as the next version; returns its number.
 
     Returns the current version without committing when ``op.run_id`` was already
-    applied. Raises CommitConflict (conflict table, or too many lost races) and
-    DatasetExists (``create`` over an existing dataset).
+    applied. Raises CommitConflict (conflict table, or races still lost after
+    ``max_attempts`` attempts and ``patience`` seconds) and DatasetExists (``create``
+    over an existing dataset).
     """
+    started = time.monotonic()
+    max_attempts = MAX_ATTEMPTS if max_attempts is None else max_attempts
+    patience = COMMIT_PATIENCE_S if patience is None else patience
     try:
         base = find_latest(layout)
     except DatasetNotFound:
@@ -162,7 +170,9 @@ def commit_operation(layout, op, *, max_attempts=MAX_ATTEMPTS):
             raise CommitConflict(f"version {checked} this operation read is gone (vacuumed)",
                                  retryable=True, conflicting_version=checked,
                                  reason="vacuumed") from None
-    for attempt in range(1, max_attempts + 1):
+    attempt = 0
+    while attempt < max_attempts or time.monotonic() - started < patience:
+        attempt += 1
         cur = find_latest(layout, base) if base >= 0 else _latest_or_none(layout)
         parent = load_version(layout, cur) if cur >= 0 else None
         if parent is not None:
@@ -199,7 +209,8 @@ def commit_operation(layout, op, *, max_attempts=MAX_ATTEMPTS):
             raise DatasetExists(f"{layout.root}: another writer created the dataset first")
         base = cur + 1
         _backoff(attempt)
-    raise CommitConflict(f"gave up after {max_attempts} attempts: other writers kept "
+    raise CommitConflict(f"gave up after {attempt} attempts in "
+                         f"{time.monotonic() - started:.0f} s: other writers kept "
                          "committing first", retryable=True, reason="contention")
 
 
