@@ -152,21 +152,28 @@ def test_threads_allocate_and_free_concurrently(clean_pool):
     assert stats["cached_bytes"] <= stats["limit_bytes"]
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"),
-                    reason="no fork() on this platform, so no child process to protect")
-def test_child_process_can_use_the_pool(clean_pool):
-    with memory.pooled_buffers():
-        keep = np.ones(BIG, np.uint8)
+def _fork_child_using_the_pool(fill):
+    """Fork a child that allocates, checks and frees a pooled block, then exits with
+    status 0 when all went well; returns its pid."""
     pid = os.fork()
     if pid == 0:
         code = 1
         try:
             with memory.pooled_buffers():
-                b = np.full(2 * BIG, 9, np.uint8)
-                code = 0 if b.sum() == 18 * BIG else 1
+                b = np.full(2 * BIG, fill, np.uint8)
+                code = 0 if b.sum() == 2 * BIG * fill else 1
                 del b
         finally:
             os._exit(code)
+    return pid
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"),
+                    reason="no fork() on this platform, so no child process to protect")
+def test_child_process_can_use_the_pool(clean_pool):
+    with memory.pooled_buffers():
+        keep = np.ones(BIG, np.uint8)
+    pid = _fork_child_using_the_pool(9)
     _, status = os.waitpid(pid, 0)
     assert os.WEXITSTATUS(status) == 0
     assert keep.sum() == BIG
@@ -217,17 +224,7 @@ def test_fork_while_other_threads_hold_and_churn_pooled_buffers(clean_pool):
     try:
         codes = []
         for _ in range(20):
-            pid = os.fork()
-            if pid == 0:
-                code = 1
-                try:
-                    with memory.pooled_buffers():
-                        b = np.full(2 * BIG, 3, np.uint8)
-                        code = 0 if b.sum() == 6 * BIG else 1
-                        del b
-                finally:
-                    os._exit(code)
-            codes.append(_wait_or_kill(pid))
+            codes.append(_wait_or_kill(_fork_child_using_the_pool(3)))
             if codes[-1] != 0:
                 break
     finally:
