@@ -58,7 +58,7 @@ def _tagged_versions(layout):
         names = layout.storage.listdir(layout.tags_dir)
     except FileNotFoundError:
         return out
-    for name in names:
+    for name in names:               # either name of a tag (tags/_<name>.json, tags/<name>.json)
         if name.endswith(".json"):
             path = os.path.join(layout.tags_dir, name)
             try:
@@ -114,8 +114,8 @@ def _orphans(layout, referenced, cutoff):
     """Absolute paths of unreferenced files older than ``cutoff`` (mtime)."""
     out = []
     for path in _walk_files(layout, layout.shadow_dir):
-        rel = layout.shadow_relpath(path)
-        if rel not in referenced and _old_enough(layout, path, cutoff):
+        if referenced.isdisjoint(layout.shadow_relpaths(path)) and \
+                _old_enough(layout, path, cutoff):
             out.append(path)
     out.extend(p for p in _walk_files(layout, layout.tmp_dir)
                if _old_enough(layout, p, cutoff))
@@ -199,7 +199,8 @@ def vacuum(root, *, retention=None, keep_last=None, grace=None, dry_run=False,
     cutoff = now - _grace(layout, manifest, grace)
     if not dry_run:
         for v in expired:
-            layout.storage.remove(layout.version_path(v))
+            for path in layout.version_paths(v):
+                layout.storage.remove(path)
         layout.storage.sync_dir(layout.versions_dir)
         fsops.crash_point("vacuum.versions_deleted")
     orphans = _orphans(layout, referenced, cutoff)
@@ -270,7 +271,7 @@ def _set_aside_torn(layout):
     except ManifestCorrupted:
         pass
     fsops.makedirs(layout.tmp_dir)
-    os.replace(layout.version_path(newest),
-               os.path.join(layout.tmp_dir, f"torn-{newest:020d}-{int(time.time())}.json"))
+    os.replace(layout.find_version(newest),
+               os.path.join(layout.tmp_dir, f"_torn-{newest:020d}-{int(time.time())}.json"))
     fsops.fsync_dir(layout.versions_dir)
     return newest
