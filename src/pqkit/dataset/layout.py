@@ -105,6 +105,8 @@ class Layout:
         self.indices_dir = os.path.join(self.meta, "indices")
         self.latest_hint = os.path.join(self.meta, "_latest")
         self.publish_lock = os.path.join(self.meta, hidden_name("publish.lock"))
+        # the lock file of writers before the prefix: vacuum deletes it
+        self.legacy_publish_lock = os.path.join(self.meta, "publish.lock")
         self.success = os.path.join(self.root, "_SUCCESS")
         self.common_metadata = os.path.join(self.root, "_common_metadata")
         self.summary_metadata = os.path.join(self.root, "_metadata")

@@ -1,7 +1,7 @@
 """The publish step (§3.7): make the plain Hive view equal the latest version.
 
 Manifest readers never need it; it exists for readers that only list
-directories (Spark, Hive, pyarrow, DuckDB). Under ``flock(_pqkit/publish.lock)``
+directories (Spark, Hive, pyarrow, DuckDB, polars). Under ``flock(_pqkit/_publish.lock)``
 the publisher takes the versions after the last published one
 (``_SUCCESS.version``, else the ``_latest`` hint) up to the latest, and:
 

@@ -5,7 +5,7 @@ the last ``vacuum.keep_last`` versions and every tagged version. ``vacuum``
 
 1. publishes (so the ``_latest`` hint is at the latest version before any
    version file goes away),
-2. deletes the version files of expired versions,
+2. deletes the version files of expired versions (under either name, layout.py),
 3. deletes every file that no retained version references, found by *listing*
    ``shadow/``, ``tmp/``, ``indices/`` and the visible tree (pqkit-named data
    files only), skipping anything younger than ``vacuum.grace`` so that files a
@@ -16,7 +16,7 @@ Because orphans are found by listing rather than by diffing versions, a crash
 between steps 2 and 3 leaks nothing: the next vacuum finds the files.
 
 ``repair`` never expires versions: it moves a torn newest version file aside
-(possible only where hard links are unsupported), reconciles the visible tree
+to ``tmp/_torn-<version>-<time>.json`` (possible only where hard links are unsupported), reconciles the visible tree
 with the latest version against a listing, rewrites the derived files, and
 removes orphans older than the grace period.
 
@@ -127,6 +127,8 @@ def _orphans(layout, referenced, cutoff):
         path = layout.visible(rel)
         if rel not in referenced and _old_enough(layout, path, cutoff):
             out.append(path)
+    if _old_enough(layout, layout.legacy_publish_lock, cutoff):
+        out.append(layout.legacy_publish_lock)
     for top in (layout.root, layout.meta, planindex.index_dir(layout)):
         try:
             names = layout.storage.listdir(top)
