@@ -8,14 +8,14 @@ object it needs: opening the latest version is
 3. GET ``_pqkit/versions/_<h+1>.json`` -> 404: ``h`` is the latest (a 200 means a
    newer version, read the same way),
 
-three requests whatever the number of files. A dataset written before version
-files got their ``_`` prefix costs one GET more per step: after a 404 of the new
-name the old one (``versions/<n>.json``) is tried, as long as the versions found
-carry the old name (commit.py: an old-named version never follows a new-named one); planning a query then prunes by
-partition values and per-file bounds from the snapshot alone. Data files are
-read by ranged requests (:class:`pqkit.read.remote.RangeSource`) at the visible
-path the published version gives them, their size taken from the snapshot (no
-HEAD). Only when the hint is missing are the version keys listed. A file that a
+three requests whatever the number of files; planning a query then prunes by
+partition values and per-file bounds from the snapshot alone. A dataset written
+before version files got their ``_`` prefix costs one GET more per step: after
+the new name's 404 the old one (``versions/<n>.json``) is tried, as long as the
+versions found carry the old name (an old-named version never follows a
+new-named one, commit.py). Data files are read by ranged requests
+(:class:`pqkit.read.remote.RangeSource`) at the visible path the published
+version gives them, their size taken from the snapshot (no HEAD). Only when the hint is missing are the version keys listed. A file that a
 later version retired (overwrite, delete, compact) was copied to its shadow key;
 an older version reading it finds it there after the visible key's 404.
 """

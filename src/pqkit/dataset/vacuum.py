@@ -16,8 +16,9 @@ Because orphans are found by listing rather than by diffing versions, a crash
 between steps 2 and 3 leaks nothing: the next vacuum finds the files.
 
 ``repair`` never expires versions: it moves a torn newest version file aside
-to ``tmp/_torn-<version>-<time>.json`` (possible only where hard links are unsupported), reconciles the visible tree
-with the latest version against a listing, rewrites the derived files, and
+to ``tmp/_torn-<version>-<time>.json`` (possible only where hard links are
+unsupported), reconciles the visible tree with the latest version against a
+listing, rewrites the derived files, and
 removes orphans older than the grace period.
 
 On an object store (a URL root) the same steps run through the storage
