@@ -77,3 +77,13 @@ def parquet_files_under(root, top):
         out += [os.path.relpath(os.path.join(dirpath, n), root) for n in names
                 if n.endswith(".parquet")]
     return out
+
+
+def unprefixed_files(root):
+    """Relative paths of files under ``root/_pqkit`` whose name starts with neither
+    ``_`` nor ``.`` (what a polars directory scan with ``hidden_file_prefix`` reads)."""
+    out = []
+    for dirpath, _, names in os.walk(os.path.join(root, "_pqkit")):
+        out += [os.path.relpath(os.path.join(dirpath, n), root) for n in names
+                if not n.startswith(("_", "."))]
+    return sorted(out)

@@ -109,7 +109,8 @@ def upload_published(client, root, prefix):
         rel = os.path.relpath(dirpath, root).replace(os.sep, "/")
         if rel.startswith("_pqkit/") and rel != "_pqkit/versions":
             continue
-        paths += [os.path.join(dirpath, n) for n in names if n != "publish.lock"]
+        paths += [os.path.join(dirpath, n) for n in names
+                  if n not in ("_publish.lock", "publish.lock")]
 
     def put(path):
         with open(path, "rb") as f:

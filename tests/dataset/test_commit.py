@@ -207,7 +207,9 @@ def test_vacuum_respects_the_grace_period_for_staged_files(tmp_path):
     old = time.time() - 7200
     os.utime(Layout(root).shadow(orphan["path"]), (old, old))
     deleted = pds.vacuum(root, grace=3600)["files_deleted"]
-    assert deleted == ["_pqkit/shadow/" + orphan["path"] + SHADOW_SUFFIX]
+    layout = Layout(root)
+    assert deleted == [layout.relpath(layout.shadow(orphan["path"]))]
+    assert deleted[0].endswith("/_" + orphan["path"] + SHADOW_SUFFIX)
 
 
 def test_vacuumed_versions_make_stale_writers_conflict(tmp_path):

@@ -106,7 +106,7 @@ def test_success_marker_is_rfc_compatible_json(tmp_path):
     assert marker["version"] == 0 and marker["row_count"] == 2 and marker["file_count"] == 1
     assert marker["run_id"] == "airflow:sales:3"
     assert marker["schema_hash"] == pds.open(root).manifest.schema.sha256()
-    assert marker["manifest"] == "_pqkit/versions/00000000000000000000.json"
+    assert marker["manifest"] == "_pqkit/versions/_00000000000000000000.json"
     assert json.load(open(Layout(root).latest_hint)) == {"version": 0}
 
 

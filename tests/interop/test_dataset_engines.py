@@ -1,13 +1,17 @@
 """Other engines read exactly the live rows of a published PQDS/1 root (issue 17 item 3).
 
 DuckDB (``**/*.parquet`` and ``*/*.parquet`` with Hive partitioning), polars
-(``**/*.parquet``) and pyarrow.dataset (directory discovery) each read a copy
-of the dataset after every step of :func:`dataset_states.lifecycle_states` and
-must see the manifest's rows: none from staged, retired or index files.
-polars' directory scan is not among them: it refuses any tree whose files do
-not share one extension, ``_SUCCESS`` included (docs/DATASET.md).
+(the ``**/*.parquet`` glob, and the directory scan ``scan_parquet(root)`` with
+``hidden_file_prefix=["_", "."]``) and pyarrow.dataset (directory discovery)
+each read a copy of the dataset after every step of
+:func:`dataset_states.lifecycle_states` and must see the manifest's rows: none
+from staged, retired or index files. polars' directory scan lists every file
+below the root, hidden directories included, and refuses files of mixed
+extensions; its ``hidden_file_prefix`` looks at file names only, which is why
+every file pqkit keeps for itself has a ``_``-prefixed name (docs/DATASET.md).
 """
 import os
+import shutil
 
 import duckdb
 import polars as pl
@@ -15,7 +19,7 @@ import pyarrow.dataset as pa_ds
 import pytest
 
 import pqkit.dataset as pds
-from dataset_states import lifecycle_states, parquet_files_under, rows
+from dataset_states import lifecycle_states, parquet_files_under, rows, unprefixed_files
 from pqkit.dataset.layout import Layout
 
 pytestmark = pytest.mark.interop
@@ -43,13 +47,18 @@ def _polars_glob(root):
                 .collect().to_dict(as_series=False))
 
 
+def _polars_dir(root):
+    return rows(pl.scan_parquet(root, hive_partitioning=True, hidden_file_prefix=["_", "."])
+                .collect().to_dict(as_series=False))
+
+
 def _pyarrow(root):
     return rows(pa_ds.dataset(root, partitioning="hive", format="parquet")
                 .to_table().to_pydict())
 
 
 ENGINES = {"duckdb **": _duckdb("**/*.parquet"), "duckdb */*": _duckdb("*/*.parquet"),
-           "polars **": _polars_glob, "pyarrow.dataset": _pyarrow}
+           "polars **": _polars_glob, "polars dir": _polars_dir, "pyarrow.dataset": _pyarrow}
 
 
 @pytest.mark.parametrize("engine", sorted(ENGINES))
@@ -65,7 +74,7 @@ def test_states_hold_what_the_engines_must_skip(states):
     root, expected = states["run_id_again"]
     layout = Layout(root)
     hidden = [n for _, _, names in os.walk(layout.shadow_dir) for n in names]
-    assert hidden and all(n.endswith(".parquet.shadow") for n in hidden)
+    assert hidden and all(n.startswith("_") and n.endswith(".parquet.shadow") for n in hidden)
     assert parquet_files_under(root, "_pqkit") == []
     ds = pds.open(root)
     assert ds.version == 9 and len(expected) == ds.count()
@@ -84,3 +93,21 @@ def test_a_rerun_of_an_applied_run_id_leaves_no_staged_file(states):
         return out
     assert pds.open(after).version == pds.open(before).version
     assert staged(after) == staged(before)
+
+
+def test_every_file_pqkit_keeps_for_itself_has_a_hidden_name(states, tmp_path):
+    """After the whole lifecycle (index, planning indices, tags, a killed writer's
+    staged files and tmp version file, retired copies), no file under ``_pqkit/``
+    and no file at the root but live data has a name without a ``_``/``.`` prefix."""
+    root = str(tmp_path / "copy")
+    shutil.copytree(states["run_id_again"][0], root)
+    pds.tag(root, "kept")
+    assert _polars_dir(root) == states["run_id_again"][1]
+    layout = Layout(root)
+    kinds = {p.split("/")[0] for p in layout.storage.list_files(layout.meta) if "/" in p}
+    assert {"versions", "tmp", "shadow", "indices", "planning", "tags"} <= kinds
+    assert unprefixed_files(root) == []
+    live = {f["path"] for f in pds.open(root).manifest.files}
+    visible = {layout.relpath(os.path.join(d, n)) for d, dirs, names in os.walk(root)
+               for n in names if not layout.relpath(d).startswith("_pqkit")}
+    assert {p for p in visible if not os.path.basename(p).startswith(("_", "."))} == live

@@ -154,7 +154,9 @@ def test_a_writer_killed_at_a_fixed_step_leaves_a_repairable_dataset(s3, s3fs_op
     out = pds.repair(url, grace=0, storage_options=s3fs_options)
     if step == "stage.written":
         assert len(out["retired"]) == 1 and len(out["files_deleted"]) == 1
-        assert out["files_deleted"][0].endswith(out["retired"][0] + ".shadow")
+        names = pds.Layout("/names")                 # the hidden name of the retired file
+        hidden = names.relpath(names.shadow(out["retired"][0]))
+        assert out["files_deleted"] == [hidden] and os.path.basename(hidden).startswith("_")
     live = {f.path for f in pds.open(url, storage_options=s3fs_options).files()}
     keys = _keys(s3_fs, url)
     assert {k for k in keys if k.endswith(".parquet") and not k.startswith("_")} == live

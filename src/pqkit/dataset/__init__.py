@@ -2,7 +2,8 @@
 
 The root of a dataset is a plain Hive-partitioned Parquet directory that
 Spark, pyarrow, DuckDB and Hive read without any plugin; beside the data,
-``_pqkit/versions/`` holds one JSON snapshot per version, committed with an
+``_pqkit/versions/`` holds one JSON snapshot per version (``_<n:020>.json``: every
+file pqkit keeps for itself has a ``_``-prefixed name, layout.py), committed with an
 atomic link-if-absent, so writers need no lock or service, readers are
 pinned to a version, and planning needs no directory listing::
 

@@ -385,12 +385,7 @@ def open_dataset(root, version=None, as_of=None, tag=None, *, publish=False, sou
         version = int(version)
         return Dataset(source, source.load_head(version) or source.load(version))
     if tag is not None:
-        try:
-            pinned = fsops.read_json(source.layout.tag_path(tag))
-        except FileNotFoundError:
-            raise DatasetError(f"no tag {tag!r} in {source.root}") from None
-        except ValueError as exc:
-            raise ManifestCorrupted(str(exc)) from None
+        pinned = _read_tag(source.layout, tag, source.root)
         return Dataset(source, source.load(int(pinned["version"])))
     if as_of is not None:
         return Dataset(source, _as_of(source, as_of))
@@ -419,6 +414,18 @@ def _as_of(source, as_of):
         raise DatasetIncomplete(f"no retained version of {source.root} was committed at or "
                                 f"before {as_of.isoformat()}")
     return source.load(versions[i - 1])
+
+
+def _read_tag(layout, name, root):
+    """The JSON of tag ``name`` under either of its names."""
+    for path in layout.tag_paths(name):
+        try:
+            return fsops.read_json(path)
+        except FileNotFoundError:
+            continue
+        except ValueError as exc:
+            raise ManifestCorrupted(str(exc)) from None
+    raise DatasetError(f"no tag {name!r} in {root}")
 
 
 class _LazyTimes:

@@ -1,7 +1,8 @@
 """Secondary (inverted) index segments (§3.4) and index pruning (§3.10 step 4).
 
-A segment is a Parquet file ``_pqkit/indices/<escaped column>/<uuid>.pqindex``
-written with pqkit's own writer::
+A segment is a Parquet file ``_pqkit/indices/<escaped column>/_<uuid>.pqindex``
+(older datasets: ``<uuid>.pqindex`` or ``.parquet``; a segment is found by the path
+its version records) written with pqkit's own writer::
 
     value: <column type>      files: list<string>      (file keys)
     null                      ["<txn>-00003"]          # explicit null row, always first
@@ -15,7 +16,7 @@ others by their min/max), key/value ``pqds.index`` =
 segments per indexed column, each with the file keys it ``covers``::
 
     "indices": [{"column": "customer_id", "kind": "inverted",
-                 "segments": [{"path": "_pqkit/indices/customer_id/9a….pqindex",
+                 "segments": [{"path": "_pqkit/indices/customer_id/_9a….pqindex",
                                "covers": ["3b1f…-00000"]}]}]
 
 Segments are immutable. ``build_index`` writes one segment for the live files
@@ -41,7 +42,7 @@ from pqkit import datatypes as T
 from pqkit.columnar.table import Table
 from pqkit.convert import column_from_values
 from pqkit.dataset import fsops
-from pqkit.dataset.layout import INDEX_SUFFIX, META_DIR
+from pqkit.dataset.layout import INDEX_SUFFIX, META_DIR, hidden_name
 from pqkit.dataset.partitioning import escape_path_component
 from pqkit.errors import DatasetIncomplete, ParquetError, SchemaError
 from pqkit.read.file import read_table
@@ -147,7 +148,7 @@ def segment_bytes(field, values, meta):
 def write_segment(layout, field, values, covers, dataset_id, created_version):
     """Write a segment under ``_pqkit/indices``; returns ``{"path", "covers"}``."""
     rel = (f"{META_DIR}/indices/{escape_path_component(field.name)}/"
-           f"{uuid.uuid4().hex}{INDEX_SUFFIX}")
+           f"{hidden_name(uuid.uuid4().hex)}{INDEX_SUFFIX}")
     meta = {"column": field.name, "dataset_id": dataset_id,
             "created_version": created_version}
     fsops.write_file(os.path.join(layout.root, *rel.split("/")),

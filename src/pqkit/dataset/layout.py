@@ -3,26 +3,37 @@
 ::
 
     <root>/
-      _pqkit/versions/00000000000000000007.json   one full snapshot per version
+      _pqkit/versions/_00000000000000000007.json  one full snapshot per version
       _pqkit/_latest                              {"version": 7}; a hint only
-      _pqkit/tmp/<txn>-<attempt>.json             staged version files (link sources)
-      _pqkit/shadow/<relative data path>.shadow   unpublished and retired data files
-      _pqkit/indices/<column>/<uuid>.pqindex      inverted index segments
-      _pqkit/tags/<name>.json                     named versions (kept by vacuum)
-      _pqkit/publish.lock                         flock target of the publish step
+      _pqkit/_publish.lock                        flock target of the publish step
+      _pqkit/tmp/_<txn>-<attempt>.json            staged version files (link sources)
+      _pqkit/shadow/<dirs>/_<name>.shadow         unpublished and retired data files
+      _pqkit/indices/<column>/_<uuid>.pqindex     inverted index segments
+      _pqkit/planning/_<version>.pqplan           planning indices (planindex.py)
+      _pqkit/tags/_<name>.json                    named versions (kept by vacuum)
       _common_metadata  _metadata  _SUCCESS       derived by publish
       year=2024/country=DE/part-00000-<txn>.parquet
 
 Every data file has exactly two possible places: ``root/<path>`` (visible) and
-``root/_pqkit/shadow/<path>.shadow`` (hidden). Paths in version files are
+its hidden copy under ``_pqkit/shadow/`` (``p=a/part-….parquet`` is hidden as
+``_pqkit/shadow/p=a/_part-….parquet.shadow``). Paths in version files are
 relative POSIX paths, so a copied root stays valid.
 
-Nothing under ``_pqkit/`` ends in ``.parquet``: pyarrow.dataset and Spark skip
-``_``-prefixed directories when they list a root, but recursive globs do not
-(DuckDB and polars ``root/**/*.parquet`` descend into ``_pqkit/``), so hidden
-data files carry the ``.shadow`` suffix and index segments their own. Datasets
-written before that kept shadow copies under their plain path; those are still
-found (:meth:`Layout.shadow_copies`) and moved to the new name when published.
+Two rules keep every engine away from pqkit's own files (docs/DATASET.md):
+
+* nothing under ``_pqkit/`` ends in ``.parquet``: pyarrow.dataset and Spark skip
+  ``_``-prefixed directories when they list a root, but recursive globs
+  (DuckDB and polars ``root/**/*.parquet``) descend into ``_pqkit/``;
+* every file name pqkit writes for itself starts with ``_`` (:data:`HIDDEN`):
+  a polars directory scan lists hidden directories too and refuses files of
+  mixed extensions, and its ``hidden_file_prefix=["_", "."]`` option looks at
+  file names only, not at the directories above them.
+
+Datasets written before these rules are still read and written: version files
+``versions/<n>.json``, tags ``tags/<name>.json`` and hidden copies
+``shadow/<path>.shadow`` or ``shadow/<path>`` are found under either name
+(:meth:`Layout.version_paths`, :meth:`Layout.shadow_copies`,
+:meth:`Layout.tag_paths`); new files always get the new names.
 """
 import os
 import re
@@ -36,9 +47,16 @@ META_DIR = "_pqkit"
 VERSION_DIGITS = 20
 DATA_FILE_RE = re.compile(r"part-(\d{5})-([0-9a-f]{32})\.parquet")
 TXN_RE = re.compile(r"[0-9a-f]{32}")
+# The first character of every file name pqkit writes for itself under a root.
+HIDDEN = "_"
 # Suffixes that keep pqkit's own Parquet files out of every engine's *.parquet glob.
 SHADOW_SUFFIX = ".shadow"
 INDEX_SUFFIX = ".pqindex"
+
+
+def hidden_name(name):
+    """``name`` as pqkit names a file it keeps for itself: with the ``_`` prefix."""
+    return HIDDEN + name
 
 
 def new_txn():
@@ -86,7 +104,9 @@ class Layout:
         self.tags_dir = os.path.join(self.meta, "tags")
         self.indices_dir = os.path.join(self.meta, "indices")
         self.latest_hint = os.path.join(self.meta, "_latest")
-        self.publish_lock = os.path.join(self.meta, "publish.lock")
+        self.publish_lock = os.path.join(self.meta, hidden_name("publish.lock"))
+        # the lock file of writers before the prefix: vacuum deletes it
+        self.legacy_publish_lock = os.path.join(self.meta, "publish.lock")
         self.success = os.path.join(self.root, "_SUCCESS")
         self.common_metadata = os.path.join(self.root, "_common_metadata")
         self.summary_metadata = os.path.join(self.root, "_metadata")
@@ -104,47 +124,90 @@ class Layout:
         return self.storage.staged_path(self, relpath)
 
     def version_path(self, version):
+        """Where version ``version`` is committed (the current name)."""
         return os.path.join(self.versions_dir, version_file_name(version))
 
-    def version_relpath(self, version):
-        return f"{META_DIR}/versions/{version_file_name(version)}"
+    def version_paths(self, version):
+        """Both names version ``version`` may have: the current one, then the one
+        written before file names got their ``_`` prefix."""
+        return (self.version_path(version),
+                os.path.join(self.versions_dir, version_file_name(version, legacy=True)))
+
+    def find_version(self, version):
+        """The existing file of version ``version`` under either name, or None."""
+        return next((p for p in self.version_paths(version) if self.storage.exists(p)), None)
+
+    def relpath(self, path):
+        """``path`` below the root as a relative POSIX path."""
+        return os.path.relpath(path, self.root).replace(os.sep, "/")
 
     def tmp_path(self, txn, attempt):
-        return os.path.join(self.tmp_dir, f"{txn}-{attempt}.json")
+        return os.path.join(self.tmp_dir, hidden_name(f"{txn}-{attempt}.json"))
 
     def visible(self, relpath):
         return os.path.join(self.root, *relpath.split("/"))
 
     def shadow(self, relpath):
         """Where the hidden copy of data file ``relpath`` is written."""
-        return os.path.join(self.shadow_dir, *relpath.split("/")) + SHADOW_SUFFIX
+        *dirs, name = relpath.split("/")
+        return os.path.join(self.shadow_dir, *dirs, hidden_name(name) + SHADOW_SUFFIX)
 
     def shadow_copies(self, relpath):
-        """Both places a hidden copy may be: the current name, then the pre-suffix one."""
+        """Every place a hidden copy may be: the current name, then the two older
+        ones (``<path>.shadow``, and the plain ``<path>`` before that)."""
         legacy = os.path.join(self.shadow_dir, *relpath.split("/"))
-        return (self.shadow(relpath), legacy)
+        return (self.shadow(relpath), legacy + SHADOW_SUFFIX, legacy)
 
     def find_shadow(self, relpath):
         """The existing hidden copy of ``relpath``, or None."""
         return next((p for p in self.shadow_copies(relpath) if self.storage.exists(p)), None)
 
+    def shadow_relpaths(self, path):
+        """The data paths a file under ``shadow/`` may be the hidden copy of, most
+        likely first (a name is ambiguous only for data files whose own name starts
+        with ``_``; vacuum keeps a file when any of them is referenced)."""
+        rel = os.path.relpath(path, self.shadow_dir).replace(os.sep, "/")
+        head, _, name = rel.rpartition("/")
+        prefix = f"{head}/" if head else ""
+        out = []
+        if name.endswith(SHADOW_SUFFIX):
+            stem = name[:-len(SHADOW_SUFFIX)]
+            if stem.startswith(HIDDEN) and len(stem) > 1:
+                out.append(prefix + stem[1:])
+            out.append(prefix + stem)
+        out.append(rel)
+        return out
+
     def shadow_relpath(self, path):
         """The data path a file under ``shadow/`` is the hidden copy of."""
-        rel = os.path.relpath(path, self.shadow_dir).replace(os.sep, "/")
-        return rel.removesuffix(SHADOW_SUFFIX)
+        return self.shadow_relpaths(path)[0]
 
-    def tag_path(self, name):
+    def tag_paths(self, name):
+        """Both names of tag ``name``: the current one, then the one before the prefix."""
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}", name or ""):
             raise DatasetError(f"tag name {name!r}: use letters, digits, '.', '_' and '-'")
-        return os.path.join(self.tags_dir, f"{name}.json")
+        return (os.path.join(self.tags_dir, hidden_name(f"{name}.json")),
+                os.path.join(self.tags_dir, f"{name}.json"))
+
+    def tag_path(self, name):
+        """Where tag ``name`` is written."""
+        return self.tag_paths(name)[0]
 
 
-def version_file_name(version):
-    return f"{int(version):0{VERSION_DIGITS}d}.json"
+def version_file_name(version, legacy=False):
+    """``_00000000000000000007.json`` (``legacy``: without the ``_``, as written before)."""
+    name = f"{int(version):0{VERSION_DIGITS}d}.json"
+    return name if legacy else hidden_name(name)
 
 
 def parse_version_file_name(name):
-    """The version number of a version file name, or None for other names."""
-    if len(name) == VERSION_DIGITS + 5 and name.endswith(".json") and name[:-5].isdigit():
-        return int(name[:-5])
+    """The version number of a version file name (either name), or None for other names."""
+    stem = name.removesuffix(".json").removeprefix(HIDDEN)
+    if len(stem) == VERSION_DIGITS and name.endswith(".json") and stem.isdigit():
+        return int(stem)
     return None
+
+
+def is_legacy_version_file_name(name):
+    """Whether version file name ``name`` is the one written before the ``_`` prefix."""
+    return not name.startswith(HIDDEN)

@@ -183,10 +183,13 @@ def tag(root, name, version=None):
     """Name ``version`` (default: the latest); vacuum keeps tagged versions."""
     layout = Layout(root)
     ds = open_dataset(root, version=version)
-    fsops.atomic_replace(layout.tag_path(name), fsops.dump_json({"version": ds.version}))
+    current, old = layout.tag_paths(name)
+    fsops.atomic_replace(current, fsops.dump_json({"version": ds.version}))
+    fsops.remove_if_exists(old)        # the name before the prefix would shadow nothing now
     return ds.version
 
 
 def untag(root, name):
     """Remove a tag (the version becomes subject to retention again)."""
-    return fsops.remove_if_exists(Layout(root).tag_path(name))
+    removed = [fsops.remove_if_exists(p) for p in Layout(root).tag_paths(name)]
+    return any(removed)

@@ -3,8 +3,9 @@
 Parsing the JSON version file is the whole cost of planning once a dataset
 holds thousands of files (5.6 MB of JSON for 10,000 files takes ~150 ms in
 CPython's json). For versions with at least ``planning.index.min_files``
-files (default 1000), publish also writes ``_pqkit/planning/<version>.pqplan`` (Parquet, but not
-named ``*.parquet``, so that no engine's glob reads it):
+files (default 1000), publish also writes ``_pqkit/planning/_<version>.pqplan`` (Parquet,
+but not named ``*.parquet``, so that no engine's glob reads it, and ``_``-prefixed, so that
+a polars directory scan with ``hidden_file_prefix`` skips it):
 
 * one row per file entry, sorted by partition values;
 * a typed column ``p:<name>`` per partition column, and ``entry``, the file
@@ -32,6 +33,7 @@ from pqkit import datatypes as T
 from pqkit.columnar.table import Table
 from pqkit.convert import column_from_values
 from pqkit.dataset import fsops
+from pqkit.dataset.layout import HIDDEN, hidden_name
 from pqkit.dataset.planning import PQKIT_OPS
 from pqkit.errors import ParquetError
 from pqkit.read.file import read_table
@@ -43,7 +45,8 @@ DEFAULT_MIN_FILES = 1000
 _ROW_GROUP = 1024
 _PAGE_BYTES = 8192
 _SUFFIX = ".pqplan"
-_OLD_SUFFIX = ".parquet"     # the name before; such files are only ever deleted
+# Names written before (<version>.parquet, then <version>.pqplan): only ever deleted.
+_OLD_SUFFIXES = (".parquet", ".pqplan")
 
 
 def index_dir(layout):
@@ -51,7 +54,16 @@ def index_dir(layout):
 
 
 def index_path(layout, version):
-    return os.path.join(index_dir(layout), f"{int(version):020d}{_SUFFIX}")
+    return os.path.join(index_dir(layout), hidden_name(f"{int(version):020d}{_SUFFIX}"))
+
+
+def _version_stat(layout, version):
+    """os.stat of the version file under whichever name it has; OSError when missing."""
+    current, old = layout.version_paths(version)
+    try:
+        return os.stat(current)
+    except FileNotFoundError:
+        return os.stat(old)
 
 
 def _identity(st):
@@ -97,7 +109,7 @@ def index_bytes(layout, manifest):
     # version file when asked (Dataset.operation).
     head["operation"] = {k: v for k, v in manifest.operation.items()
                          if k not in ("added", "removed")}
-    st = os.stat(layout.version_path(manifest.version))
+    st = _version_stat(layout, manifest.version)
     kv = {KV_KEY: json.dumps({"version": manifest.version, "manifest": _identity(st),
                               "head": head}, ensure_ascii=False)}
     buf = io.BytesIO()
@@ -124,7 +136,7 @@ def load_head(layout, version):
         if not os.path.exists(path):
             return None
         info = json.loads(read_metadata(path).key_value_metadata.get(KV_KEY) or "null")
-        st = os.stat(layout.version_path(version))
+        st = _version_stat(layout, version)
     except (OSError, ValueError, ParquetError):
         return None
     if not isinstance(info, dict) or info.get("version") != version or \
@@ -161,7 +173,7 @@ def entries(layout, version, partitioning, dnf):
 
 
 def remove_stale(layout, keep_versions):
-    """Delete index files of versions that are not kept, and any of the old name
+    """Delete index files of versions that are not kept, and any of an old name
     (they are derived)."""
     removed = []
     try:
@@ -169,9 +181,12 @@ def remove_stale(layout, keep_versions):
     except FileNotFoundError:
         return removed
     for name in names:
-        stem = name.split(".", 1)[0]
-        if stem.isdigit() and (name.endswith(_OLD_SUFFIX) or
-                               name.endswith(_SUFFIX) and int(stem) not in keep_versions):
-            if fsops.remove_if_exists(os.path.join(index_dir(layout), name)):
-                removed.append(f"_pqkit/planning/{name}")
+        stem, dot, suffix = name.partition(".")
+        current = stem.startswith(HIDDEN) and f"{dot}{suffix}" == _SUFFIX
+        stem = stem.removeprefix(HIDDEN) if current else stem
+        if not stem.isdigit() or not (current or f"{dot}{suffix}" in _OLD_SUFFIXES):
+            continue
+        stale = not current or int(stem) not in keep_versions
+        if stale and fsops.remove_if_exists(os.path.join(index_dir(layout), name)):
+            removed.append(f"_pqkit/planning/{name}")
     return removed

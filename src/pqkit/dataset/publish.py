@@ -1,7 +1,7 @@
 """The publish step (§3.7): make the plain Hive view equal the latest version.
 
 Manifest readers never need it; it exists for readers that only list
-directories (Spark, Hive, pyarrow, DuckDB). Under ``flock(_pqkit/publish.lock)``
+directories (Spark, Hive, pyarrow, DuckDB, polars). Under ``flock(_pqkit/_publish.lock)``
 the publisher takes the versions after the last published one
 (``_SUCCESS.version``, else the ``_latest`` hint) up to the latest, and:
 
@@ -179,7 +179,8 @@ def _write_derived(layout, manifest):
               "committed_at_utc": manifest.committed_at_utc, "row_count": manifest.row_count,
               "file_count": manifest.file_count, "run_id": op.get("run_id"),
               "schema_hash": manifest.schema.sha256(),
-              "manifest": layout.version_relpath(manifest.version)}
+              "manifest": layout.relpath(layout.find_version(manifest.version) or
+                                         layout.version_path(manifest.version))}
     store.replace(layout.success, fsops.dump_json(marker))
     fsops.crash_point("publish.success_written")
     _write_hint(layout, manifest.version)

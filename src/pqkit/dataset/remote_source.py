@@ -4,15 +4,18 @@ On S3 a listing costs a request per 1,000 keys, so the read side names every
 object it needs: opening the latest version is
 
 1. GET ``_pqkit/_latest`` (the hint ``h``),
-2. GET ``_pqkit/versions/<h>.json`` (the snapshot: partitions, per-file bounds),
-3. GET ``_pqkit/versions/<h+1>.json`` -> 404: ``h`` is the latest (a 200 means a
+2. GET ``_pqkit/versions/_<h>.json`` (the snapshot: partitions, per-file bounds),
+3. GET ``_pqkit/versions/_<h+1>.json`` -> 404: ``h`` is the latest (a 200 means a
    newer version, read the same way),
 
 three requests whatever the number of files; planning a query then prunes by
-partition values and per-file bounds from the snapshot alone. Data files are
-read by ranged requests (:class:`pqkit.read.remote.RangeSource`) at the visible
-path the published version gives them, their size taken from the snapshot (no
-HEAD). Only when the hint is missing are the version keys listed. A file that a
+partition values and per-file bounds from the snapshot alone. A dataset written
+before version files got their ``_`` prefix costs one GET more per step: after
+the new name's 404 the old one (``versions/<n>.json``) is tried, as long as the
+versions found carry the old name (an old-named version never follows a
+new-named one, commit.py). Data files are read by ranged requests
+(:class:`pqkit.read.remote.RangeSource`) at the visible path the published
+version gives them, their size taken from the snapshot (no HEAD). Only when the hint is missing are the version keys listed. A file that a
 later version retired (overwrite, delete, compact) was copied to its shadow key;
 an older version reading it finds it there after the visible key's 404.
 """
@@ -45,6 +48,7 @@ class ObjectManifestSource(FileSource):
         self.layout = Layout(path.rstrip("/"), ObjectStorage(self.fs))
         self._protocol = url.split("://", 1)[0]
         self._manifests = {}
+        self._legacy = {}                # version -> found under the old name
         self._sizes = {}                 # resolved URL -> size in the snapshot
         self._relpaths = {}              # resolved URL -> the entry's data path
 
@@ -61,13 +65,19 @@ class ObjectManifestSource(FileSource):
         except FileNotFoundError:
             return None
 
-    def _manifest(self, version):
-        """The Manifest of ``version``, or None when it was never committed (or vacuumed)."""
+    def _manifest(self, version, legacy=True):
+        """The Manifest of ``version``, or None when it was never committed (or vacuumed).
+
+        ``legacy``: try the old name too when the current one is missing.
+        """
         if version not in self._manifests:
-            path = self.layout.version_path(version)
-            raw = self._get(path)
-            if raw is None:
+            for path in self.layout.version_paths(version)[:2 if legacy else 1]:
+                raw = self._get(path)
+                if raw is not None:
+                    break
+            else:
                 return None
+            self._legacy[version] = path != self.layout.version_path(version)
             try:
                 data = fsops.parse_json(raw, f"{self._protocol}://{path}")
             except ValueError as exc:
@@ -89,7 +99,7 @@ class ObjectManifestSource(FileSource):
             if not listed:
                 raise DatasetNotFound(f"{self.url} holds no PQDS/1 dataset (no version files)")
             start = listed[-1]
-        while self._manifest(start + 1) is not None:
+        while self._manifest(start + 1, legacy=self._legacy.get(start, True)) is not None:
             start += 1
         return start
 

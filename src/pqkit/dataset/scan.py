@@ -6,9 +6,11 @@ sources for other layouts (plain Hive directories, ``_SUCCESS``-only
 directories, …) provide the same three things: the latest version number, a
 :class:`~.manifest.Manifest` per version, and the absolute path of a file entry.
 
-Resolving a PQDS/1 data path tries ``root/<path>``, then
-``_pqkit/shadow/<path>``, then ``root/<path>`` again (a publish may be moving
-it); the size on disk must equal the entry's (``ManifestCorrupted`` if not).
+Resolving a PQDS/1 data path tries ``root/<path>``, then its hidden copy under
+``_pqkit/shadow/`` (``p=a/_part-….parquet.shadow``, or one of the two older names,
+:meth:`~.layout.Layout.shadow_copies`), then ``root/<path>`` again (a publish may
+be moving it); the size on disk must equal the entry's (``ManifestCorrupted`` if
+not).
 
 Reading one file: the columns the file has are read with pqkit (the residual
 predicate goes to :meth:`pqkit.ParquetFile.read` as ``filters=``, after bloom

@@ -1,9 +1,10 @@
 """Writing data files into the hidden staging area (§3.2, step 2 of §3.6).
 
 A data file is written with pqkit's :class:`~pqkit.ParquetWriter` straight to
-``_pqkit/shadow/<partition dirs>/part-{seq:05d}-{txn}.parquet``, fsynced with
-its directories, and described by a *file entry*: the JSON-able dict a
-version file lists for it, plus two staging-only keys the commit consumes
+its hidden copy ``_pqkit/shadow/<partition dirs>/_part-{seq:05d}-{txn}.parquet.shadow``
+(on a file system; :meth:`~.layout.Layout.shadow`), fsynced with its
+directories, and described by a *file entry*: the JSON-able dict a version file
+lists for it, plus two staging-only keys the commit consumes
 (``schema``: the file's fields, ``partition_types``: the types the partition
 values were given as). Nothing is visible to any reader until a commit lists
 the entry and the publish step moves the file to its visible path.

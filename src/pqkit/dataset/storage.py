@@ -1,6 +1,6 @@
 """Where a dataset's files live: the store behind the commit's put-if-absent.
 
-PQDS/1 commits a version by creating ``_pqkit/versions/<n>.json`` only if it
+PQDS/1 commits a version by creating ``_pqkit/versions/_<n>.json`` only if it
 does not exist (§3.6). The two stores give that in different ways:
 
 * :class:`LocalStorage` (POSIX, NFS, Windows): write a temporary file, fsync,
@@ -251,7 +251,7 @@ class ObjectStorage:
             raise UnsupportedFeature(_PROBED[key])
 
     def _probe(self, root):
-        probe = f"{root}/_pqkit/tmp/conditional-put-{uuid.uuid4().hex}"
+        probe = f"{root}/_pqkit/tmp/_conditional-put-{uuid.uuid4().hex}"
         try:
             self.fs.pipe_file(probe, b"1", mode="create")
             try:
