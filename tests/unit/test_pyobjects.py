@@ -69,6 +69,40 @@ def test_struct_rows_build_dicts_with_nulls():
         struct_rows(("a", "b"), [[1]], 1)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(-2**63, 2**63 - 1), st.floats(allow_nan=False),
+                          st.booleans(), st.booleans(), st.booleans()), max_size=40),
+       st.booleans())
+def test_struct_rows_make_numbers_from_arrays_as_from_lists(rows, as_array):
+    """A field given as (int64 or float64 numbers, validity) gives the same dicts as
+    the list of those numbers' Python objects."""
+    n = len(rows)
+    ints = np.array([r[0] for r in rows], np.int64)
+    floats = np.array([r[1] for r in rows], np.float64)
+    int_valid = np.array([r[2] for r in rows], np.bool_)
+    struct_valid = np.array([r[4] for r in rows], np.bool_)
+    labels = [str(i) for i in range(n)]
+    from_lists = struct_rows(("i", "f", "s"), [
+        [v if ok else None for v, ok in zip(ints.tolist(), int_valid)],
+        floats.tolist(), labels], n, struct_valid, False)
+    direct = struct_rows(("i", "f", "s"), [(ints, int_valid), (floats, None), labels], n,
+                         struct_valid, as_array)
+    assert list(direct) == from_lists
+    got = [type(r["i"]) for r in direct if r is not None and r["i"] is not None]
+    assert set(got) <= {int}
+
+
+def test_struct_rows_refuse_numbers_of_another_shape_or_dtype():
+    with pytest.raises(ValueError, match="expected 3 contiguous numbers"):
+        struct_rows(("a",), [(np.zeros(2, np.int64), None)], 3)
+    with pytest.raises(ValueError, match="int64 or float64 expected"):
+        struct_rows(("a",), [(np.zeros(3, np.int32), None)], 3)
+    with pytest.raises(ValueError, match="validity of shape"):
+        struct_rows(("a",), [(np.zeros(3, np.int64), np.ones(2, np.bool_))], 3)
+    with pytest.raises(ValueError, match="numbers, validity"):
+        struct_rows(("a",), [np.zeros(3, np.int64)], 3)
+
+
 def test_row_kernels_keep_reference_counts():
     v = object()
     values = [v] * 3

@@ -242,33 +242,101 @@ def list_rows(list values, offsets, validity=None, bint as_array=True):
 def struct_rows(tuple names, list columns, Py_ssize_t n, validity=None, bint as_array=True):
     """One dict ``{names[k]: columns[k][i]}`` per row ``i`` (None where validity is False).
 
-    ``columns`` holds one list of ``n`` values per name.
+    ``columns`` holds per name either a list of ``n`` values, or a pair
+    ``(values, field_validity)`` of a 1-D int64 or float64 array of ``n`` numbers and
+    None or ``n`` bools: its Python ints or floats are made here, row by row (None
+    where ``field_validity`` is False), so no list of them is built first.
     """
     cdef Py_ssize_t i, k, width = len(names)
     if len(columns) != width:
         raise ValueError(f"{width} field names but {len(columns)} value lists")
-    for k in range(width):
-        if not isinstance(columns[k], list) or len(<list>columns[k]) != n:
-            raise ValueError(f"struct field {names[k]!r}: expected a list of {n} values")
     cdef const uint8_t[::1] valid = _validity_bytes(validity, n, "struct rows")
     cdef bint has_validity = valid is not None
-    out = np.empty(n, dtype=object) if as_array else [None] * n
+    # Per field: 0 a list; 1 int64 numbers; 2 float64 numbers. The arrays stay alive
+    # in `keep` while their pointers are used.
+    cdef int* kind = <int*>calloc(width if width else 1, sizeof(int))
+    cdef const void** data = <const void**>calloc(width if width else 1, sizeof(void*))
+    cdef const uint8_t** fvalid = <const uint8_t**>calloc(width if width else 1,
+                                                          sizeof(uint8_t*))
+    if kind == NULL or data == NULL or fvalid == NULL:
+        free(kind)
+        free(<void*>data)
+        free(<void*>fvalid)
+        raise MemoryError()
+    keep = []
+    cdef const int64_t[::1] iv
+    cdef const double[::1] dv
+    cdef const uint8_t[::1] fv
+    try:
+        for k in range(width):
+            col = columns[k]
+            if isinstance(col, list):
+                if len(<list>col) != n:
+                    raise ValueError(f"struct field {names[k]!r}: expected a list of {n} values")
+                continue
+            if not isinstance(col, tuple) or len(<tuple>col) != 2:
+                raise ValueError(f"struct field {names[k]!r}: expected a list of values "
+                                 f"or a (numbers, validity) pair")
+            values, field_validity = col
+            if values.ndim != 1 or values.shape[0] != n or not values.flags.c_contiguous:
+                raise ValueError(f"struct field {names[k]!r}: expected {n} contiguous numbers")
+            if values.dtype == np.int64:
+                iv = values
+                kind[k] = 1
+                data[k] = &iv[0] if n else NULL
+            elif values.dtype == np.float64:
+                dv = values
+                kind[k] = 2
+                data[k] = &dv[0] if n else NULL
+            else:
+                raise ValueError(f"struct field {names[k]!r}: numbers of dtype "
+                                 f"{values.dtype} (int64 or float64 expected)")
+            keep.append(values)
+            if field_validity is not None:
+                fv = _validity_bytes(field_validity, n, f"struct field {names[k]!r}")
+                keep.append(fv)
+                fvalid[k] = &fv[0] if n else NULL
+        out = np.empty(n, dtype=object) if as_array else [None] * n
+        _fill_struct_rows(names, columns, n, valid, has_validity, kind, data, fvalid,
+                          out, as_array)
+        return out
+    finally:
+        free(kind)
+        free(<void*>data)
+        free(<void*>fvalid)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef void _fill_struct_rows(tuple names, list columns, Py_ssize_t n,
+                            const uint8_t[::1] valid, bint has_validity, const int* kind,
+                            const void** data, const uint8_t** fvalid, out,
+                            bint as_array) except *:
+    # Safety: every list holds n values and every array n numbers (and each field
+    # validity n bytes), checked by struct_rows.
+    cdef Py_ssize_t i, k, width = len(names)
     cdef object[::1] ov = out if as_array else None
     cdef list lv = None if as_array else out
     cdef dict row
-    cdef list col
+    cdef object value
     for i in range(n):
         if has_validity and not valid[i]:
             continue
         row = {}
         for k in range(width):
-            col = <list>columns[k]
-            PyDict_SetItem(row, names[k], col[i])
+            if kind[k] == 0:
+                value = (<list>columns[k])[i]
+            elif fvalid[k] != NULL and not fvalid[k][i]:
+                value = None
+            elif kind[k] == 1:
+                value = (<const int64_t*>data[k])[i]
+            else:
+                value = (<const double*>data[k])[i]
+            PyDict_SetItem(row, names[k], value)
         if as_array:
             ov[i] = row
         else:
             lv[i] = row
-    return out
 
 
 @cython.boundscheck(False)

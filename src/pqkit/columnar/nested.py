@@ -273,7 +273,7 @@ class StructColumn(Column):
     def _object_rows(self, as_array):
         if not self.type.names:
             return super()._object_rows(as_array)
-        children = [c._object_rows(False) for c in self.children]
+        children = [_struct_field_values(c) for c in self.children]
         return struct_rows(tuple(self.type.names), children, len(self), self.validity,
                            as_array)
 
@@ -505,3 +505,18 @@ def nested_nulls(type_, n):
         return DictionaryColumn(type_, np.zeros(n, type_.index_type.numpy_dtype),
                                 nulls(type_.value_type, 0), none)
     raise SchemaError(f"no column class for type {type_}")
+
+
+def _struct_field_values(col):
+    """What :func:`struct_rows` takes for one field: integer and float numbers as a
+    ``(values, validity)`` pair of int64 or float64 (their Python objects are then
+    made row by row, with no list of them first), anything else as its objects list."""
+    if isinstance(col, PrimitiveColumn) and isinstance(col.type, (T.IntegerType,
+                                                                  T.FloatingType)):
+        values = col.values
+        if values.ndim == 1 and (values.dtype.kind == "i" or (values.dtype.kind == "u"
+                                                              and values.itemsize < 8)):
+            return np.ascontiguousarray(values, dtype=np.int64), col.validity
+        if values.ndim == 1 and values.dtype.kind == "f":
+            return np.ascontiguousarray(values, dtype=np.float64), col.validity
+    return col._object_rows(False)
