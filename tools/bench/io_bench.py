@@ -186,12 +186,15 @@ def pyarrow_pandas(path):
 
 def best_of_interleaved(fns, repeat):
     """Best time of each of ``fns`` (name -> callable) over ``repeat`` rounds, each round
-    calling every contender once in turn, so a burst of load from elsewhere on the
+    calling every contender once in turn (starting one further each round), so a burst of load from elsewhere on the
     machine hits all of them alike instead of one contender's whole series. A contender
     that raises gets None."""
     best = {name: math.inf for name in fns}
-    for _ in range(repeat):
-        for name, fn in fns.items():
+    order = list(fns.items())
+    for r in range(repeat):
+        # Each round starts with the next contender, so none always runs right after
+        # the same other one (whose garbage or cache state it would inherit).
+        for name, fn in order[r % len(order):] + order[:r % len(order)]:
             if best[name] is None:
                 continue
             gc.collect()
