@@ -32,6 +32,7 @@ EXTENSIONS = [
     ("pqkit._native.stats", "cython/pqkit/_native/stats.pyx"),
     ("pqkit._native.pyobjects", "cython/pqkit/_native/pyobjects.pyx"),
     ("pqkit._native.array_rows", "cython/pqkit/_native/array_rows.pyx"),
+    ("pqkit._native.zstd_frames", "cython/pqkit/_native/zstd_frames.pyx"),
     ("pqkit._native.mempool", "cython/pqkit/_native/mempool.pyx"),
     ("pqkit._native.arrow_c", "cython/pqkit/_native/arrow_c.pyx"),
     ("pqkit._native.views", "cython/pqkit/_native/views.pyx"),

@@ -45,6 +45,7 @@ from pqkit.errors import (
     SchemaError,
     UnsupportedFeatureError,
 )
+from pqkit._native.zstd_frames import zstd_frames_bound
 from pqkit.format import CompressionCodec
 
 __all__ = ["CompressionCodec", "codec_from_name", "codec_names", "codec_available", "decompress",
@@ -54,9 +55,6 @@ _GROW_FLOOR = 1 << 20            # first output buffer when the final size is no
 _LZ4_HADOOP_CHUNK = 128 * 1024   # uncompressed bytes per Hadoop block when writing
 _LZ4_FRAME_MAGIC = b"\x04\x22\x4d\x18"
 _ZSTD_MIN_LEVEL = -(1 << 17)     # libzstd's fastest negative level
-_ZSTD_MAGIC = 0xFD2FB528
-_ZSTD_SKIPPABLE = 0x184D2A50     # skippable frames use magics 0x184D2A50..5F
-_ZSTD_BLOCK_MAX = 128 * 1024
 # ZSTD 1 and BROTLI 8 are pyarrow's defaults (pyarrow's GZIP default is 9).
 _DEFAULT_LEVEL = {CompressionCodec.GZIP: 6, CompressionCodec.BROTLI: 8, CompressionCodec.ZSTD: 1}
 
@@ -205,60 +203,12 @@ def _dec_gzip(src, size, dst):
 
 
 def _zstd_frames(src):
-    """Walk the frames of src and return the most bytes they can decompress to.
-
-    Raises _Bad for a malformed or truncated frame: python-zstandard's stream
-    reader takes the end of the input for the end of the data. A block
-    regenerates at most 128 KiB (RFC 8878 Block_Maximum_Size).
-    """
-    end = len(src)
-    pos = bound = 0
-
-    def need(n, what):
-        if end - pos < n:
-            raise _Bad(f"truncated zstd {what} at byte {pos} of {end}")
-
-    while pos < end:
-        need(4, "frame")
-        (magic,) = struct.unpack_from("<I", src, pos)
-        if magic & 0xFFFFFFF0 == _ZSTD_SKIPPABLE:
-            need(8, "skippable frame")
-            (length,) = struct.unpack_from("<I", src, pos + 4)
-            pos += 8
-            need(length, "skippable frame")
-            pos += length
-            continue
-        if magic != _ZSTD_MAGIC:
-            raise _Bad(f"no zstd frame at byte {pos} (magic {magic:#010x})")
-        need(5, "frame header")
-        fhd = src[pos + 4]
-        single = fhd >> 5 & 1
-        fcs_len = (single, 2, 4, 8)[fhd >> 6]
-        header = 1 + (1 - single) + (0, 1, 2, 4)[fhd & 3] + fcs_len
-        need(4 + header, "frame header")
-        frame_end = pos + 4 + header
-        fcs = int.from_bytes(src[frame_end - fcs_len:frame_end], "little") if fcs_len else -1
-        fcs += 256 if fcs_len == 2 else 0
-        pos = frame_end
-        frame_bound = 0
-        while True:
-            need(3, "block header")
-            word = src[pos] | src[pos + 1] << 8 | src[pos + 2] << 16
-            kind, block_size = word >> 1 & 3, word >> 3
-            pos += 3
-            if kind == 3:
-                raise _Bad(f"reserved zstd block type at byte {pos - 3}")
-            payload = 1 if kind == 1 else block_size
-            need(payload, "block")
-            pos += payload
-            frame_bound += _ZSTD_BLOCK_MAX if kind == 2 else block_size
-            if word & 1:
-                break
-        if fhd & 4:
-            need(4, "frame checksum")
-            pos += 4
-        bound += frame_bound if fcs < 0 else min(fcs, frame_bound)
-    return bound
+    """The most bytes the frames of src can decompress to (walked in Cython, see
+    :mod:`pqkit._native.zstd_frames`); _Bad for a malformed or truncated frame."""
+    try:
+        return zstd_frames_bound(src)
+    except ValueError as exc:
+        raise _Bad(str(exc)) from None
 
 
 def _dec_zstd(src, size, dst):

@@ -375,3 +375,27 @@ def test_corpus_pages_decompress(corpus, name):
     assert pages
     for codec, body, size in pages:
         assert len(decompress(codec, body, size)) == size
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.binary(max_size=3000), st.sampled_from([1, 3, 19]),
+                          st.booleans(), st.booleans()), min_size=1, max_size=3),
+       st.data())
+def test_zstd_frame_walk_bounds_the_output_and_names_where_a_cut_frame_ends(frames, data):
+    """The native frame walk: at least the decompressed size of whole frames (exactly it
+    when every frame declares its size), and a ValueError naming a byte position for
+    every cut inside the frames."""
+    from pqkit._native.zstd_frames import zstd_frames_bound
+    blob, total, declared, ends = b"", 0, True, set()
+    for payload, level, with_size, with_checksum in frames:
+        blob += zstandard.ZstdCompressor(level=level, write_content_size=with_size,
+                                         write_checksum=with_checksum).compress(payload)
+        ends.add(len(blob))
+        total += len(payload)
+        declared &= with_size
+    bound = zstd_frames_bound(blob)
+    assert bound >= total and (bound == total or not declared)
+    cut = data.draw(st.integers(1, len(blob) - 1).filter(lambda k: k not in ends))
+    with pytest.raises(ValueError, match=r"at byte \d+"):
+        zstd_frames_bound(blob[:cut])
+    assert zstd_frames_bound(b"") == 0
