@@ -24,6 +24,7 @@ import pqkit
 from pqkit import datatypes as T
 from pqkit._native.place import count_present, place_values
 from pqkit.encodings.rle import decode_hybrid
+from pqkit.format import Encoding, PageType
 from pqkit.levels import expand_values
 
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -141,16 +142,28 @@ TYPES = {np.int32: T.int32(), np.int64: T.int64(), np.float32: T.float32(),
          np.float64: T.float64()}
 
 
-def read_both(buf):
+def _all_dictionary(chunk):
+    stats = chunk.thrift.meta_data.encoding_stats
+    assert stats, "the writer records encoding_stats"
+    return all(s.encoding in (Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY)
+               for s in stats if s.page_type != PageType.DICTIONARY_PAGE)
+
+
+def read_both(buf, dictionary_only=False):
     fused = pqkit.ParquetFile(io.BytesIO(buf))
     general = pqkit.ParquetFile(io.BytesIO(buf))
     general.row_group_reader.fused = False
     # The placed path is taken for every chunk (a fallback would compare the general
-    # path with itself).
+    # path with itself); with dictionary_only, for every chunk of dictionary pages only.
     node = fused.schema.columns[0]
     for g in range(fused.metadata.num_row_groups):
-        if fused.metadata.row_group(g).num_rows:
-            assert fused.row_group_reader.read_placed(g, node) is not None
+        group = fused.metadata.row_group(g)
+        if group.num_rows:
+            placed = fused.row_group_reader.read_placed(g, node)
+            if dictionary_only:
+                assert (placed is not None) == _all_dictionary(group.column(0))
+            else:
+                assert placed is not None
     return fused.read(use_threads=False), general.read(use_threads=False)
 
 
@@ -179,3 +192,51 @@ def test_placed_chunk_equals_general_path(dtype, n, null_rate, distinct, page_si
     assert a.null_count == b.null_count == int(nulls.sum())
     present = ~nulls
     np.testing.assert_array_equal(a.values[present], b.values[present])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(kind=st.sampled_from(["decimal9", "decimal18", "decimal38", "fixed3", "string"]),
+       n=st.integers(1, 400), null_rate=st.sampled_from([0.0, 0.05, 0.5, 0.95, 1.0]),
+       distinct=st.sampled_from([3, 300]), page_size=st.sampled_from([64, 512, 1 << 20]),
+       dictionary=st.booleans(), version=st.sampled_from(["1.0", "2.0"]),
+       codec=st.sampled_from([None, "snappy", "zstd"]), nullable=st.booleans(),
+       seed=st.integers(0, 2**32 - 1))
+def test_placed_fixed_bytes_and_dictionary_strings(kind, n, null_rate, distinct, page_size,
+                                                    dictionary, version, codec, nullable, seed):
+    """FIXED_LEN_BYTE_ARRAY rows (decimals of 4, 8 and 16 bytes, fixed_size_binary) and
+    dictionary-encoded strings (int32 indices in the rows) equal the general path."""
+    import decimal
+    rng = np.random.default_rng(seed)
+    keys = rng.integers(0, distinct, n)
+    if kind.startswith("decimal"):
+        precision = int(kind[7:])
+        type_ = T.decimal(precision, 2)
+        scale = 10 ** min(precision, 30)
+        pool = [decimal.Decimal(int(rng.integers(-2**62, 2**62)) * scale // 2**62).scaleb(-2)
+                for _ in range(distinct)]
+    elif kind == "fixed3":
+        type_ = T.fixed_size_binary(3)
+        pool = [bytes(rng.integers(0, 256, 3, dtype=np.uint8)) for _ in range(distinct)]
+    else:
+        type_ = T.string()
+        pool = ["s" * int(rng.integers(0, 20)) + str(i) for i in range(distinct)]
+        dictionary = True
+    nulls = rng.random(n) < null_rate if nullable else np.zeros(n, bool)
+    column = [None if z else pool[k] for k, z in zip(keys, nulls)]
+    sink = io.BytesIO()
+    pqkit.write_table({"c": column}, sink, schema=[T.Field("c", type_, nullable=nullable)],
+                      compression=codec, use_dictionary=dictionary, data_page_size=page_size,
+                      data_page_version=version, row_group_size=max(n // 2, 1))
+    fused, general = read_both(sink.getvalue(), dictionary_only=kind == "string")
+    assert fused.to_pydict() == general.to_pydict() == {"c": column}
+    assert fused.column(0).type == general.column(0).type
+    assert fused.column(0).null_count == general.column(0).null_count == int(nulls.sum())
+
+
+def test_plain_strings_take_the_general_path():
+    """A PLAIN page of strings has no fixed-width rows: the chunk falls back, whole."""
+    sink = io.BytesIO()
+    pqkit.write_table({"c": ["a", None, "bc"] * 10}, sink, use_dictionary=False)
+    f = pqkit.ParquetFile(io.BytesIO(sink.getvalue()))
+    assert f.row_group_reader.read_placed(0, f.schema.columns[0]) is None
+    assert f.read().to_pydict() == {"c": ["a", None, "bc"] * 10}

@@ -29,7 +29,7 @@ kind documents (``values``, ``offsets``/``data``, ``child``, ``children``,
 import numpy as np
 
 from pqkit import datatypes as T
-from pqkit._native import arrow_c
+from pqkit._native import arrow_c, decimal_le
 from pqkit.columnar import arrow_types as AT
 from pqkit.columnar import pyvalues as pv
 from pqkit.columnar.arrow_views import binary_view_node
@@ -171,17 +171,10 @@ def _decimal_le(column):
     """Arrow's decimal storage: little-endian two's complement of 16 or 32 bytes per row."""
     width = column.type.bit_width // 8
     v = column.values
-    if v.ndim == 2 and v.shape[1] == 8:
-        v = v.view(">i8").reshape(len(v))       # pyarrow writes precision <= 18 so
-    elif v.ndim == 2 and v.shape[1] < 8:
-        v = pv.be_bytes_to_int64(v)
-    if v.ndim == 1:
-        out = np.empty((len(v), width // 8), np.int64)
-        out[:, 0] = v                           # widened and byte-swapped in one pass
-        np.right_shift(out[:, 0], 63, out=out[:, 1])       # sign extension
-        if width == 32:
-            out[:, 2:] = out[:, 1:2]
-        return out.view(np.uint8).reshape(len(v), width)
+    if v.ndim == 1 and v.dtype in (np.int32, np.int64):
+        return decimal_le.ints_to_le(np.ascontiguousarray(v), width)
+    if v.ndim == 2 and v.dtype == np.uint8 and 0 < v.shape[1] <= width:
+        return decimal_le.be_rows_to_le(np.ascontiguousarray(v), width)
     return np.ascontiguousarray(column.to_be_bytes(width)[:, ::-1])
 
 

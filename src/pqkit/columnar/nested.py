@@ -386,7 +386,7 @@ class DictionaryColumn(Column):
     validity : numpy.ndarray of bool, optional
     """
 
-    __slots__ = ("indices", "dictionary")
+    __slots__ = ("indices", "dictionary", "_zero_nulls")
 
     def __init__(self, type, indices, dictionary, validity=None):
         if not isinstance(type, T.DictionaryType):
@@ -400,6 +400,7 @@ class DictionaryColumn(Column):
             raise SchemaError(f"{type} needs a {type.value_type} dictionary, got {got}")
         self.indices = idx
         self.dictionary = dictionary
+        self._zero_nulls = False
         self._init_common(type, len(idx), validity)
         used = idx if self.validity is None else idx[self.validity]
         if used.size and (used.min() < 0 or used.max() >= len(dictionary)):
@@ -408,6 +409,16 @@ class DictionaryColumn(Column):
             bad = idx[row]
             raise SchemaError(f"dictionary index {int(bad)} at row {row} is outside the "
                               f"dictionary of {len(dictionary)} values")
+
+    @classmethod
+    def _checked(cls, type_, indices, dictionary, validity):
+        """A column over int32 indices a pqkit decoder produced: each is below
+        ``len(dictionary)`` (checked as it was decoded) and null slots hold 0, so
+        neither needs a pass here."""
+        out = cls.__new__(cls)
+        out.indices, out.dictionary, out._zero_nulls = indices, dictionary, True
+        out._init_common(type_, len(indices), validity)
+        return out
 
     def _buffers(self):
         return (self.indices,) + tuple(self.dictionary._buffers())
@@ -424,7 +435,7 @@ class DictionaryColumn(Column):
         """The plain column of ``type.value_type``: the dictionary's rows at the indices."""
         if len(self.dictionary) == 0:
             return nulls(self.type.value_type, self._length)
-        idx = pv.null_filled(self.indices, self.validity)
+        idx = self.indices if self._zero_nulls else pv.null_filled(self.indices, self.validity)
         d = self.dictionary
         if type(d) is BinaryColumn and d._gathered is None and len(idx) >= 2 * len(d):
             # Rows by reference to the distinct values, as BinaryColumn._take makes them,

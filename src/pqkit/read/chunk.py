@@ -117,7 +117,7 @@ class ColumnChunkReader:
         return values.dictionary
 
     def read_placed(self, data, offset):
-        """Decode a whole chunk of a flat numeric column (:func:`placed.flat_numeric`)
+        """Decode a whole chunk of a flat column (:func:`placed.placeable`)
         straight into its rows: a :class:`~pqkit.read.placed.PlacedChunk`, or None when
         the chunk needs the general path (:meth:`read`)."""
         pages, held, _ = self._walk([(data, offset)], exact=True)

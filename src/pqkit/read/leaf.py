@@ -58,9 +58,11 @@ def leaf_column(type_, physical, values, value_mask, validity, num_slots):
         if physical == Type.BYTE_ARRAY and isinstance(type_, T.StringType):
             dictionary = leaf_column(type_, physical, values.dictionary, None, None,
                                      len(values.dictionary))
+            # The decoder checked every index against the dictionary; expanding puts 0
+            # in the slots without a value.
             indices = expand_values(values.indices, value_mask)
-            return DictionaryColumn(T.dictionary(T.int32(), type_), indices, dictionary,
-                                    validity)
+            return DictionaryColumn._checked(T.dictionary(T.int32(), type_), indices,
+                                             dictionary, validity)
         values = V.take(values.dictionary, values.indices, "dictionary")
     if physical == Type.FIXED_LEN_BYTE_ARRAY and isinstance(type_, T.StringType):
         values = _fixed_as_binary(values.array)

@@ -1,10 +1,11 @@
-"""Flat numeric column chunks decoded straight into their row slots.
+"""Flat fixed-width column chunks decoded straight into their row slots.
 
 A flat column -- no repetition, at most one OPTIONAL node on its path, so its
-definition levels are 0 (null) or 1 (present) -- of INT32, INT64, FLOAT or
-DOUBLE has one row slot per level entry. Its chunk is decoded here without
-the intermediate buffers of the general path (int16 levels, dense values,
-assembly, scatter):
+definition levels are 0 (null) or 1 (present) -- has one row slot per level
+entry. A chunk of INT32, INT64, FLOAT, DOUBLE or FIXED_LEN_BYTE_ARRAY values,
+or of dictionary-encoded strings (whose rows are their int32 dictionary
+indices), is decoded here without the intermediate buffers of the general
+path (int16 levels, dense values, assembly, scatter):
 
 * a PLAIN v1 page is decompressed into the output itself, placed so that its
   values end where the page's rows end: ``[4-byte length | levels | values]``
@@ -15,7 +16,9 @@ assembly, scatter):
   the rows while it decodes the levels into validity;
 * a dictionary-encoded page is gathered from the dictionary into the tail of
   its rows (:func:`pqkit._native.dict_gather.decode_dict_values`, once the
-  levels have been counted) and spread the same way;
+  levels have been counted) and spread the same way; for strings the indices
+  themselves are decoded there (the dictionary stays apart, as the general
+  path keeps it);
 * a PLAIN v2 page keeps its levels apart and uncompressed, so its values
   are decompressed straight into the tail of its rows;
 * other pages (a first page whose level prefix would land before the buffer,
@@ -25,8 +28,9 @@ assembly, scatter):
 A page without nulls never moves a value: its values are already in their
 rows, and the chunk's validity is None. Any page this path does not take (an
 encoding other than PLAIN or dictionary, BIT_PACKED levels, anything
-malformed) raises :class:`Fallback`; the reader then decodes the chunk with
-the general path, which reports malformed data with the offset.
+malformed, a PLAIN page of strings) raises :class:`Fallback`; the reader then
+decodes the chunk with the general path, which reports malformed data with
+the offset.
 
 For ``optional int64`` values ``[5, None, 7]`` in one PLAIN v1 page of 26
 bytes (``[4-byte length 2 | 2 level bytes | 5 | 7]``) the page is
@@ -38,15 +42,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pqkit import datatypes as T
+from pqkit._native.bitpack import decode_dict_indices
 from pqkit._native.dict_gather import decode_dict_values
 from pqkit._native.place import count_present, place_values
 from pqkit.compression import decompress
 from pqkit.encodings.physical import NUMERIC
 from pqkit.errors import ParquetError
-from pqkit.format import Encoding, PageType
+from pqkit.format import Encoding, PageType, Type
 from pqkit.page import MAX_PAGE_SIZE, Scratch, data_page_num_values, split_data_page
 
-__all__ = ["Fallback", "PlacedChunk", "PlacedDecoder", "flat_numeric"]
+__all__ = ["Fallback", "PlacedChunk", "PlacedDecoder", "placeable"]
 
 # Bytes before the first row: room for the level prefix of the first page.
 HEADROOM = 64
@@ -66,24 +72,38 @@ class PlacedChunk:
     ----------
     values : numpy.ndarray
         One value per row (zero in null rows), in the physical dtype.
+        For FIXED_LEN_BYTE_ARRAY, uint8 rows of ``type_length`` bytes; for
+        strings, int32 indices into ``dictionary``.
     validity : numpy.ndarray of bool or None
         True where the row is present; None when no row is null.
     num_entries, num_values : int
         Rows, and rows holding a value.
+    dictionary : pqkit.read.values.BinaryValues or None
+        The strings ``values`` index (None for the other types).
     """
     values: np.ndarray
     validity: np.ndarray | None
     num_entries: int
     num_values: int
+    dictionary: object = None
 
 
-def flat_numeric(node):
-    """Whether leaf ``node`` is a flat INT32/INT64/FLOAT/DOUBLE column."""
-    return (node.max_repetition_level == 0 and node.max_definition_level <= 1
-            and node.physical_type in NUMERIC)
+def placeable(node, type_):
+    """Whether leaf ``node``, read as ``type_``, is flat and of a kind this path
+    decodes: INT32/INT64/FLOAT/DOUBLE, FIXED_LEN_BYTE_ARRAY, or BYTE_ARRAY strings
+    (tried for dictionary-encoded chunks)."""
+    if node.max_repetition_level != 0 or node.max_definition_level > 1:
+        return False
+    physical = node.physical_type
+    if physical in NUMERIC:
+        return True
+    if physical == Type.FIXED_LEN_BYTE_ARRAY:
+        width = node.element.type_length
+        return isinstance(width, int) and width > 0
+    return physical == Type.BYTE_ARRAY and isinstance(type_, T.StringType)
 
 
-def _pages_supported(pages, max_def):
+def _pages_supported(pages, max_def, plain):
     for page in pages:
         h = page.header
         if h.type == PageType.DATA_PAGE:
@@ -96,13 +116,13 @@ def _pages_supported(pages, max_def):
                 return False
         else:
             continue
-        if sub.encoding != Encoding.PLAIN and sub.encoding not in _DICT:
+        if sub.encoding not in _DICT and not (plain and sub.encoding == Encoding.PLAIN):
             return False
     return True
 
 
 class PlacedDecoder:
-    """Decode the walked ``pages`` of one flat numeric chunk of ``num_entries`` rows.
+    """Decode the walked ``pages`` of one :func:`placeable` chunk of ``num_entries`` rows.
 
     Parameters
     ----------
@@ -114,11 +134,18 @@ class PlacedDecoder:
 
     def __init__(self, reader, num_entries):
         self.reader = reader
-        self.dtype = NUMERIC[reader.physical]
-        self.width = self.dtype.itemsize
+        self.indices = reader.physical == Type.BYTE_ARRAY
+        if self.indices:
+            dtype, self.width, shape = np.dtype(np.int32), 4, (num_entries,)
+        elif reader.physical == Type.FIXED_LEN_BYTE_ARRAY:
+            self.width = reader.type_length
+            dtype, shape = np.dtype(np.uint8), (num_entries, self.width)
+        else:
+            dtype = NUMERIC[reader.physical]
+            self.width, shape = dtype.itemsize, (num_entries,)
         self.max_def = reader.max_def
         self.raw = np.empty(HEADROOM + num_entries * self.width, np.uint8)
-        self.rows = self.raw[HEADROOM:].view(self.dtype)
+        self.rows = self.raw[HEADROOM:].view(dtype).reshape(shape)
         self.valid = np.empty(num_entries, np.uint8) if self.max_def else None
         self.scratch = Scratch()
         self.dictionary = None
@@ -128,7 +155,7 @@ class PlacedDecoder:
     def decode(self, pages):
         """The chunk as a :class:`PlacedChunk`; raises :class:`Fallback` for a page
         this path does not take."""
-        if not _pages_supported(pages, self.max_def):
+        if not _pages_supported(pages, self.max_def, plain=not self.indices):
             raise Fallback()
         try:
             for page in pages:
@@ -142,12 +169,17 @@ class PlacedDecoder:
         validity = None
         if self.valid is not None and self.present != n:
             validity = self.valid[:n].view(np.bool_)
-        return PlacedChunk(self.rows[:n], validity, n, self.present)
+        if not self.indices:
+            return PlacedChunk(self.rows[:n], validity, n, self.present)
+        if self.dictionary is None or not len(self.dictionary):
+            raise Fallback()
+        return PlacedChunk(self.rows[:n], validity, n, self.present, self.dictionary)
 
     def _dictionary(self, page):
         if self.dictionary is not None:
             raise Fallback()
-        self.dictionary = self.reader.read_dictionary_page(page, self.scratch).array
+        values = self.reader.read_dictionary_page(page, self.scratch)
+        self.dictionary = values if self.indices else values.array
 
     def _data_page(self, page):
         n = data_page_num_values(page, self.reader.where)
@@ -211,7 +243,10 @@ class PlacedDecoder:
             if present < 0:
                 raise Fallback()
         tail = self.entries + n - present
-        if present:
+        if present and self.indices:
+            decode_dict_indices(body, vpos, len(body) - vpos, present,
+                                self.rows[tail:tail + present], len(self.dictionary))
+        elif present:
             decode_dict_values(body, vpos, len(body) - vpos, present, self.dictionary,
                                self.rows[tail:tail + present])
         if self.max_def:

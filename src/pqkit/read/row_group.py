@@ -26,8 +26,8 @@ from pqkit.read.chunk import ChunkData, ColumnChunkReader, empty_values
 from pqkit.chunk_range import chunk_range, dictionary_header_padding
 from pqkit.read.leaf import INT96_UNITS, leaf_column
 from pqkit.read.options import DEFAULT_OPTIONS
-from pqkit.read.placed import flat_numeric
-from pqkit.read.values import FixedValues
+from pqkit.read.placed import placeable
+from pqkit.read.values import DictionaryValues, FixedValues
 from pqkit.schema.logical import leaf_type
 
 __all__ = ["RowGroupReader"]
@@ -49,7 +49,9 @@ def placed_leaf(node, placed, type_):
                   for rep in _path_repetitions(node))
     asm = Assembly(nodes, n, placed.num_values, None)
     own = validity if node.repetition == OPTIONAL else None
-    return asm, leaf_column(type_, node.physical_type, FixedValues(placed.values), None, own, n)
+    values = FixedValues(placed.values) if placed.dictionary is None else \
+        DictionaryValues(placed.values, placed.dictionary)
+    return asm, leaf_column(type_, node.physical_type, values, None, own, n)
 
 
 def where_of(node, g):
@@ -191,14 +193,16 @@ class RowGroupReader:
     def decode_leaf(self, g, node):
         """(assembled levels, typed leaf column) of leaf ``node`` in row group ``g``: the
         unit of work :mod:`pqkit.read.parallel` runs on several threads."""
-        if self.fused and flat_numeric(node):
-            placed = self.read_placed(g, node)
-            if placed is not None:
-                return placed_leaf(node, placed, self.leaf_type(node))
+        if self.fused:
+            type_ = self.leaf_type(node)
+            if placeable(node, type_):
+                placed = self.read_placed(g, node)
+                if placed is not None:
+                    return placed_leaf(node, placed, type_)
         return self.leaf(node, self.read_chunk(g, node), where_of(node, g))
 
     def read_placed(self, g, node):
-        """A flat numeric chunk decoded into its rows (:mod:`pqkit.read.placed`), or None
+        """A flat fixed-width or dictionary-string chunk decoded into its rows (:mod:`pqkit.read.placed`), or None
         when it needs the general path."""
         chunk = self.column_chunk(g, node)
         if chunk.meta_data.num_values == 0:
