@@ -9,9 +9,13 @@ The consumers (pyarrow, polars, DuckDB) are in tests/interop/test_string_views.p
 import gc
 import sys
 
+import struct
+
 import numpy as np
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pqkit
 from leak_check import traced_growth
@@ -85,8 +89,38 @@ def test_a_value_longer_than_a_buffer_is_refused():
         binary_views(col.offsets, col.data, max_buffer=100)
 
 
+def _reference_views(offsets, data):
+    """The view bytes as the Arrow format describes them, one buffer (data from the
+    first long value on), built byte by byte."""
+    out, first = b"", None
+    for s, e in zip(offsets[:-1], offsets[1:]):
+        value = bytes(data[s:e])
+        if len(value) <= 12:
+            out += struct.pack("<i", len(value)) + value.ljust(12, b"\0")
+        else:
+            first = s if first is None else first
+            out += struct.pack("<i4sii", len(value), value[:4], 0, s - first)
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(lengths=st.lists(st.integers(0, 30), max_size=60), lead=st.integers(0, 5),
+       trail=st.integers(0, 3), seed=st.integers(0, 2**32 - 1))
+def test_views_equal_the_layout_byte_for_byte(lengths, lead, trail, seed):
+    """Short values (loaded 12 bytes at a time, or byte by byte near the end of the
+    data), long values and empty ones, with data before and after the offsets."""
+    rng = np.random.default_rng(seed)
+    data = rng.integers(0, 256, lead + sum(lengths) + trail, dtype=np.uint8)
+    offsets = np.array([lead] + list(np.cumsum(lengths) + lead), np.int64)
+    views, buffers = binary_views(offsets, data)
+    assert views.shape == (len(lengths), 16) and views.dtype == np.uint8
+    assert views.tobytes() == _reference_views(offsets, data)
+    assert len(buffers) == (1 if any(n > 12 for n in lengths) else 0)
+
+
 @pytest.mark.parametrize("offsets, match", [
-    ([0, 5, 3], "decrease at row 1"), ([0, 4, 99], "leave the 10 data bytes"),
+    ([0, 5, 3], "decrease at row 1"), ([0, 13, 2, 9], "decrease at row 1"),
+    ([0, 4, 99], "leave the 10 data bytes"),
     ([-1, 2], "leave the 10 data bytes")])
 def test_bad_offsets_are_refused(offsets, match):
     with pytest.raises(SchemaError, match=match):

@@ -20,7 +20,7 @@ reach. Consumers that keep
 strings as views (polars, DuckDB) then import the column without copying it.
 """
 cimport cython
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
 import numpy as np
@@ -31,6 +31,10 @@ from pqkit.errors import SchemaError
 cdef int64_t MAX_BUFFER = 2147483647
 # Values this long or shorter are stored inside their view.
 cdef int64_t INLINE = 12
+# fill_views' error returns: FILL_TOO_LONG - i (value i too long for a view),
+# FILL_DECREASING - i (offsets decrease after row i); both below any count.
+cdef int64_t FILL_TOO_LONG = -1
+cdef int64_t FILL_DECREASING = -(<int64_t>1 << 62)
 
 
 cdef int64_t buffer_bound(int64_t span, int64_t max_buffer) noexcept nogil:
@@ -40,39 +44,59 @@ cdef int64_t buffer_bound(int64_t span, int64_t max_buffer) noexcept nogil:
     return 2 * (span // max_buffer) + 2
 
 
+cdef inline uint64_t _low_bytes(uint64_t word, int64_t k) noexcept nogil:
+    # The k lowest bytes of word (0 <= k <= 8), the others zero.
+    if k >= 8:
+        return word
+    return word & ((<uint64_t>1 << (8 * k)) - 1)
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
 cdef int64_t fill_views(const int64_t* offsets, Py_ssize_t n, const uint8_t* data,
-                        int64_t max_buffer, uint8_t* views, int64_t* starts) noexcept nogil:
-    # Safety: binary_views checked that offsets never decrease and end within data,
-    # and sized starts by buffer_bound over the span the offsets cover.
+                        int64_t data_len, int64_t max_buffer, uint64_t* views,
+                        int64_t* starts) noexcept nogil:
+    # Safety: the caller checked offsets[0] >= 0 and offsets[n] <= data_len; each
+    # value's end is checked here not to fall below its start, so every value lies
+    # within data. A short value is loaded as 12 bytes only when 12 bytes remain.
+    # `starts` is sized by buffer_bound over the span the offsets cover.
     cdef Py_ssize_t i
-    cdef int64_t s, e, nbuf = 0, buf_start = 0
-    cdef int32_t length, index, offset
-    cdef uint8_t* v
+    cdef int64_t s = offsets[0], e, length, nbuf = 0, buf_start = 0
+    cdef uint64_t head, tail
+    cdef uint32_t word
     for i in range(n):
-        s = offsets[i]
         e = offsets[i + 1]
-        v = views + i * 16
-        if e - s <= INLINE:
-            length = <int32_t>(e - s)
-            memset(v, 0, 16)
-            memcpy(v, &length, 4)
-            memcpy(v + 4, data + s, length)
-            continue
-        if e - s > max_buffer:
-            return -1 - i
-        if nbuf == 0 or e - buf_start > max_buffer:
-            buf_start = s
-            starts[nbuf] = s
-            nbuf += 1
-        length = <int32_t>(e - s)
-        index = <int32_t>(nbuf - 1)
-        offset = <int32_t>(s - buf_start)
-        memcpy(v, &length, 4)
-        memcpy(v + 4, data + s, 4)
-        memcpy(v + 8, &index, 4)
-        memcpy(v + 12, &offset, 4)
+        length = e - s
+        if length < 0:
+            return FILL_DECREASING - i
+        if length <= INLINE:
+            if s + INLINE <= data_len:
+                memcpy(&head, data + s, 8)
+                memcpy(&word, data + s + 8, 4)
+                head = _low_bytes(head, length)
+                tail = _low_bytes(word, length - 8) if length > 8 else 0
+            else:
+                head = tail = 0
+                if length:
+                    memcpy(&head, data + s, length if length < 8 else 8)
+                if length > 8:
+                    memcpy(&tail, data + s + 8, length - 8)
+            # [length | value bytes 0-3] [value bytes 4-11]
+            views[2 * i] = <uint64_t>length | (head << 32)
+            views[2 * i + 1] = (head >> 32) | (tail << 32)
+        else:
+            if length > max_buffer:
+                return FILL_TOO_LONG - i
+            if nbuf == 0 or e - buf_start > max_buffer:
+                buf_start = s
+                starts[nbuf] = s
+                nbuf += 1
+            memcpy(&word, data + s, 4)
+            # [length | prefix] [buffer index | offset in the buffer]
+            views[2 * i] = <uint64_t>length | (<uint64_t>word << 32)
+            views[2 * i + 1] = <uint64_t><uint32_t>(nbuf - 1) | \
+                (<uint64_t><uint32_t>(s - buf_start) << 32)
+        s = e
     return nbuf
 
 
@@ -108,23 +132,23 @@ def binary_views(const int64_t[::1] offsets, data, int64_t max_buffer=MAX_BUFFER
     if offsets[0] < 0 or offsets[n] > d.shape[0]:
         raise SchemaError(f"binary offsets {offsets[0]}..{offsets[n]} leave the "
                           f"{d.shape[0]} data bytes")
-    for i in range(n):
-        if offsets[i + 1] < offsets[i]:
-            raise SchemaError(f"binary offsets decrease at row {i}: {offsets[i]} then "
-                              f"{offsets[i + 1]}")
-    views = np.empty((n, 16), np.uint8)
-    starts = np.empty(buffer_bound(offsets[n] - offsets[0], max_buffer), np.int64)
-    cdef uint8_t[:, ::1] v = views
+    views = np.empty((n, 2), np.uint64)
+    starts = np.empty(buffer_bound(max(offsets[n] - offsets[0], 0), max_buffer), np.int64)
+    cdef uint64_t[:, ::1] v = views
     cdef int64_t[::1] st = starts
     cdef int64_t nbuf = 0
     if n:
         with nogil:
-            nbuf = fill_views(&offsets[0], n, &d[0] if d.shape[0] else NULL, max_buffer,
-                              &v[0, 0], &st[0])
+            nbuf = fill_views(&offsets[0], n, &d[0] if d.shape[0] else NULL, d.shape[0],
+                              max_buffer, &v[0, 0], &st[0])
+    if nbuf <= FILL_DECREASING:
+        i = FILL_DECREASING - nbuf
+        raise SchemaError(f"binary offsets decrease at row {i}: {offsets[i]} then "
+                          f"{offsets[i + 1]}")
     if nbuf < 0:
-        i = -1 - nbuf
+        i = FILL_TOO_LONG - nbuf
         raise SchemaError(f"value at row {i} has {offsets[i + 1] - offsets[i]} bytes, more "
                           f"than a binary view addresses ({max_buffer})")
     end = offsets[n]
     buffers = [data[s:min(s + max_buffer, end)] for s in starts[:nbuf].tolist()]
-    return views, buffers
+    return views.view(np.uint8), buffers
