@@ -102,6 +102,29 @@ def test_limit_bounds_the_cache_and_zero_disables_it(clean_pool):
         memory.set_buffer_cache_limit(-1)
 
 
+def test_a_full_cache_gives_up_the_blocks_freed_longest_ago(clean_pool):
+    """A workload that moves to new sizes gets them cached: the newly freed block
+    stays and the oldest cached ones (of other sizes) make room for it."""
+    memory.set_buffer_cache_limit(3 * BIG)
+    with memory.pooled_buffers():
+        first = [np.empty(BIG, np.uint8) for _ in range(3)]
+        del first                                   # the cache is full of 1 MiB blocks
+        other = np.empty(2 * BIG, np.uint8)         # another class: a miss
+        stats = memory.buffer_cache_stats()
+        del other
+        after = memory.buffer_cache_stats()
+        assert after["cached_bytes"] <= 3 * BIG
+        again = np.empty(2 * BIG, np.uint8)         # now served from the cache
+        assert memory.buffer_cache_stats()["hits"] == after["hits"] + 1
+        one = np.empty(BIG, np.uint8)               # the newest 1 MiB block survived
+        assert memory.buffer_cache_stats()["hits"] == after["hits"] + 2
+        assert stats["misses"] + 0 == after["misses"]
+        del again, one
+        assert memory.buffer_cache_stats()["cached_bytes"] == 3 * BIG
+        memory.release_buffer_cache()
+        assert memory.buffer_cache_stats()["cached_bytes"] == 0
+
+
 def test_in_use_bytes_follow_live_arrays(clean_pool):
     before = memory.buffer_cache_stats()["in_use_bytes"]
     with memory.pooled_buffers():

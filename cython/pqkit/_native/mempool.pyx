@@ -9,8 +9,9 @@ and converts, so buffers freed by earlier reads are handed out again.
 
 Blocks of at least ``POOL_MIN`` bytes are rounded up to one of eight size
 classes per power of two (at most 12.5% slack) and, when freed, kept on their
-class's free list while the cached total stays under the limit; otherwise they
-go back to the system. Smaller blocks pass straight to malloc. Every block
+class's free list; when the cached total would pass the limit, the blocks
+freed longest ago (of any class) go back to the system first, so the cache
+follows the sizes a workload uses now rather than the first ones it saw. Smaller blocks pass straight to malloc. Every block
 carries a small header in front of the pointer numpy sees, so ``free`` and
 ``realloc`` know how a block was made without trusting the size numpy passes.
 Arrays made under the handler keep it for life (numpy stores it per array), so
@@ -96,14 +97,18 @@ ctypedef struct SmallHeader:      # 16 bytes just before the user pointer
     uint64_t magic
 
 ctypedef struct PoolHeader:       # 64 bytes just before the user pointer
-    PoolHeader *next
+    PoolHeader *next                # class free list (cached blocks only)
     size_t capacity                 # usable bytes after the header
     size_t size                     # bytes last asked for (realloc copies these)
     Py_ssize_t cls
-    size_t pad[3]
+    PoolHeader *prev                # class free list, backwards
+    PoolHeader *newer               # all cached blocks, by the time they were freed
+    PoolHeader *older
     uint64_t magic                  # last, so it sits where SmallHeader.magic does
 
 cdef PoolHeader *free_lists[NCLASSES]
+cdef PoolHeader *newest = NULL      # the cached block freed last
+cdef PoolHeader *oldest = NULL      # and the one freed first: evicted first
 cdef size_t cached_bytes = 0
 cdef size_t cache_limit = 128 << 20
 cdef size_t hits = 0
@@ -126,6 +131,66 @@ cdef inline Py_ssize_t size_class(size_t n, size_t *capacity) noexcept nogil:
     capacity[0] = cap
     # (cap / step) runs from SUBCLASSES (exact power of two) to 2 * SUBCLASSES.
     return (shift - MIN_SHIFT) * SUBCLASSES + <Py_ssize_t>(cap // step - SUBCLASSES)
+
+
+cdef void cache_insert(PoolHeader *h) noexcept nogil:
+    # Under the pool lock: h becomes the newest cached block of its class and of all.
+    global cached_bytes, newest, oldest
+    h.prev = NULL
+    h.next = free_lists[h.cls]
+    if h.next != NULL:
+        h.next.prev = h
+    free_lists[h.cls] = h
+    h.older = newest
+    h.newer = NULL
+    if newest != NULL:
+        newest.newer = h
+    newest = h
+    if oldest == NULL:
+        oldest = h
+    cached_bytes += h.capacity
+
+
+cdef void cache_remove(PoolHeader *h) noexcept nogil:
+    # Under the pool lock: take cached block h out of both lists.
+    global cached_bytes, newest, oldest
+    if h.prev != NULL:
+        h.prev.next = h.next
+    else:
+        free_lists[h.cls] = h.next
+    if h.next != NULL:
+        h.next.prev = h.prev
+    if h.newer != NULL:
+        h.newer.older = h.older
+    else:
+        newest = h.older
+    if h.older != NULL:
+        h.older.newer = h.newer
+    else:
+        oldest = h.newer
+    h.next = h.prev = h.newer = h.older = NULL
+    cached_bytes -= h.capacity
+
+
+cdef PoolHeader *evict_until(size_t keep) noexcept nogil:
+    # Under the pool lock: remove the oldest cached blocks until at most `keep` bytes
+    # stay cached; returns them chained by `next`, for the caller to free unlocked.
+    cdef PoolHeader *doomed = NULL
+    cdef PoolHeader *h
+    while cached_bytes > keep and oldest != NULL:
+        h = oldest
+        cache_remove(h)
+        h.next = doomed
+        doomed = h
+    return doomed
+
+
+cdef void free_chain(PoolHeader *h) noexcept nogil:
+    cdef PoolHeader *nxt
+    while h != NULL:
+        nxt = h.next
+        free(h)
+        h = nxt
 
 
 cdef void *small_alloc(size_t size, bint zero) noexcept nogil:
@@ -153,8 +218,7 @@ cdef void *pool_alloc(size_t size, bint zero) noexcept nogil:
     pqkit_pool_lock()
     h = free_lists[cls]
     if h != NULL:
-        free_lists[cls] = h.next
-        cached_bytes -= h.capacity
+        cache_remove(h)
         hits += 1
     else:
         misses += 1
@@ -184,16 +248,17 @@ cdef void *pool_alloc(size_t size, bint zero) noexcept nogil:
 
 
 cdef void pool_release(PoolHeader *h) noexcept nogil:
-    global cached_bytes, in_use_bytes
+    global in_use_bytes
     cdef bint keep
+    cdef PoolHeader *doomed = NULL
     pqkit_pool_lock()
     in_use_bytes -= h.capacity
-    keep = cached_bytes + h.capacity <= cache_limit
+    keep = h.capacity <= cache_limit
     if keep:
-        h.next = free_lists[h.cls]
-        free_lists[h.cls] = h
-        cached_bytes += h.capacity
+        doomed = evict_until(cache_limit - h.capacity)
+        cache_insert(h)
     pqkit_pool_unlock()
+    free_chain(doomed)
     if not keep:
         free(h)
 
@@ -296,26 +361,11 @@ def release():
 
 
 cdef void _trim(size_t keep) noexcept nogil:
-    global cached_bytes
-    cdef PoolHeader *h
-    cdef PoolHeader *doomed = NULL
-    cdef Py_ssize_t cls
+    cdef PoolHeader *doomed
     pqkit_pool_lock()
-    # Largest classes first: they free the most memory per block.
-    cls = NCLASSES - 1
-    while cls >= 0 and cached_bytes > keep:
-        while free_lists[cls] != NULL and cached_bytes > keep:
-            h = free_lists[cls]
-            free_lists[cls] = h.next
-            cached_bytes -= h.capacity
-            h.next = doomed
-            doomed = h
-        cls -= 1
+    doomed = evict_until(keep)
     pqkit_pool_unlock()
-    while doomed != NULL:
-        h = doomed
-        doomed = h.next
-        free(h)
+    free_chain(doomed)
 
 
 def stats():
