@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.reference.levels_ref import read_pyarrow_levels, ref_assemble, ref_shred
 
+from pqkit._native.levels import assemble_levels
 from pqkit.errors import EncodingError, SchemaError
 from pqkit.levels import (
     OPTIONAL,
@@ -538,3 +539,55 @@ def test_a_visible_null_in_a_required_node_is_refused():
              NodeLayout(REQUIRED, 2, np.array([True, False]))]
     with pytest.raises(SchemaError, match="required path node 1 has null slots"):
         shred(nodes, where="column s.a")
+
+
+# --- one list level: all nodes in one pass == node by node ------------------------------
+@st.composite
+def one_list_levels(draw):
+    """(kinds, defs, reps) of valid entries for a [X, REPEATED, Y] path."""
+    outer = draw(st.sampled_from([0, 1]))           # REQUIRED or OPTIONAL list
+    elem = draw(st.sampled_from([0, 1]))            # REQUIRED or OPTIONAL element
+    list_def = outer + 1
+    max_def = list_def + elem
+    defs, reps = [], []
+    for _ in range(draw(st.integers(0, 40))):
+        state = draw(st.sampled_from(["null", "empty", "items"] if outer else ["empty", "items"]))
+        if state == "null":
+            defs.append(0)
+            reps.append(0)
+        elif state == "empty":
+            defs.append(list_def - 1)
+            reps.append(0)
+        else:
+            for i in range(draw(st.integers(1, 6))):
+                defs.append(draw(st.sampled_from([list_def, max_def])))
+                reps.append(0 if i == 0 else 1)
+    return (outer, 2, elem), np.array(defs, np.int16), np.array(reps, np.int16)
+
+
+@settings(max_examples=300, deadline=None)
+@given(case=one_list_levels())
+def test_one_list_level_fused_equals_node_by_node(case):
+    kinds, defs, reps = case
+    fused = assemble_levels(defs, reps, len(defs), kinds, "", True)
+    general = assemble_levels(defs, reps, len(defs), kinds, "", False)
+    assert fused[:2] == general[:2]
+    for (fs, fv, fo), (gs, gv, go) in zip(fused[2], general[2]):
+        assert fs == gs
+        assert (fv is None) == (gv is None) and (fo is None) == (go is None)
+        if fv is not None:
+            np.testing.assert_array_equal(fv, gv)
+        if fo is not None:
+            np.testing.assert_array_equal(fo, go)
+    assert (fused[3] is None) == (general[3] is None)
+    if fused[3] is not None:
+        np.testing.assert_array_equal(fused[3], general[3])
+
+
+@pytest.mark.parametrize("defs, reps, match", [
+    ([3, 3], [1, 0], "start"), ([3, 1, 3], [0, 0, 1], "repetition level"),
+    ([3, 4], [0, 1], "definition level"), ([3, 3], [0, 2], "repetition level")])
+def test_one_list_level_faults_are_reported_before_filling(defs, reps, match):
+    with pytest.raises(EncodingError, match=match):
+        assemble_levels(np.array(defs, np.int16), np.array(reps, np.int16), len(defs),
+                        (1, 2, 1), "", True)

@@ -13,7 +13,9 @@ REPEATED node at or above it, 0 if none). A level entry (r, d) then:
 * carries a stored value  iff  d == max_def.
 
 So each node is assembled by one branch-free pass over the levels (node-major
-rather than entry-major), after one pass that validates the entries.
+rather than entry-major), after one pass that validates the entries. The
+commonest nested shape, one list level ([X, REPEATED, Y] with X and Y not
+REPEATED: ``list<primitive>``), has all three nodes filled in one pass instead.
 
 Example, path [OPTIONAL, REPEATED, OPTIONAL] (a nullable list of nullable
 ints, def levels 1, 2, 3) with records [[1, None], None, []]:
@@ -310,6 +312,78 @@ cdef void* ptr_i64(int64_t[::1] mv) except? NULL:
     return <void*>&mv[0] if mv.shape[0] > 0 else NULL
 
 
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef Py_ssize_t fill_one_list(const int16_t* defs, const int16_t* reps, Py_ssize_t n,
+                              Py_ssize_t records, int16_t outer_def, int16_t list_def,
+                              int16_t elem_def, uint8_t* outer_valid, int64_t* offsets,
+                              uint8_t* elem_valid) noexcept nogil:
+    """Outer validity, list offsets and element validity of a one-list-level path in
+    one pass; returns the element count, or -1 if the records opened disagree with
+    ``records`` (the input changed since it was validated)."""
+    # Safety: offsets holds records + 1 entries, outer_valid (if not NULL) records + 1
+    # bytes and elem_valid (if not NULL) n + 1 bytes. `lists` is clamped to records
+    # and `elems` never passes k <= n, so every write is in bounds. Each entry writes
+    # the tentative start (and validity) of the list it would open; the entry that
+    # does open it (r == 0) writes last before `lists` moves on, and an element's
+    # validity byte is kept once `elems` passes it.
+    cdef Py_ssize_t k, lists = 0, elems = 0
+    cdef int16_t d
+    for k in range(n):
+        d = defs[k]
+        offsets[lists] = elems
+        if outer_valid != NULL:
+            outer_valid[lists] = d >= outer_def
+        lists += reps[k] == 0
+        lists = lists if lists < records else records
+        if elem_valid != NULL:
+            elem_valid[elems] = d >= elem_def
+        elems += d >= list_def
+    offsets[records] = elems
+    if lists != records:
+        return -1
+    return elems
+
+
+cdef bint _one_list(const LevelPlan* plan):
+    return (plan.depth == 3 and plan.nodes[1].kind == REP_REPEATED
+            and plan.nodes[0].kind != REP_REPEATED and plan.nodes[2].kind != REP_REPEATED)
+
+
+cdef list _one_list_nodes(LevelPlan* plan, const int16_t* dp, const int16_t* rp, Py_ssize_t n,
+                          Py_ssize_t records, FaultInfo* fault):
+    """The nodes of a validated one-list-level path (see fill_one_list)."""
+    cdef LevelNode* outer = &plan.nodes[0]
+    cdef LevelNode* lst = &plan.nodes[1]
+    cdef LevelNode* elem = &plan.nodes[2]
+    cdef uint8_t* optr = NULL
+    cdef uint8_t* eptr = NULL
+    cdef Py_ssize_t elems
+    outer_validity = elem_validity = None
+    if outer.kind == REP_OPTIONAL:
+        outer_buf = np.empty(records + 1, dtype=np.bool_)
+        optr = <uint8_t*>ptr_u8(outer_buf.view(np.uint8))
+        outer_validity = outer_buf[:records]
+    if elem.kind == REP_OPTIONAL:
+        elem_buf = np.empty(n + 1, dtype=np.bool_)
+        eptr = <uint8_t*>ptr_u8(elem_buf.view(np.uint8))
+    offsets = np.empty(records + 1, dtype=np.int64)
+    cdef int64_t* offs = <int64_t*>ptr_i64(offsets)
+    with nogil:
+        elems = fill_one_list(dp, rp, n, records, outer.def_level, lst.def_level,
+                              elem.def_level, optr, offs, eptr)
+    if elems < 0:
+        fault.code = FAULT_CHANGED
+        return []
+    if eptr != NULL:
+        elem_validity = elem_buf[:elems]
+    outer.parents, outer.slots = records, records
+    lst.parents, lst.slots = records, elems
+    elem.parents, elem.slots = elems, elems
+    return [(records, outer_validity, None), (elems, None, offsets),
+            (elems, elem_validity, None)]
+
+
 cdef object _bool_slots(Py_ssize_t n, uint8_t** ptr):
     """A bool array of n slots with one scratch byte behind it (see fill_slots)."""
     buf = np.empty(n + 1, dtype=np.bool_)
@@ -318,7 +392,7 @@ cdef object _bool_slots(Py_ssize_t n, uint8_t** ptr):
 
 
 def assemble_levels(const int16_t[::1] defs, const int16_t[::1] reps, Py_ssize_t num_entries,
-                    repetitions, str where=""):
+                    repetitions, str where="", bint fused=True):
     """Assemble one column's level entries; see pqkit.levels.assemble.
 
     ``defs``/``reps`` are None when every level is 0 (then ``num_entries``
@@ -327,6 +401,7 @@ def assemble_levels(const int16_t[::1] defs, const int16_t[::1] reps, Py_ssize_t
     Returns ``(num_records, num_values, nodes, value_mask)`` where nodes is a
     list of ``(slots, validity, offsets)`` per path node and value_mask is a
     bool array over the leaf slots, or None when every slot holds a value.
+    ``fused=False`` assembles a one-list-level path node by node too (for tests).
     """
     cdef LevelPlan plan
     cdef FaultInfo fault
@@ -362,6 +437,8 @@ def assemble_levels(const int16_t[::1] defs, const int16_t[::1] reps, Py_ssize_t
             raise_fault(&plan, &fault, where)
         if plan.max_rep == 0:
             nodes = _flat_nodes(&plan, dp, n)
+        elif fused and _one_list(&plan):
+            nodes = _one_list_nodes(&plan, dp, rp, n, records, &fault)
         else:
             nodes = _nested_nodes(&plan, dp, rp, n, records, &fault)
             if fault.code != FAULT_NONE:
