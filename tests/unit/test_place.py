@@ -7,10 +7,11 @@ mask, and the dense values scattered by :func:`pqkit.levels.expand_values` --
 for RLE and bit-packed runs (runs longer than the entries wanted included), and
 -1 for corrupt levels or too few values.
 
-Chunk level: a flat numeric column read through :mod:`pqkit.read.placed`
-(``RowGroupReader.fused``, the default) must equal the general path's read of
-the same file, for random null patterns, pages of a few rows (page boundaries
-anywhere), PLAIN and dictionary pages, v1 and v2 pages and each codec.
+Chunk level: a flat numeric, FIXED_LEN_BYTE_ARRAY or dictionary-encoded string
+column read through :mod:`pqkit.read.placed` (``RowGroupReader.fused``, the
+default) must equal the general path's read of the same file, for random null
+patterns, pages of a few rows (page boundaries anywhere), PLAIN and dictionary
+pages, v1 and v2 pages and each codec.
 """
 import io
 
