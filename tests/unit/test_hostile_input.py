@@ -263,3 +263,34 @@ def test_row_group_with_fewer_chunks_than_leaves():
                        match=r"row_groups\[0\]\.columns holds 1 column chunks, the schema "
                              r"has 2 leaf columns"):
         pqkit.read_table(_with_footer(data, edit), columns=["x"])
+
+
+@pytest.mark.parametrize("annotation", [
+    fmt.LogicalType(INTEGER=fmt.IntType(bitWidth=64, isSigned=True)),
+    fmt.LogicalType(DECIMAL=fmt.DecimalType(scale=2, precision=20))])
+def test_int96_with_an_annotation_reads_as_timestamps(annotation):
+    """A fuzzer's file: an INT96 column annotated INT(64) raised a raw AttributeError
+    (the INT96 conversion wanted a timestamp unit). No annotation applies to INT96."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    out = io.BytesIO()
+    pq.write_table(pa.table({"t": pa.array([0, 1], pa.timestamp("ns"))}), out,
+                   use_deprecated_int96_timestamps=True, store_schema=False)
+    good = out.getvalue()
+
+    def annotate(md):
+        md.schema[1].logicalType = annotation
+    table = pqkit.read_table(_with_footer(good, annotate))
+    assert str(table.column(0).type) == str(pqkit.read_table(good).column(0).type)
+    assert table.to_pydict() == pqkit.read_table(good).to_pydict()
+
+
+def test_integer_annotation_on_a_byte_array_is_refused():
+    good = _small_file({"s": ["a", "b"]})
+
+    def annotate(md):
+        md.schema[1].logicalType = fmt.LogicalType(INTEGER=fmt.IntType(bitWidth=64,
+                                                                        isSigned=True))
+        md.schema[1].converted_type = None
+    with pytest.raises(pqkit.SchemaError, match="cannot annotate BYTE_ARRAY"):
+        pqkit.read_table(_with_footer(good, annotate))

@@ -54,7 +54,8 @@ def _integer(bit_width, signed, physical, where):
              (8, False): T.uint8, (16, False): T.uint16, (32, False): T.uint32,
              (64, False): T.uint64}
     make = names.get((bit_width, bool(signed)))
-    if make is None or (physical == Type.INT32) != (bit_width <= 32):
+    if make is None or physical not in (Type.INT32, Type.INT64) or \
+            (physical == Type.INT32) != (bit_width <= 32):
         raise SchemaError(f"{where}: INT({bit_width}, {'signed' if signed else 'unsigned'}) "
                           f"cannot annotate {Type(physical).name}")
     return make()
@@ -122,6 +123,9 @@ def leaf_type(node):
     e = node.element
     physical = Type(e.type)
     where = f"column {node.dotted_path}"
+    if physical == Type.INT96:
+        # No annotation applies to INT96, which only ever held (deprecated) timestamps.
+        return T.timestamp("ns")
     t = None
     if e.logicalType is not None:
         t = _from_logical(e.logicalType, e, physical, where)
@@ -129,8 +133,6 @@ def leaf_type(node):
         t = _from_converted(e.converted_type, e, physical, where)
     if t is not None:
         return t
-    if physical == Type.INT96:
-        return T.timestamp("ns")
     if physical == Type.FIXED_LEN_BYTE_ARRAY:
         return T.fixed_size_binary(e.type_length)
     return _PHYSICAL[physical]()
