@@ -134,12 +134,21 @@ class PageWalker:
             yield page
 
     def check_crc(self, page):
-        actual = crc32_signed(page.payload)
-        if actual != page.header.crc:
-            raise ChecksumError(
-                f"CRC mismatch in {PageType(page.type).name if page.type in PageType._value2member_map_ else page.type} "
-                f"page at offset {page.offset} in {self.where}: stored "
-                f"{page.header.crc & 0xFFFFFFFF:#010x}, computed {actual & 0xFFFFFFFF:#010x}")
+        check_crc(page, self.where)
+
+
+def check_crc(page, where, computed=None):
+    """Raise ChecksumError when ``page`` has a CRC its payload does not match
+    (``computed``: the payload's unsigned CRC-32 when the caller already has it)."""
+    if page.header.crc is None:
+        return
+    actual = crc32_signed(page.payload) if computed is None else crc_field(computed)
+    if actual != page.header.crc:
+        kind = PageType(page.type).name if page.type in PageType._value2member_map_ \
+            else page.type
+        raise ChecksumError(
+            f"CRC mismatch in {kind} page at offset {page.offset} in {where}: stored "
+            f"{page.header.crc & 0xFFFFFFFF:#010x}, computed {actual & 0xFFFFFFFF:#010x}")
 
 
 def walk_pages(data, origin, num_values, where):

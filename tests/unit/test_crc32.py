@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pqkit._native.hashing import crc32, crc32_accelerated
+from pqkit._native.hashing import crc32, crc32_accelerated, crc32_copy
 from pqkit.page import crc32_signed
 
 
@@ -45,3 +45,24 @@ def test_signed_page_value():
 
 def test_kernel_choice_is_reported():
     assert isinstance(crc32_accelerated(), bool)
+
+
+@pytest.mark.parametrize("start", [0, 0x89ABCDEF])
+def test_crc_while_copying_equals_crc_and_copy(start):
+    rng = random.Random(start)
+    for n in list(range(200)) + [1023, 4096 + 15, 65536 + 63]:
+        data = bytes(rng.getrandbits(8) for _ in range(n))
+        out = bytearray(n + 3)
+        assert crc32_copy(data, out, start) == zlib.crc32(data, start), n
+        assert bytes(out[:n]) == data and out[n:] == b"\0\0\0"
+
+
+def test_crc_while_copying_refuses_short_or_overlapping_targets():
+    buf = bytearray(range(200))
+    with pytest.raises(ValueError, match="holds 99 bytes"):
+        crc32_copy(bytes(100), bytearray(99))
+    with pytest.raises(ValueError, match="overlaps"):
+        crc32_copy(memoryview(buf)[:100], memoryview(buf)[50:150])
+    with pytest.raises((TypeError, ValueError, BufferError)):
+        crc32_copy(bytes(10), bytes(10))                 # read-only target
+    assert crc32_copy(b"", bytearray(0), 77) == 77

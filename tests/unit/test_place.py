@@ -241,3 +241,39 @@ def test_plain_strings_take_the_general_path():
     f = pqkit.ParquetFile(io.BytesIO(sink.getvalue()))
     assert f.row_group_reader.read_placed(0, f.schema.columns[0]) is None
     assert f.read().to_pydict() == {"c": ["a", None, "bc"] * 10}
+
+
+@pytest.mark.parametrize("version", ["1.0", "2.0"])
+@pytest.mark.parametrize("nullable", [False, True])
+def test_uncompressed_plain_pages_are_checked_while_placed(version, nullable, monkeypatch):
+    """An uncompressed PLAIN page is copied into its rows with its CRC computed in the
+    same pass: a flipped value byte in any page is a ChecksumError naming that page,
+    and no page's CRC is computed twice on a clean read."""
+    import pqkit.page
+    from pqkit.errors import ChecksumError
+    values = list(range(3000))
+    column = [None if nullable and v % 7 == 0 else v for v in values]
+    sink = io.BytesIO()
+    pqkit.write_table({"c": column}, sink,
+                      schema=[T.Field("c", T.int64(), nullable=nullable)],
+                      compression=None, use_dictionary=False, data_page_size=4096,
+                      data_page_version=version)
+    buf = sink.getvalue()
+    calls = []
+    real = pqkit.page.crc32_signed
+    monkeypatch.setattr(pqkit.page, "crc32_signed", lambda d: calls.append(1) or real(d))
+    f = pqkit.ParquetFile(io.BytesIO(buf))
+    assert f.row_group_reader.read_placed(0, f.schema.columns[0]) is not None
+    assert f.read().to_pydict() == {"c": column}
+    assert calls == []                           # every page checked by the copying pass
+    from pqkit.page import walk_pages
+    md = f.metadata.row_group(0).column(0).thrift.meta_data
+    start = md.data_page_offset
+    data_pages, _, err = walk_pages(memoryview(buf)[start:start + md.total_compressed_size],
+                                    start, md.num_values, "c")
+    assert err is None and len(data_pages) > 3
+    for page in (data_pages[0], data_pages[len(data_pages) // 2], data_pages[-1]):
+        bad = bytearray(buf)
+        bad[page.payload_offset + len(page.payload) - 3] ^= 0x10
+        with pytest.raises(ChecksumError, match=f"page at offset {page.offset} "):
+            pqkit.read_table(io.BytesIO(bytes(bad)))

@@ -164,6 +164,31 @@ def test_first_invalid_utf8_on_every_code_point_and_edges():
         first_invalid_utf8(np.array([0, 2, 1]), np.zeros(2, np.uint8))
 
 
+def test_first_invalid_utf8_without_the_order_pass():
+    """check_order=False skips the order pass only where the bytes are all ASCII: rows of
+    non-ASCII bytes are still read only after their order is checked."""
+    offsets, data = _binary([b"ab", b"c\xc3\xa9", b"\xff", b"d"])
+    assert first_invalid_utf8(offsets, data, check_order=False) == 2
+    assert first_invalid_utf8(offsets, data, np.array([1, 1, 0, 1], bool),
+                              check_order=False) == -1
+    assert first_invalid_utf8(np.array([0, 2, 1, 3]), np.frombuffer(b"abc", np.uint8),
+                              check_order=False) == -1
+    with pytest.raises(ValueError, match="decrease at row 1"):
+        first_invalid_utf8(np.array([0, 2, 1, 3]), np.frombuffer(b"a\xc3\xa9", np.uint8),
+                           check_order=False)
+    with pytest.raises(ValueError, match="outside"):
+        first_invalid_utf8(np.array([0, 2, 9]), np.frombuffer(b"abc", np.uint8),
+                           check_order=False)
+    rng = random.Random(11)
+    for _ in range(1000):
+        values = [bytes(rng.choice(_BYTES) for _ in range(rng.randint(0, 5)))
+                  for _ in range(rng.randint(1, 5))]
+        validity = np.array([rng.random() < 0.8 for _ in values])
+        offsets, data = _binary(values)
+        assert first_invalid_utf8(offsets, data, validity, check_order=False) == \
+            _first_bad(values, validity)
+
+
 # --- large views for pandas' Arrow-backed strings ----------------------------------------------
 def test_large_view_is_exported_without_copy():
     values = [b"ab", None, b"", "€".encode(), None]

@@ -342,6 +342,7 @@ cdef extern from *:
     """
     #include <stdint.h>
     #include <stddef.h>
+    #include <string.h>
     static uint32_t pqkit_crc_table[256];
     static int pqkit_crc_fast = 0;
 
@@ -361,34 +362,47 @@ cdef extern from *:
         return _mm_xor_si128(_mm_xor_si128(lo, hi), next);
     }
 
-    /* n >= 64; state is the raw (not inverted) CRC register. */
-    PQKIT_FOLD_TARGET static uint32_t pqkit_crc_fold(uint32_t state, const uint8_t* p, size_t n) {
+    /* n >= 64; state is the raw (not inverted) CRC register. With dst != NULL every
+       16-byte block is also stored there as it is loaded (a copy in the same pass). */
+    #define PQKIT_LOAD(q, i) pqkit_load_copy((const __m128i*)((q) + (i)), dst ? dst + (i) : NULL)
+    PQKIT_FOLD_TARGET static inline __m128i pqkit_load_copy(const __m128i* src, uint8_t* d) {
+        __m128i v = _mm_loadu_si128(src);
+        if (d) _mm_storeu_si128((__m128i*)d, v);
+        return v;
+    }
+
+    PQKIT_FOLD_TARGET static uint32_t pqkit_crc_fold(uint32_t state, const uint8_t* p,
+                                                     size_t n, uint8_t* dst) {
         const __m128i k64 = _mm_set_epi64x(0x1d9513d7, 0x8f352d95);   /* K(479), K(543) */
         const __m128i k16 = _mm_set_epi64x(0xccaa009e, 0xae689191);   /* K(95), K(159) */
-        __m128i x0 = _mm_loadu_si128((const __m128i*)p);
-        __m128i x1 = _mm_loadu_si128((const __m128i*)(p + 16));
-        __m128i x2 = _mm_loadu_si128((const __m128i*)(p + 32));
-        __m128i x3 = _mm_loadu_si128((const __m128i*)(p + 48));
+        __m128i x0 = PQKIT_LOAD(p, 0);
+        __m128i x1 = PQKIT_LOAD(p, 16);
+        __m128i x2 = PQKIT_LOAD(p, 32);
+        __m128i x3 = PQKIT_LOAD(p, 48);
         uint8_t last[16];
         x0 = _mm_xor_si128(x0, _mm_cvtsi32_si128((int)state));
         p += 64;
         n -= 64;
+        if (dst) dst += 64;
         while (n >= 64) {
-            x0 = pqkit_fold(x0, k64, _mm_loadu_si128((const __m128i*)p));
-            x1 = pqkit_fold(x1, k64, _mm_loadu_si128((const __m128i*)(p + 16)));
-            x2 = pqkit_fold(x2, k64, _mm_loadu_si128((const __m128i*)(p + 32)));
-            x3 = pqkit_fold(x3, k64, _mm_loadu_si128((const __m128i*)(p + 48)));
+            x0 = pqkit_fold(x0, k64, PQKIT_LOAD(p, 0));
+            x1 = pqkit_fold(x1, k64, PQKIT_LOAD(p, 16));
+            x2 = pqkit_fold(x2, k64, PQKIT_LOAD(p, 32));
+            x3 = pqkit_fold(x3, k64, PQKIT_LOAD(p, 48));
             p += 64;
             n -= 64;
+            if (dst) dst += 64;
         }
         x0 = pqkit_fold(x0, k16, x1);
         x0 = pqkit_fold(x0, k16, x2);
         x0 = pqkit_fold(x0, k16, x3);
         while (n >= 16) {
-            x0 = pqkit_fold(x0, k16, _mm_loadu_si128((const __m128i*)p));
+            x0 = pqkit_fold(x0, k16, PQKIT_LOAD(p, 0));
             p += 16;
             n -= 16;
+            if (dst) dst += 16;
         }
+        if (dst && n) memcpy(dst, p, n);
         _mm_storeu_si128((__m128i*)last, x0);
         return pqkit_crc_bytes(pqkit_crc_bytes(0, last, 16), p, n);
     }
@@ -399,7 +413,8 @@ cdef extern from *:
         return (c & bit_PCLMUL) && (d & bit_SSE2);
     }
     #else
-    static uint32_t pqkit_crc_fold(uint32_t state, const uint8_t* p, size_t n) {
+    static uint32_t pqkit_crc_fold(uint32_t state, const uint8_t* p, size_t n, uint8_t* dst) {
+        if (dst) memcpy(dst, p, n);
         return pqkit_crc_bytes(state, p, n);
     }
     static int pqkit_crc_detect(void) { return 0; }
@@ -414,15 +429,16 @@ cdef extern from *:
         pqkit_crc_fast = pqkit_crc_detect();
     }
 
-    static uint32_t pqkit_crc32(uint32_t crc, const uint8_t* p, size_t n) {
+    /* dst: NULL, or n writable bytes not overlapping p that receive a copy of p. */
+    static uint32_t pqkit_crc32(uint32_t crc, const uint8_t* p, size_t n, uint8_t* dst) {
         uint32_t state = ~crc;
-        if (pqkit_crc_fast && n >= 64) state = pqkit_crc_fold(state, p, n);
-        else state = pqkit_crc_bytes(state, p, n);
-        return ~state;
+        if (pqkit_crc_fast && n >= 64) return ~pqkit_crc_fold(state, p, n, dst);
+        if (dst && n) memcpy(dst, p, n);
+        return ~pqkit_crc_bytes(state, p, n);
     }
     """
     void pqkit_crc_setup() nogil
-    uint32_t pqkit_crc32(uint32_t crc, const uint8_t* p, size_t n) nogil
+    uint32_t pqkit_crc32(uint32_t crc, const uint8_t* p, size_t n, uint8_t* dst) nogil
     int pqkit_crc_fast
 
 
@@ -438,8 +454,27 @@ def crc32(data, uint32_t value=0):
     if n == 0:
         return value
     with nogil:
-        out = pqkit_crc32(value, &view[0], <size_t>n)
+        out = pqkit_crc32(value, &view[0], <size_t>n, NULL)
     return out
+
+
+def crc32_copy(data, out, uint32_t value=0):
+    """``crc32(data, value)``, copying ``data`` into the start of ``out`` in the same pass
+    (one read of the bytes instead of two). ``out`` must be writable, hold at least
+    ``len(data)`` bytes and not overlap ``data``."""
+    cdef const uint8_t[::1] src = _byte_view(data)
+    cdef uint8_t[::1] dst = _byte_view(out)
+    cdef Py_ssize_t n = src.shape[0]
+    cdef uint32_t crc
+    if dst.shape[0] < n:
+        raise ValueError(f"out holds {dst.shape[0]} bytes, data has {n}")
+    if n == 0:
+        return value
+    if &dst[0] < &src[0] + n and &src[0] < &dst[0] + n:
+        raise ValueError("out overlaps data")
+    with nogil:
+        crc = pqkit_crc32(value, &src[0], <size_t>n, &dst[0])
+    return crc
 
 
 def crc32_accelerated():

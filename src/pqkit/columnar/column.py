@@ -403,6 +403,9 @@ class BinaryColumn(Column):
     def _checked(cls, type_, offsets, data, validity):
         """A column over int64 offsets a pqkit kernel produced (non-decreasing, within
         ``data`` by construction): no second pass to check them."""
+        if offsets.dtype != np.int64 or offsets.ndim != 1 or len(offsets) == 0:
+            raise SchemaError(f"{type_} offsets from a kernel must be 1-D int64, got "
+                              f"{offsets.dtype} with shape {offsets.shape}")
         out = cls.__new__(cls)
         out._offsets, out._data, out._gathered = offsets, data, None
         out._init_common(type_, len(offsets) - 1, validity)
@@ -471,13 +474,13 @@ class BinaryColumn(Column):
     def as_binary(self):
         """The same buffers typed as binary (the raw bytes of a string column)."""
         t = T.large_binary() if self.type.large else T.binary()
-        return BinaryColumn(t, self.offsets, self.data, self.validity)
+        return BinaryColumn._checked(t, self.offsets, self.data, self.validity)
 
     def as_large(self):
         """This column as the large type of its kind over the same buffers (no copy):
         what Arrow-backed pandas strings hold, exported with int64 offsets as they are."""
         t = T.large_string() if T.is_text_type(self.type) else T.large_binary()
-        return BinaryColumn(t, self.offsets, self.data, self.validity)
+        return BinaryColumn._checked(t, self.offsets, self.data, self.validity)
 
     def _pandas_array(self, pd, strings, take):
         if T.is_text_type(self.type):

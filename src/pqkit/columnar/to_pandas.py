@@ -191,21 +191,35 @@ def _flat_values(pd, child):
 # --- strings -----------------------------------------------------------------------------
 def strings(pd, col, strings):
     dtype = _string_dtype(pd) if strings == "str" else None
-    if dtype is not None and dtype.storage == "pyarrow" and hasattr(pd.Series, "from_arrow"):
+    if dtype is not None and dtype.storage == "pyarrow":
         _check_utf8(col)
-        return pd.Series.from_arrow(col.as_large()).array
+        return _arrow_strings(dtype, col.as_large())
     values = string_objects(col)
     if dtype is not None:
         return pd.array(values, dtype=dtype)
     return values
 
 
+def _arrow_strings(dtype, col):
+    """pandas' pyarrow-backed strings over the column's buffers (no copy).
+
+    pyarrow is there: pandas stores strings in it only when it is installed. The
+    column goes in through the Arrow PyCapsule interface and the dtype's own
+    ``__from_arrow__`` wraps it; ``Series.from_arrow`` would do the same through a
+    one-column pyarrow Table and its ``to_pandas``, several times slower.
+    """
+    import pyarrow
+    return dtype.__from_arrow__(pyarrow.array(col))
+
+
 def _check_utf8(col):
     """Raise EncodingError for invalid UTF-8 in a non-null row, as decoding to ``str`` does."""
     gathered = getattr(col, "_gathered", None)
-    if gathered is not None and first_invalid_utf8(gathered[0].offsets, gathered[0].data) < 0:
+    if gathered is not None and first_invalid_utf8(gathered[0].offsets, gathered[0].data,
+                                                   check_order=False) < 0:
         return                           # every row is one of these valid values
-    bad = first_invalid_utf8(col.offsets, col.data, col.validity)
+    # A column's offsets are in order (checked when it was made): no second check.
+    bad = first_invalid_utf8(col.offsets, col.data, col.validity, check_order=False)
     if bad >= 0:
         value = col.data[int(col.offsets[bad]):int(col.offsets[bad + 1])].tobytes()
         raise EncodingError(f"invalid UTF-8 in {col.type} value at row {bad}: "

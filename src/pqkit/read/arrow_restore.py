@@ -160,7 +160,7 @@ def _time32(col, target):
 def _binary(col, target):
     if isinstance(col, BinaryColumn) and isinstance(col.type, T.BinaryType) == \
             isinstance(target, T.BinaryType):
-        return BinaryColumn(target, col.offsets, col.data, col.validity)
+        return BinaryColumn._checked(target, col.offsets, col.data, col.validity)
     if isinstance(col, DictionaryColumn):
         return _binary(col.decode(), target)
     return col

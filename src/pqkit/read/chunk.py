@@ -25,6 +25,7 @@ from pqkit.format import PageType, Type
 from pqkit.page import (
     PageWalker,
     Scratch,
+    check_crc,
     data_page_num_values,
     decompress_page,
     split_data_page,
@@ -87,6 +88,12 @@ class ColumnChunkReader:
         self.where = where
         self.verify = verify_checksums
         self.options = options
+        # (data, offset, walk) of the chunk read_placed walked and gave back: a read()
+        # of the same bytes then decodes those pages instead of walking them again.
+        self._walked = None
+        # File offsets of pages whose CRC was checked: each is checked once, right
+        # before its first decode, while its bytes are about to be read anyway.
+        self._crc_checked = set()
 
     def read(self, data, offset):
         """Decode the chunk held in ``data`` (which starts at file offset ``offset``)."""
@@ -120,21 +127,40 @@ class ColumnChunkReader:
         """Decode a whole chunk of a flat column (:func:`placed.placeable`)
         straight into its rows: a :class:`~pqkit.read.placed.PlacedChunk`, or None when
         the chunk needs the general path (:meth:`read`)."""
-        pages, held, _ = self._walk([(data, offset)], exact=True)
+        walk = self._walk([(data, offset)], exact=True)
         try:
-            return PlacedDecoder(self, held).decode(pages)
+            return PlacedDecoder(self, walk[1]).decode(walk[0])
         except Fallback:
+            self._walked = (data, offset, walk)
             return None
+
+    def check_crc(self, page, computed=None):
+        """Check ``page``'s CRC (when it has one and checking is on), once; ``computed``
+        is its payload's CRC-32 when the caller computed it while copying the bytes."""
+        if self.crc_pending(page):
+            check_crc(page, self.where, computed)
+            self._crc_checked.add(page.offset)
+
+    def crc_pending(self, page):
+        """Whether ``page`` has a CRC still to be checked."""
+        return self.verify and page.header.crc is not None and \
+            page.offset not in self._crc_checked
 
     def _walk(self, segments, exact):
         """(pages, level entries they hold, stored bytes), every limit checked."""
+        walked, self._walked = self._walked, None
+        if walked is not None and len(segments) == 1 and exact and \
+                walked[0] is segments[0][0] and walked[1] == segments[0][1]:
+            return walked[2]
         n = self.num_values
         size = sum(len(d) for d, _ in segments)
         # Walk every page header before allocating: the buffers are sized by what the
-        # pages hold, never by the num_values the chunk merely claims.
+        # pages hold, never by the num_values the chunk merely claims. CRCs are checked
+        # page by page just before decoding (check_crc), not here: a page's bytes are
+        # then read twice in a row, the second time from cache.
         limits = self.options.thrift_limits()
         pages = [page for data, offset in segments
-                 for page in PageWalker(data, offset, n, self.where, self.verify, limits)]
+                 for page in PageWalker(data, offset, n, self.where, False, limits)]
         held = self._held_values(pages, n, exact, segments[0][1])
         # Each level entry takes at least a bit on disk (RLE runs compress further, but
         # never below one header byte per run of up to 2**31): cap what a page header's
@@ -153,6 +179,7 @@ class ColumnChunkReader:
         scratch = Scratch()
         entries = 0
         for page in pages:
+            self.check_crc(page)
             if page.type == PageType.DICTIONARY_PAGE:
                 values.read_dictionary(page, functools.partial(
                     decompress_page, page, self.codec, self.where, scratch=scratch))

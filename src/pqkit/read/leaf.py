@@ -70,7 +70,8 @@ def leaf_column(type_, physical, values, value_mask, validity, num_slots):
         offsets = expand_offsets(values.offsets, value_mask)
         if isinstance(type_, T.DecimalType):
             return DecimalColumn.from_variable_bytes(type_, offsets, values.data, validity)
-        return BinaryColumn(type_, offsets, values.data, validity)
+        # Decoder offsets are int64, non-decreasing and within the data by construction.
+        return BinaryColumn._checked(type_, offsets, values.data, validity)
     arr = expand_values(values.array, value_mask)
     if physical == Type.INT96:
         return PrimitiveColumn(type_, int96_to_timestamps(arr, type_.unit), validity)

@@ -44,9 +44,10 @@ import numpy as np
 
 from pqkit import datatypes as T
 from pqkit._native.bitpack import decode_dict_indices
+from pqkit._native.hashing import crc32, crc32_copy
 from pqkit._native.dict_gather import decode_dict_values
 from pqkit._native.place import count_present, place_values
-from pqkit.compression import decompress
+from pqkit.compression import CompressionCodec, decompress
 from pqkit.encodings.physical import NUMERIC
 from pqkit.errors import ParquetError
 from pqkit.format import Encoding, PageType, Type
@@ -159,6 +160,8 @@ class PlacedDecoder:
             raise Fallback()
         try:
             for page in pages:
+                if not self._copies_plain(page):
+                    self.reader.check_crc(page)
                 if page.type == PageType.DICTIONARY_PAGE:
                     self._dictionary(page)
                 elif page.type in (PageType.DATA_PAGE, PageType.DATA_PAGE_V2):
@@ -181,6 +184,16 @@ class PlacedDecoder:
         values = self.reader.read_dictionary_page(page, self.scratch)
         self.dictionary = values if self.indices else values.array
 
+    def _copies_plain(self, page):
+        """Whether ``page`` is an uncompressed PLAIN data page: its bytes are copied
+        into the rows as they are, and its CRC is computed in the same pass."""
+        if self.reader.codec != CompressionCodec.UNCOMPRESSED:
+            return False
+        h = page.header
+        sub = h.data_page_header if h.type == PageType.DATA_PAGE else \
+            h.data_page_header_v2 if h.type == PageType.DATA_PAGE_V2 else None
+        return sub is not None and sub.encoding == Encoding.PLAIN
+
     def _data_page(self, page):
         n = data_page_num_values(page, self.reader.where)
         h = page.header
@@ -191,6 +204,7 @@ class PlacedDecoder:
                 and self._plain_v2_in_place(page, n):
             return
         r = self.reader
+        r.check_crc(page)            # not copied in place after all (a no-op if checked)
         dp = split_data_page(page, r.codec, r.where, 0, self.max_def, scratch=self.scratch)
         body = dp.values
         levels, lpos, llen, vpos = self._levels(dp, body)
@@ -271,8 +285,13 @@ class PlacedDecoder:
         saved = self.raw[start:out].copy() if start < out else None
         view = memoryview(self.raw)
         try:
-            decompress(r.codec, page.payload, size, out=view[start:end],
-                       where=f"page at offset {page.offset} in {r.where}")
+            if r.codec == CompressionCodec.UNCOMPRESSED and len(page.payload) == size \
+                    and r.crc_pending(page):
+                r.check_crc(page, crc32_copy(page.payload, view[start:end]))
+            else:
+                r.check_crc(page)
+                decompress(r.codec, page.payload, size, out=view[start:end],
+                           where=f"page at offset {page.offset} in {r.where}")
             if self.max_def:
                 llen = int.from_bytes(self.raw[start:start + 4].tobytes(), "little")
                 if llen > size - 4:
@@ -309,10 +328,16 @@ class PlacedDecoder:
         raw = page.payload[def_len:]
         start = end - nbytes
         r = self.reader
-        if nbytes and (sub.is_compressed is None or sub.is_compressed) and len(raw):
+        if r.codec == CompressionCodec.UNCOMPRESSED and len(raw) == nbytes \
+                and r.crc_pending(page):
+            dst = memoryview(self.raw)[start:end]
+            r.check_crc(page, crc32_copy(raw, dst, crc32(page.payload[:def_len])))
+        elif nbytes and (sub.is_compressed is None or sub.is_compressed) and len(raw):
+            r.check_crc(page)
             decompress(r.codec, raw, nbytes, out=memoryview(self.raw)[start:end],
                        where=f"page at offset {page.offset} in {r.where}")
         elif len(raw) == nbytes:
+            r.check_crc(page)
             self.raw[start:end] = np.frombuffer(raw, np.uint8)
         else:
             return False

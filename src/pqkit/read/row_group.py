@@ -195,10 +195,19 @@ class RowGroupReader:
         unit of work :mod:`pqkit.read.parallel` runs on several threads."""
         if self.fused:
             type_ = self.leaf_type(node)
-            if placeable(node, type_):
-                placed = self.read_placed(g, node)
+            chunk = self.column_chunk(g, node)
+            if placeable(node, type_) and chunk.meta_data.num_values != 0:
+                # One read of the chunk's bytes and one walk of its pages serve both
+                # paths: a chunk the placed path gives back goes to the general one.
+                where = where_of(node, g)
+                start, length = chunk_range(chunk, self.metadata.footer_offset, where,
+                                            self.pad)
+                reader = self.chunk_reader(g, node)
+                data = self.source.read_view(start, length)
+                placed = reader.read_placed(data, start)
                 if placed is not None:
                     return placed_leaf(node, placed, type_)
+                return self.leaf(node, reader.read(data, start), where)
         return self.leaf(node, self.read_chunk(g, node), where_of(node, g))
 
     def read_placed(self, g, node):
