@@ -137,15 +137,18 @@ def _first_bad(values, validity):
     return -1
 
 
-def test_first_invalid_utf8_agrees_with_python():
+@pytest.mark.parametrize("check_order", [True, False])
+def test_first_invalid_utf8_agrees_with_python(check_order):
     rng = random.Random(7)
     for _ in range(3000):
         values = [bytes(rng.choice(_BYTES) for _ in range(rng.randint(0, 5)))
                   for _ in range(rng.randint(1, 5))]
         validity = np.array([rng.random() < 0.8 for _ in values])
         offsets, data = _binary(values)
-        assert first_invalid_utf8(offsets, data, validity) == _first_bad(values, validity)
-        assert first_invalid_utf8(offsets, data) == _first_bad(values, [True] * len(values))
+        assert first_invalid_utf8(offsets, data, validity, check_order) == \
+            _first_bad(values, validity)
+        assert first_invalid_utf8(offsets, data, None, check_order) == \
+            _first_bad(values, [True] * len(values))
 
 
 def test_first_invalid_utf8_on_every_code_point_and_edges():
@@ -179,14 +182,6 @@ def test_first_invalid_utf8_without_the_order_pass():
     with pytest.raises(ValueError, match="outside"):
         first_invalid_utf8(np.array([0, 2, 9]), np.frombuffer(b"abc", np.uint8),
                            check_order=False)
-    rng = random.Random(11)
-    for _ in range(1000):
-        values = [bytes(rng.choice(_BYTES) for _ in range(rng.randint(0, 5)))
-                  for _ in range(rng.randint(1, 5))]
-        validity = np.array([rng.random() < 0.8 for _ in values])
-        offsets, data = _binary(values)
-        assert first_invalid_utf8(offsets, data, validity, check_order=False) == \
-            _first_bad(values, validity)
 
 
 # --- large views for pandas' Arrow-backed strings ----------------------------------------------
