@@ -1,5 +1,6 @@
-"""pqkit's CRC-32 (the page checksum) against zlib: every length around the 16- and
-64-byte folding steps, continued values, unaligned and non-bytes buffers."""
+"""pqkit's CRC-32 (the page checksum) against zlib: every length around the 16-, 64-
+and 128-byte folding steps, continued values, unaligned and non-bytes buffers, with
+each kernel this CPU has (256-bit and 128-bit carry-less multiply, byte table)."""
 import random
 import zlib
 
@@ -8,14 +9,26 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pqkit._native import hashing
 from pqkit._native.hashing import crc32, crc32_accelerated, crc32_copy
 from pqkit.page import crc32_signed
+
+KERNELS = [k for k in ("table", "pclmul", "vpclmulqdq")
+           if hashing._KERNELS.index(k) <= hashing._KERNELS.index(hashing.crc32_kernel())]
+
+
+@pytest.fixture(autouse=True, params=KERNELS)
+def kernel(request):
+    """Every test runs once per kernel this CPU has."""
+    hashing._use_kernel(request.param)
+    yield request.param
+    hashing._use_kernel()
 
 
 @pytest.mark.parametrize("start", [0, 1, 0x7FFFFFFF, 0xFFFFFFFF, 0x89ABCDEF])
 def test_every_length_up_to_300_and_past_the_lanes(start):
     rng = random.Random(start)
-    for n in list(range(300)) + [1023, 1024, 1025, 4096 + 15, 65536 + 63]:
+    for n in list(range(600)) + [1023, 1024, 1025, 4096 + 15, 65536 + 63]:
         data = bytes(rng.getrandbits(8) for _ in range(n))
         assert crc32(data, start) == zlib.crc32(data, start), n
 
@@ -43,8 +56,11 @@ def test_signed_page_value():
     assert crc32_signed(b"abc") == zlib.crc32(b"abc")        # below 2**31
 
 
-def test_kernel_choice_is_reported():
-    assert isinstance(crc32_accelerated(), bool)
+def test_kernel_choice_is_reported(kernel):
+    assert hashing.crc32_kernel() == kernel
+    assert crc32_accelerated() == (kernel != "table")
+    with pytest.raises(ValueError):
+        hashing._use_kernel("no-such-kernel")
 
 
 @pytest.mark.parametrize("start", [0, 0x89ABCDEF])
