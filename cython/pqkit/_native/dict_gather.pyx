@@ -60,6 +60,50 @@ cdef inline void _repeat(uint8_t* dst, const uint8_t* row, Py_ssize_t width,
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
+cdef inline Py_ssize_t _unpack_gather_w(const uint8_t* s, Py_ssize_t nfast, int w,
+                                        const uint8_t* dictionary, Py_ssize_t width,
+                                        Py_ssize_t dict_len, uint8_t* dst) noexcept nogil:
+    # Safety: the caller checked that value nfast - 1's 8-byte window, which starts
+    # at byte ((nfast - 1) * w) >> 3, lies inside the run; an index is used only after
+    # the compare with dict_len; dst holds nfast rows.
+    cdef uint64_t m = (<uint64_t>1 << w) - 1, k, word
+    cdef Py_ssize_t i, bit = 0
+    for i in range(nfast):
+        memcpy(&word, s + (bit >> 3), 8)
+        k = (word >> (bit & 7)) & m
+        if k >= <uint64_t>dict_len:
+            return -1
+        memcpy(dst + i * width, dictionary + k * width, width)
+        bit += w
+    return nfast
+
+
+cdef Py_ssize_t _unpack_gather(const uint8_t* s, Py_ssize_t avail, int w, Py_ssize_t n,
+                               const uint8_t* dictionary, Py_ssize_t width,
+                               Py_ssize_t dict_len, uint8_t* dst) noexcept nogil:
+    """Unpack and gather the first values of a bit-packed run in one pass, each index
+    read with one 8-byte load (no index block in between): as many as whole groups of
+    eight whose loads stay inside the ``avail`` bytes allow. Returns how many (a
+    multiple of 8), or -1 for an index past the dictionary."""
+    cdef Py_ssize_t nfast
+    if w > 16 or avail < 8:         # wider: large dictionaries gather faster from a block
+        return 0
+    nfast = ((avail - 8) * 8) // w + 1          # values whose 8-byte window fits
+    if nfast > n:
+        nfast = n
+    nfast &= ~(<Py_ssize_t>7)
+    if nfast == 0:
+        return 0
+    # Constant row widths let the compiler turn each row copy into one load and store.
+    if width == 8:
+        return _unpack_gather_w(s, nfast, w, dictionary, 8, dict_len, dst)
+    if width == 4:
+        return _unpack_gather_w(s, nfast, w, dictionary, 4, dict_len, dst)
+    return _unpack_gather_w(s, nfast, w, dictionary, width, dict_len, dst)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
 cdef int gather_hybrid(Cursor* c, int w, const uint8_t* dictionary, Py_ssize_t width,
                        Py_ssize_t dict_len, uint8_t* dst, Py_ssize_t count) noexcept nogil:
     # Safety: each run's bytes are checked against c.size before they are read (as in
@@ -92,7 +136,10 @@ cdef int gather_hybrid(Cursor* c, int w, const uint8_t* dictionary, Py_ssize_t w
             if packed_run_values(c, groups, w, count - produced, &n):
                 return -1
             avail = c.size - c.pos
-            done = 0
+            done = _unpack_gather(c.data + c.pos, avail, w, n, dictionary, width, dict_len,
+                                  dst + produced * width)
+            if done < 0:
+                return -1
             while done < n:
                 m = n - done
                 if m > BLOCK:
