@@ -121,6 +121,16 @@ def test_unknown_writer_feature_allows_reading_but_not_writing(ds_root):
         pds.write(ds_root, {"year": [2024], "id": [9], "amount": [0.0]})
 
 
+@pytest.mark.parametrize("features", [4, "deletion_vectors", [1, "a"], [["x"]], {"a": 1}])
+@pytest.mark.parametrize("key", ["reader_features", "writer_features"])
+def test_feature_lists_of_the_wrong_shape_are_manifest_corrupted(ds_root, key, features):
+    """A fuzzed version file with ``"reader_features": 4`` raised a raw TypeError from
+    the loader; a feature list must be a list of names."""
+    _rewrite_version(ds_root, 0, lambda d: d.update({key: features}))
+    with pytest.raises(ManifestCorrupted, match=f"{key} must be a list of feature names"):
+        pds.open(ds_root)
+
+
 @pytest.mark.parametrize("change, match", [
     (lambda d: d.update(row_count=99), "row_count"),
     (lambda d: d.update(file_count=7), "file_count"),

@@ -266,7 +266,8 @@ class Manifest:
 
     def check_writable(self):
         """Writers refuse versions with writer features they do not implement."""
-        unknown = set(self.data.get("writer_features") or ()) - SUPPORTED_WRITER_FEATURES
+        unknown = _features(self.data, "writer_features", self.where) - \
+            SUPPORTED_WRITER_FEATURES
         if unknown:
             raise UnsupportedFeature(f"{self.where}: writing needs the features "
                                      f"{sorted(unknown)}, which this pqkit does not implement")
@@ -279,8 +280,20 @@ def _check_format(data, where):
     if data.get("format_version") != FORMAT_VERSION:
         raise UnsupportedFeature(f"{where}: format_version {data.get('format_version')!r}; "
                                  f"this pqkit reads version {FORMAT_VERSION}")
-    unknown = set(data.get("reader_features") or ()) - SUPPORTED_READER_FEATURES
+    unknown = _features(data, "reader_features", where) - SUPPORTED_READER_FEATURES
     if unknown:
         raise UnsupportedFeature(f"{where}: reading needs the features {sorted(unknown)}, "
                                  "which this pqkit does not implement")
+    _features(data, "writer_features", where)
+
+
+def _features(data, key, where):
+    """The feature names listed under ``key`` (absent: none), as a set of strings."""
+    names = data.get(key)
+    if names is None:
+        return set()
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ManifestCorrupted(f"{where}: {key} must be a list of feature names, got "
+                                f"{names!r:.80}")
+    return set(names)
 
