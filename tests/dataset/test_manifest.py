@@ -131,6 +131,23 @@ def test_feature_lists_of_the_wrong_shape_are_manifest_corrupted(ds_root, key, f
         pds.open(ds_root)
 
 
+def test_schema_fields_that_are_not_objects_are_manifest_corrupted(ds_root):
+    """A fuzzed version file listing a schema field as a string raised a raw
+    AttributeError from the field parser."""
+    _rewrite_version(ds_root, 0, lambda d: d["schema"]["fields"].append("amount"))
+    with pytest.raises(ManifestCorrupted, match="bad schema: a field is an object"):
+        pds.open(ds_root)
+
+
+def test_json_nested_past_the_recursion_limit_is_manifest_corrupted(ds_root):
+    path = Layout(ds_root).version_path(0)
+    with open(path, "w") as f:
+        f.write("[" * 5000 + "]" * 5000)
+    _cache.clear()
+    with pytest.raises(ManifestCorrupted, match="nested too deeply"):
+        pds.open(ds_root)
+
+
 @pytest.mark.parametrize("change, match", [
     (lambda d: d.update(row_count=99), "row_count"),
     (lambda d: d.update(file_count=7), "file_count"),

@@ -149,6 +149,7 @@ def test_api_names_and_errors(tmp_path):
 
 @pytest.mark.parametrize("text, message", [
     ("{", "not valid JSON"),
+    ("[" * 5000 + "]" * 5000, "nested too deeply"),
     ("[]", "JSON object"),
     ('{"dataset_key": "k", "parts": []}', "missing row_count"),
     (json.dumps({"dataset_key": "k", "parts": [{"path": "a"}], "row_count": 1,

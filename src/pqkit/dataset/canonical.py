@@ -138,6 +138,8 @@ def field_to_json(f):
 
 
 def field_from_json(d):
+    if not isinstance(d, dict):
+        raise TypeError(f"a field is an object, got {d!r:.40}")
     md = None if d.get("id") is None else {"PARQUET:field_id": str(int(d["id"]))}
     return T.Field(d["name"], _type_from_json(d["type"]), bool(d.get("nullable", True)), md)
 

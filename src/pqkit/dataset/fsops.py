@@ -184,6 +184,8 @@ def parse_json(data, where):
         return json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{where}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise ValueError(f"{where}: JSON nested too deeply to be a dataset file") from None
 
 
 def dump_json(obj):

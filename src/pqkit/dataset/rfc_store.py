@@ -60,6 +60,8 @@ class DatasetManifest:
             data = json.loads(text)
         except (TypeError, ValueError) as exc:
             raise ManifestCorrupted(f"{where}: not valid JSON: {exc}") from None
+        except RecursionError:
+            raise ManifestCorrupted(f"{where}: JSON nested too deeply") from None
         return cls.from_dict(data, where)
 
     @classmethod
