@@ -6,7 +6,11 @@ high-cardinality strings, the high-cardinality strings written without a
 dictionary, 20%-null int64, list<int64> and a nested struct, each with snappy,
 zstd and no compression (pyarrow's defaults otherwise: one row group, 1 MiB
 pages, dictionary with fallback to PLAIN). Single thread, warm page cache, best
-of ``--repeat`` rounds, each round timing every contender once in turn.
+of ``--repeat`` rounds, each round timing every contender once in turn; a read
+case keeps adding rounds until its rounds have taken ``--min-time`` seconds (at
+most ``MAX_ROUNDS``), so that the few-millisecond cases get enough rounds for
+their best time to settle on a VM whose speed drifts for tens of milliseconds at
+a time (the same kernel measured 1.0 and 1.8 ms in back-to-back series here).
 
 read:  pqkit ``read_table(use_threads=False)`` (Table) against pyarrow ``read_table(use_threads=False)``;
        pqkit ``.to_pandas()`` against pyarrow's ``.to_pandas()`` (both give pandas'
@@ -35,6 +39,7 @@ the resident size before the read.
 
 Usage: python tools/bench/io_bench.py [--mode read|write|both] [--rows N]
        [--cases int64,strings_low,...] [--codecs snappy,zstd,none] [--repeat N]
+       [--min-time SECONDS]
        [--writers pyarrow,pqkit] [--no-rss] [--no-fastparquet]
 """
 import argparse
@@ -184,14 +189,20 @@ def pyarrow_pandas(path):
     return pq.read_table(path, use_threads=False).to_pandas(use_threads=False)
 
 
-def best_of_interleaved(fns, repeat):
-    """Best time of each of ``fns`` (name -> callable) over ``repeat`` rounds, each round
-    calling every contender once in turn (starting one further each round), so a burst of load from elsewhere on the
-    machine hits all of them alike instead of one contender's whole series. A contender
-    that raises gets None."""
+MAX_ROUNDS = 200
+
+
+def best_of_interleaved(fns, repeat, min_time=0.0):
+    """Best time of each of ``fns`` (name -> callable) over at least ``repeat`` rounds,
+    and more until the rounds took ``min_time`` seconds (at most :data:`MAX_ROUNDS`),
+    each round calling every contender once in turn (starting one further each
+    round), so a burst of load from elsewhere on the machine hits all of them alike
+    instead of one contender's whole series. A contender that raises gets None."""
     best = {name: math.inf for name in fns}
     order = list(fns.items())
-    for r in range(repeat):
+    start = time.perf_counter()
+    r = 0
+    while r < repeat or (time.perf_counter() - start < min_time and r < MAX_ROUNDS):
         # Each round starts with the next contender, so none always runs right after
         # the same other one (whose garbage or cache state it would inherit).
         for name, fn in order[r % len(order):] + order[:r % len(order)]:
@@ -205,17 +216,18 @@ def best_of_interleaved(fns, repeat):
                 best[name] = None
                 continue
             best[name] = min(best[name], time.perf_counter() - t0)
+        r += 1
     return best
 
 
-def read_row(path, repeat, with_fastparquet=True):
+def read_row(path, repeat, with_fastparquet=True, min_time=0.0):
     t = best_of_interleaved({
         "pqkit": lambda: pqkit.read_table(path, use_threads=False),
         "pyarrow": lambda: pq.read_table(path, use_threads=False),
         "pqkit_pandas": lambda: pqkit.read_table(path, use_threads=False).to_pandas(),
         "pyarrow_pandas": lambda: pyarrow_pandas(path),
         "pqkit_read_pandas": lambda: pqkit.read_pandas(path, use_threads=False),
-    }, repeat)
+    }, repeat, min_time)
     t.update({"pqkit_fp_like": None, "fastparquet": None, "fp_options": None,
               "fp_correct": None})
     if fastparquet is not None and with_fastparquet:
@@ -226,7 +238,7 @@ def read_row(path, repeat, with_fastparquet=True):
         t["fp_correct"] = same_frames(frame, ours)
         t.update(best_of_interleaved({
             "fastparquet": lambda: fastparquet.ParquetFile(path).to_pandas(),
-            "pqkit_fp_like": lambda: pqkit_pandas(path, strings, flatten)}, repeat))
+            "pqkit_fp_like": lambda: pqkit_pandas(path, strings, flatten)}, repeat, min_time))
     return t
 
 
@@ -321,6 +333,8 @@ def main():
     ap.add_argument("--mode", choices=["read", "write", "both"], default="both")
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--min-time", type=float, default=1.0,
+                    help="seconds of rounds per read case at least (default 1.0)")
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--codecs", default=",".join(CODECS))
     ap.add_argument("--writers", default=",".join(WRITERS))
@@ -347,7 +361,7 @@ def main():
                         path = os.path.join(tmp, f"{case}-{codec}-{writer}.parquet")
                         write_file(writer, table, path, case, codec)
                         assert pqkit.read_table(path, use_threads=False).num_rows == args.rows
-                        t = read_row(path, args.repeat, not args.no_fastparquet)
+                        t = read_row(path, args.repeat, not args.no_fastparquet, args.min_time)
                         if not args.no_rss:
                             for reader in RSS_READERS:
                                 t["rss_" + reader] = peak_rss(reader, path)
