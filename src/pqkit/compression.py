@@ -101,6 +101,8 @@ def _zstd_compressor(zstd, level):
 # ---------------------------------------------------------------- helpers
 
 def _byte_view(data):
+    if type(data) is memoryview and data.ndim == 1 and data.format == "B":
+        return data
     mv = memoryview(data)
     if mv.format != "B" or mv.ndim != 1:
         mv = mv.cast("B")
@@ -464,6 +466,8 @@ def codec_available(codec):
 
 
 def _resolve(codec, where):
+    if type(codec) is CompressionCodec:         # the usual case, once per page
+        return codec
     if codec is None or isinstance(codec, str):
         return codec_from_name(codec)
     try:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from tests.reference import rle_ref as ref
 
 from pqkit._native.bitpack import decode_dict_indices
-from pqkit._native.dict_gather import decode_dict_values
+from pqkit._native.dict_gather import DictGather, decode_dict_values
 from pqkit.errors import EncodingError
 
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -39,6 +39,19 @@ def fused(page, count, dictionary, base_offset=0):
     except EncodingError as e:
         return str(e)
     return out, used
+
+
+def gathered(page, count, dictionary, base_offset=0, before=0, after=0):
+    """(values, bytes used) through DictGather into rows [before, before + count) of
+    a larger output, checking the rows around the span stay as they were."""
+    out = np.full((before + count + after,) + dictionary.shape[1:], 99, dictionary.dtype)
+    try:
+        used = DictGather(dictionary, out).gather(page, 0, len(page), count, before,
+                                                  base_offset)
+    except EncodingError as e:
+        return str(e)
+    assert (out[:before] == 99).all() and (out[before + count:] == 99).all()
+    return out[before:before + count], used
 
 
 def assert_same(a, b):
@@ -124,3 +137,42 @@ def test_output_must_match_the_dictionary():
     with pytest.raises(ValueError, match="C-contiguous"):
         decode_dict_values(page, 0, -1, 4, np.arange(2, dtype=np.int64),
                            np.empty(8, np.int64)[::2])
+
+
+@FAST
+@given(pages(), st.sampled_from(DTYPES + ["flba"]), st.integers(1, 400),
+       st.integers(0, 9), st.integers(0, 9), st.randoms())
+def test_gather_into_a_span_equals_unfused(page_count, dtype, dict_len, before, after, rnd):
+    # The per-chunk DictGather writes each page into its own span of the chunk's rows.
+    page, count = page_count
+    if dtype == "flba":
+        dictionary = np.random.default_rng(dict_len).integers(0, 256, (dict_len, 5), np.uint8)
+    else:
+        dictionary = np.arange(dict_len, dtype=dtype) * 3 - 7
+        rnd.shuffle(dictionary)
+    assert_same(gathered(page, count, dictionary, 100, before, after),
+                unfused(page, count, dictionary, 100))
+
+
+@FAST
+@given(st.binary(max_size=60), st.integers(0, 200), st.integers(0, 40), st.integers(0, 5))
+def test_gather_hostile_bytes_fail_alike(page, count, dict_len, before):
+    dictionary = np.arange(dict_len, dtype=np.int64)
+    assert_same(gathered(page, count, dictionary, 4096, before),
+                unfused(page, count, dictionary, 4096))
+
+
+def test_gather_checks_its_arrays_and_span():
+    page = bytes([1]) + ref.rle_run(1, 4, 1)
+    dictionary = np.arange(2, dtype=np.int64)
+    with pytest.raises(ValueError, match="does not match"):
+        DictGather(dictionary, np.empty(4, np.int32))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        DictGather(dictionary, np.empty(8, np.int64)[::2])
+    with pytest.raises(ValueError, match="writable"):
+        DictGather(dictionary, np.frombuffer(bytes(32), np.int64))
+    gather = DictGather(dictionary, np.empty(6, np.int64)).gather
+    for row, count in ((3, 4), (-1, 2), (0, 7), (6, 1), (2, -1)):
+        with pytest.raises(ValueError, match="not inside the output"):
+            gather(page, 0, -1, count, row)
+    assert gather(page, 0, -1, 4, 2) == len(page)

@@ -214,6 +214,72 @@ def decode_dict_values(const uint8_t[::1] data, Py_ssize_t offset, Py_ssize_t le
     return _unfused(data, offset, length, count, dictionary, base_offset, out)
 
 
+cdef class DictGather:
+    """A chunk's dictionary and output rows, checked once, for decoding its pages one
+    after another: :meth:`gather` is :func:`decode_dict_values` into a span of the
+    rows without re-checking and re-viewing both arrays for every page (about 5 us
+    a call, a quarter of a 20,000-value page's gather).
+
+    Parameters
+    ----------
+    dictionary, out : numpy.ndarray
+        As :func:`decode_dict_values`: ``out`` C-contiguous and writable, of the
+        dictionary's dtype and row shape; it receives the rows of every page.
+    """
+    cdef object dictionary, out
+    cdef const uint8_t[::1] src
+    cdef uint8_t[::1] dst
+    cdef readonly Py_ssize_t width, dict_len, rows
+
+    def __init__(self, dictionary, out):
+        if out.dtype != dictionary.dtype or out.shape[1:] != dictionary.shape[1:]:
+            raise ValueError(f"output {out.dtype}{out.shape[1:]} does not match the "
+                             f"dictionary's {dictionary.dtype}{dictionary.shape[1:]}")
+        if not (out.flags.c_contiguous and out.flags.writeable):
+            raise ValueError("output must be C-contiguous and writable")
+        self.dictionary = np.ascontiguousarray(dictionary)
+        self.out = out
+        self.dict_len = dictionary.shape[0]
+        self.rows = out.shape[0]
+        self.width = dictionary.dtype.itemsize
+        for extent in dictionary.shape[1:]:
+            self.width *= extent
+        if self.dict_len and self.width:
+            self.src = self.dictionary.reshape(-1).view("u1")
+        if self.rows and self.width:
+            self.dst = out.reshape(-1).view("u1")
+
+    def gather(self, const uint8_t[::1] data, Py_ssize_t offset, Py_ssize_t length,
+               Py_ssize_t count, Py_ssize_t row, Py_ssize_t base_offset=0):
+        """Decode a dictionary-index page's ``count`` values into rows
+        ``[row, row + count)``; the rest as :func:`decode_dict_values`."""
+        cdef Cursor c
+        cdef int rc = -1, w = -1
+        cdef uint8_t* dst
+        if row < 0 or count < 0 or count > self.rows - row:
+            raise ValueError(f"rows [{row}, {row + count}) are not inside the output's "
+                             f"{self.rows}")
+        if length < 0:
+            length = data.shape[0] - offset
+        if count == 0 or self.width == 0 or offset < 0 or length < 1 \
+                or length > data.shape[0] - offset:
+            return _unfused(data, offset, length, count, self.dictionary, base_offset,
+                            self.out[row:row + count])
+        dst = &self.dst[0] + row * self.width
+        w = data[offset]
+        if 0 < w <= 32 and self.dict_len:
+            cursor_init(&c, &data[0] + offset + 1, length - 1, base_offset + 1)
+            with nogil:
+                rc = gather_hybrid(&c, w, &self.src[0], self.width, self.dict_len, dst, count)
+        if rc == 0:
+            return 1 + c.pos
+        if w == 0 and self.dict_len:
+            _repeat(dst, &self.src[0], self.width, count)
+            return 1
+        return _unfused(data, offset, length, count, self.dictionary, base_offset,
+                        self.out[row:row + count])
+
+
 def _unfused(data, offset, length, count, dictionary, base_offset, out=None):
     """The unfused path on the same bytes: decode_dict_indices raises its error for a
     bad page; a page it accepts is gathered from the indices it gives."""

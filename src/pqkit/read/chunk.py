@@ -19,6 +19,7 @@ from typing import Optional
 
 import numpy as np
 
+from pqkit.compression import CompressionCodec
 from pqkit.encodings.physical import fixed_width
 from pqkit.errors import CorruptFileError
 from pqkit.format import PageType, Type
@@ -83,7 +84,10 @@ class ColumnChunkReader:
         self.type_length = node.element.type_length
         self.max_def = node.max_definition_level
         self.max_rep = node.max_repetition_level
-        self.codec = codec
+        # A known codec id becomes its enum once here rather than on every page; an
+        # unknown one stays as it is and is reported, with the page, when decompressed.
+        self.codec = CompressionCodec._value2member_map_.get(codec, codec) \
+            if isinstance(codec, int) else codec
         self.num_values = num_values
         self.where = where
         self.verify = verify_checksums

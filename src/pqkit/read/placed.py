@@ -15,7 +15,7 @@ path (int16 levels, dense values, assembly, scatter):
   :func:`pqkit._native.place.place_values` spreads the values forward over
   the rows while it decodes the levels into validity;
 * a dictionary-encoded page is gathered from the dictionary into the tail of
-  its rows (:func:`pqkit._native.dict_gather.decode_dict_values`, once the
+  its rows (:class:`pqkit._native.dict_gather.DictGather`, once the
   levels have been counted) and spread the same way; for strings the indices
   themselves are decoded there (the dictionary stays apart, as the general
   path keeps it);
@@ -45,7 +45,7 @@ import numpy as np
 from pqkit import datatypes as T
 from pqkit._native.bitpack import decode_dict_indices
 from pqkit._native.hashing import crc32, crc32_copy
-from pqkit._native.dict_gather import decode_dict_values
+from pqkit._native.dict_gather import DictGather
 from pqkit._native.place import count_present, place_values
 from pqkit.compression import CompressionCodec, decompress
 from pqkit.encodings.physical import NUMERIC
@@ -150,6 +150,7 @@ class PlacedDecoder:
         self.valid = np.empty(num_entries, np.uint8) if self.max_def else None
         self.scratch = Scratch()
         self.dictionary = None
+        self.gather = None          # DictGather(dictionary, rows).gather, once both exist
         self.entries = 0
         self.present = 0
 
@@ -261,8 +262,9 @@ class PlacedDecoder:
             decode_dict_indices(body, vpos, len(body) - vpos, present,
                                 self.rows[tail:tail + present], len(self.dictionary))
         elif present:
-            decode_dict_values(body, vpos, len(body) - vpos, present, self.dictionary,
-                               self.rows[tail:tail + present])
+            if self.gather is None:
+                self.gather = DictGather(self.dictionary, self.rows).gather
+            self.gather(body, vpos, len(body) - vpos, present, tail)
         if self.max_def:
             taken = place_values(levels, lpos, llen, self.max_def, n, self.raw,
                                  self._out_start(), self.width, None,
