@@ -181,37 +181,9 @@ def decode_dict_values(const uint8_t[::1] data, Py_ssize_t offset, Py_ssize_t le
         Exactly as :func:`~pqkit._native.bitpack.decode_dict_indices` with ``dict_len``
         set (bad runs, truncation, an index not below the dictionary's size).
     """
-    if out.dtype != dictionary.dtype or out.shape[1:] != dictionary.shape[1:]:
-        raise ValueError(f"output {out.dtype}{out.shape[1:]} does not match the dictionary's "
-                         f"{dictionary.dtype}{dictionary.shape[1:]}")
-    if not (out.flags.c_contiguous and out.flags.writeable):
-        raise ValueError("output must be C-contiguous and writable")
     if count < 0 or out.shape[0] < count:
         raise ValueError(f"output holds {out.shape[0]} values, {count} requested")
-    cdef Py_ssize_t dict_len = dictionary.shape[0]
-    cdef Py_ssize_t width = dictionary.dtype.itemsize
-    for extent in dictionary.shape[1:]:
-        width *= extent
-    dictionary = np.ascontiguousarray(dictionary)
-    cdef const uint8_t[::1] src = dictionary.reshape(-1).view("u1") if dict_len else None
-    cdef uint8_t[::1] dst = out.reshape(-1).view("u1") if count else None
-    cdef Cursor c
-    cdef int rc = -1, w = -1
-    if length < 0:
-        length = data.shape[0] - offset
-    if count == 0 or offset < 0 or length < 1 or length > data.shape[0] - offset:
-        return _unfused(data, offset, length, count, dictionary, base_offset, out)
-    w = data[offset]
-    if 0 < w <= 32 and dict_len:
-        cursor_init(&c, &data[0] + offset + 1, length - 1, base_offset + 1)
-        with nogil:
-            rc = gather_hybrid(&c, w, &src[0], width, dict_len, &dst[0], count)
-    if rc == 0:
-        return 1 + c.pos
-    if w == 0 and dict_len:                   # every index is 0: no runs are read
-        _repeat(&dst[0], &src[0], width, count)
-        return 1
-    return _unfused(data, offset, length, count, dictionary, base_offset, out)
+    return DictGather(dictionary, out).gather(data, offset, length, count, 0, base_offset)
 
 
 cdef class DictGather:
