@@ -24,7 +24,7 @@ RUN_ARGS=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --asan) ASAN=1; shift ;;
-        --harness) HARNESS="$2"; shift 2; RUN_ARGS=("$@"); break ;;
+        --harness) HARNESS="$2"; shift 2; RUN_ARGS+=("$@"); break ;;
         *) RUN_ARGS+=("$1"); shift ;;
     esac
 done
