@@ -33,7 +33,7 @@ BUILD="${PQKIT_NATIVE_DIR:-/tmp/pqkit-fuzz-native}"
 
 CLANG="${CLANG:-clang}"
 command -v "$CLANG" >/dev/null || { echo "native.sh: $CLANG not found (Debian: apt-get install clang libclang-rt-14-dev)" >&2; exit 2; }
-[[ -f "$("$CLANG" -print-file-name=libclang_rt.fuzzer_no_main-x86_64.a)" ]] \
+[[ -f "$("$CLANG" -print-file-name=libclang_rt.fuzzer_no_main-$(uname -m).a)" ]] \
     || { echo "native.sh: clang has no libFuzzer runtime (Debian: libclang-rt-14-dev)" >&2; exit 2; }
 RUNTIME="$("$PYTHON" -c 'import atheris; print(atheris.path())')/$([[ "$ASAN" -eq 1 ]] && echo asan || echo ubsan)_with_fuzzer.so"
 [[ -f "$RUNTIME" ]] || { echo "native.sh: atheris has no $RUNTIME" >&2; exit 2; }
