@@ -3,17 +3,29 @@ import os
 
 import pytest
 
-from corpus_location import corpus_root
+from corpus_location import MISSING_CORPUS, corpus_root
+
+
+def _require_corpus():
+    """The corpus root; without it a skip that says how to get it, or a failure under CI."""
+    root = corpus_root()
+    if root is None:
+        if os.environ.get("CI"):
+            pytest.fail(MISSING_CORPUS)
+        pytest.skip(MISSING_CORPUS)
+    return root
 
 
 @pytest.fixture(scope="session")
 def corpus():
-    root = corpus_root()
-    if root is None:
-        if os.environ.get("CI"):
-            pytest.fail("parquet-testing corpus not found (set PARQUET_TEST_DATA)")
-        pytest.skip("parquet-testing corpus not found (set PARQUET_TEST_DATA)")
-    return root
+    return _require_corpus()
+
+
+def pytest_runtest_setup(item):
+    """Every test marked ``corpus`` needs the corpus, whether or not it asks for the
+    fixture: without it the test skips (fails under CI) before its body can run."""
+    if item.get_closest_marker("corpus") is not None:
+        _require_corpus()
 
 
 @pytest.fixture(scope="session")

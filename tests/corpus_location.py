@@ -8,13 +8,23 @@ import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+MISSING_CORPUS = (
+    "apache/parquet-testing corpus not found: set PARQUET_TEST_DATA to a checkout with "
+    "manifest.json, or see fixtures/parquet-testing/README.md")
 
 
 def corpus_root():
-    """The corpus: $PARQUET_TEST_DATA, else fixtures/parquet-testing, else ../shared/parquet-testing."""
+    """The corpus: $PARQUET_TEST_DATA, else fixtures/parquet-testing, else ../shared/parquet-testing.
+
+    A set PARQUET_TEST_DATA is the only place looked at (``PARQUET_TEST_DATA=/none``
+    hides the corpus, as .ci/run does to check that the suite skips without it).
+    """
     env = os.environ.get("PARQUET_TEST_DATA")
-    candidates = [Path(env)] if env else []
-    candidates += [ROOT / "fixtures" / "parquet-testing", ROOT.parent / "shared" / "parquet-testing"]
+    if env is not None:
+        candidates = [Path(env)]
+    else:
+        candidates = [ROOT / "fixtures" / "parquet-testing",
+                      ROOT.parent / "shared" / "parquet-testing"]
     for c in candidates:
         if (c / "manifest.json").is_file():
             return c

@@ -15,6 +15,14 @@ if importlib.util.find_spec("pyspark") is None:
     pytest.skip("pyspark is not installed (pip install 'pqkit[spark]')", allow_module_level=True)
 
 
+def pytest_collection_modifyitems(config, items):
+    """Spark tests share one xdist worker (``--dist loadgroup``), so a parallel run starts
+    one JVM, not one per worker."""
+    for item in items:
+        if "tests/spark/" in item.nodeid:
+            item.add_marker(pytest.mark.xdist_group("spark"))
+
+
 @pytest.fixture(scope="session")
 def spark():
     """A local[2] session, UI off, session time zone UTC."""
