@@ -16,11 +16,10 @@ The result is a plain dict (``pqinspect explain --json`` prints it)::
                      "bytes_avoided": 1234}, ...],
      "totals": {...}}
 """
-from pqkit.chunk_range import dictionary_segment
+from pqkit.chunk_range import dictionary_segment, where_of
 from pqkit.read.file import ParquetFile
 from pqkit.read.filtered import WHOLE_CHUNK, FilteredReader
 from pqkit.read.page_index import read_offset_index
-from pqkit.read.row_group import where_of
 from pqkit.read.selection import select_columns
 
 __all__ = ["explain_filter"]

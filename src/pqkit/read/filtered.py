@@ -18,13 +18,12 @@ leaf would read without decoding anything, from the same functions.
 import numpy as np
 
 from pqkit.columnar.table import Table
-from pqkit.chunk_range import dictionary_segment
+from pqkit.chunk_range import dictionary_segment, where_of
 from pqkit.errors import CorruptFileError
 from pqkit.read.filters import (bound_decoder, check_values, chunk_may_match, filter_leaves,
                                 normalize, row_mask)
 from pqkit.read.page_index import page_row_ranges, read_offset_index
 from pqkit.read.pruning import pages_with_rows, plan_group
-from pqkit.read.row_group import where_of
 
 WHOLE_CHUNK = None        # in a read selection: the leaf's chunk is decoded whole
 

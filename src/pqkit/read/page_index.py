@@ -29,6 +29,7 @@ import bisect
 from collections import namedtuple
 
 from pqkit import format as fmt
+from pqkit.chunk_range import where_of
 from pqkit.errors import CorruptFileError, EncryptedFileError, ThriftDecodeError
 from pqkit.read.footer import read_metadata_from
 from pqkit.read.source import Source
@@ -233,7 +234,7 @@ def _page_index(src, row_group, column, metadata):
         raise IndexError(f"row group {row_group} out of range (file has {md.num_row_groups})")
     node = md.schema.column(column)
     chunk = md.checked_row_group(row_group).columns[node.column_index]
-    where = f"column {node.dotted_path}, row group {row_group}"
+    where = where_of(node, row_group)
     oi = read_offset_index(src, chunk, md.footer_offset, where)
     ci = read_column_index(src, chunk, md.footer_offset, where,
                            None if oi is None else len(oi.page_locations))

@@ -16,9 +16,8 @@ requests.
 """
 from collections import namedtuple
 
-from pqkit.chunk_range import chunk_range
+from pqkit.chunk_range import chunk_range, where_of
 from pqkit.read.page_index import index_location
-from pqkit.read.row_group import where_of
 
 __all__ = ["ByteRange", "fetch_ahead", "plan_chunks", "plan_indexes", "plan_read"]
 

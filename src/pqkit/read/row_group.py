@@ -23,7 +23,7 @@ from pqkit.levels import OPTIONAL, Assembly, NodeLayout, assemble
 from pqkit.read.arrow_restore import ArrowTypes
 from pqkit.read.assemble import Nester
 from pqkit.read.chunk import ChunkData, ColumnChunkReader, empty_values
-from pqkit.chunk_range import chunk_range, dictionary_header_padding
+from pqkit.chunk_range import chunk_range, dictionary_header_padding, where_of
 from pqkit.read.leaf import INT96_UNITS, leaf_column
 from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.read.placed import placeable
@@ -52,11 +52,6 @@ def placed_leaf(node, placed, type_):
     values = FixedValues(placed.values) if placed.dictionary is None else \
         DictionaryValues(placed.values, placed.dictionary)
     return asm, leaf_column(type_, node.physical_type, values, None, own, n)
-
-
-def where_of(node, g):
-    """The place named in error messages: ``column a.b, row group 3``."""
-    return f"column {node.dotted_path}, row group {g}"
 
 
 class RowGroupReader:

@@ -25,10 +25,9 @@ import numpy as np
 from pqkit.columnar.table import Table
 from pqkit.errors import EncodingError
 from pqkit.read.batches import concat_row_groups
-from pqkit.chunk_range import dictionary_segment
+from pqkit.chunk_range import dictionary_segment, where_of
 from pqkit.read.page_index import page_row_ranges, read_offset_index
 from pqkit.read.records import keep_records
-from pqkit.read.row_group import where_of
 
 __all__ = ["RowTaker", "check_row_indices"]
 

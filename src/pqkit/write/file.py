@@ -14,6 +14,7 @@ import platform
 from pqkit import datatypes as T
 from pqkit import format as fmt
 from pqkit._version import __version__
+from pqkit.chunk_range import where_of
 from pqkit.columnar.arrow_import import is_arrow_producer, schema_from_arrow
 from pqkit.columnar.pandas_metadata import PANDAS_KEY
 from pqkit.columnar.table import Table, concat_tables
@@ -201,7 +202,7 @@ class ParquetWriter:
                 node = self.schema.columns[i]
                 jobs.append(ChunkJob(layouts, leaf_col, self.specs[i], node, self.options[i],
                                      self._stats_factory,
-                                     f"column {node.dotted_path}, row group {ordinal}"))
+                                     where_of(node, ordinal)))
         start = self.pos
         chunks, written = [], []
         if self.use_threads and max_threads() > 1 and len(jobs) > 1:
