@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import pqkit
-from pqkit.read.page_index import read_offset_index
+from pqkit.read.fetch.page_index import read_offset_index
 from pqkit.read.row_group import RowGroupReader
 
 

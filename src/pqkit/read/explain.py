@@ -19,7 +19,7 @@ The result is a plain dict (``pqinspect explain --json`` prints it)::
 from pqkit.chunk_range import dictionary_segment, where_of
 from pqkit.read.file import ParquetFile
 from pqkit.read.filtered import WHOLE_CHUNK, FilteredReader
-from pqkit.read.page_index import read_offset_index
+from pqkit.read.fetch.page_index import read_offset_index
 from pqkit.read.selection import select_columns
 
 __all__ = ["explain_filter"]

@@ -14,11 +14,11 @@ from pqkit.memory import uses_pool
 from pqkit.read import parallel
 from pqkit.read.batches import BatchReader, concat_row_groups, row_group_stream
 from pqkit.read.filtered import FilteredReader
-from pqkit.read.footer import read_metadata_from
+from pqkit.read.fetch.footer import read_metadata_from
 from pqkit.read.options import DEFAULT_OPTIONS
-from pqkit.read.plan import fetch_ahead, plan_read
+from pqkit.read.fetch.plan import fetch_ahead, plan_read
 from pqkit.read.pruning import read_bloom_filter
-from pqkit.read.remote import BufferSource, open_source
+from pqkit.read.fetch.remote import BufferSource, open_source
 from pqkit.read.row_group import RowGroupReader
 from pqkit.read.selection import select_columns
 from pqkit.read.take import RowTaker
@@ -156,7 +156,7 @@ class ParquetFile:
 
         Returns
         -------
-        list of pqkit.read.plan.ByteRange
+        list of pqkit.read.fetch.plan.ByteRange
             (offset, length) pairs, sorted: the selected column chunks of the row groups
             a filter's statistics keep, and with a filter their page indexes. Fetch them
             yourself and pass them to ``read(..., buffers=...)``.

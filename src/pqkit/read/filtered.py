@@ -22,7 +22,7 @@ from pqkit.chunk_range import dictionary_segment, where_of
 from pqkit.errors import CorruptFileError
 from pqkit.read.filters import (bound_decoder, check_values, chunk_may_match, filter_leaves,
                                 normalize, row_mask)
-from pqkit.read.page_index import page_row_ranges, read_offset_index
+from pqkit.read.fetch.page_index import page_row_ranges, read_offset_index
 from pqkit.read.pruning import pages_with_rows, plan_group
 
 WHOLE_CHUNK = None        # in a read selection: the leaf's chunk is decoded whole

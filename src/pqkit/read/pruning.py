@@ -32,7 +32,7 @@ from pqkit.errors import CorruptFileError
 from pqkit.format import ConvertedType, Encoding, PageType, Type
 from pqkit.chunk_range import dictionary_segment, where_of
 from pqkit.read.filters import PY_OPS, chunk_statistics, term_may_match
-from pqkit.read.page_index import page_row_ranges, read_column_index, read_offset_index
+from pqkit.read.fetch.page_index import page_row_ranges, read_column_index, read_offset_index
 from pqkit.read.values import FixedValues
 
 __all__ = ["Verdict", "GroupPlan", "plan_group", "pages_with_rows", "read_bloom_filter"]

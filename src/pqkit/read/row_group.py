@@ -59,7 +59,7 @@ class RowGroupReader:
 
     Parameters
     ----------
-    source : pqkit.read.source.Source
+    source : pqkit.read.fetch.source.Source
         The file's bytes.
     metadata : pqkit.FileMetadata
         Its footer.

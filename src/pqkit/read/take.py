@@ -26,7 +26,7 @@ from pqkit.columnar.table import Table
 from pqkit.errors import EncodingError
 from pqkit.read.batches import concat_row_groups
 from pqkit.chunk_range import dictionary_segment, where_of
-from pqkit.read.page_index import page_row_ranges, read_offset_index
+from pqkit.read.fetch.page_index import page_row_ranges, read_offset_index
 from pqkit.read.records import keep_records
 
 __all__ = ["RowTaker", "check_row_indices"]

@@ -31,8 +31,8 @@ from collections import namedtuple
 from pqkit import format as fmt
 from pqkit.chunk_range import where_of
 from pqkit.errors import CorruptFileError, EncryptedFileError, ThriftDecodeError
-from pqkit.read.footer import read_metadata_from
-from pqkit.read.source import Source
+from pqkit.read.fetch.footer import read_metadata_from
+from pqkit.read.fetch.source import Source
 
 __all__ = ["PageIndex", "IndexLocation", "index_location", "read_column_index",
            "read_offset_index", "read_page_index", "page_row_ranges", "pages_for_rows"]
@@ -107,7 +107,7 @@ def read_offset_index(src, chunk, limit, where):
 
     Parameters
     ----------
-    src : pqkit.read.source.Source
+    src : pqkit.read.fetch.source.Source
         The open file.
     chunk : pqkit.format.ColumnChunk
     limit : int
@@ -200,7 +200,7 @@ def read_page_index(source, row_group, column, metadata=None):
 
     Parameters
     ----------
-    source : path, bytes-like, binary file object or pqkit.read.source.Source
+    source : path, bytes-like, binary file object or pqkit.read.fetch.source.Source
     row_group : int
     column : int, str or tuple
         Leaf index, dotted path or path tuple.

@@ -11,13 +11,13 @@ filter) a plan names every range the read may touch:
 A filtered read may then need fewer bytes than planned (only the pages whose
 rows can match), never more, so a caller who fetches the planned ranges itself
 can decode with ``ParquetFile.read(..., buffers=...)``. Ranges are returned
-sorted and unmerged; :func:`pqkit.read.coalesce.coalesce` turns them into
+sorted and unmerged; :func:`pqkit.read.fetch.coalesce.coalesce` turns them into
 requests.
 """
 from collections import namedtuple
 
 from pqkit.chunk_range import chunk_range, where_of
-from pqkit.read.page_index import index_location
+from pqkit.read.fetch.page_index import index_location
 
 __all__ = ["ByteRange", "fetch_ahead", "plan_chunks", "plan_indexes", "plan_read"]
 
