@@ -16,7 +16,7 @@ import pqkit
 from pqkit.errors import SchemaError
 from pqkit.read.filter_text import MAX_CONJUNCTIONS, parse_filter
 from pqkit.read.fetch.page_index import read_page_index
-from pqkit.read.row_group import RowGroupReader
+from pqkit.read.decode.row_group import RowGroupReader
 
 N = 12_000
 CITIES = ["Bergen", "Lima", "Oslo", "Paris", "Quito", "Rome"]

@@ -1,4 +1,4 @@
-"""read/row_group.py: the row-group reader ParquetFile and the filtered reader share."""
+"""read/decode/row_group.py: the row-group reader ParquetFile and the filtered reader share."""
 import io
 
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 
 import pqkit
 from pqkit.read.fetch.page_index import read_offset_index
-from pqkit.read.row_group import RowGroupReader
+from pqkit.read.decode.row_group import RowGroupReader
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,7 @@ WHOLE_CHUNK = None        # in a read selection: the leaf's chunk is decoded who
 
 
 class FilteredReader:
-    """Filtered reads of one file, through its :class:`pqkit.read.row_group.RowGroupReader`."""
+    """Filtered reads of one file, through its :class:`pqkit.read.decode.row_group.RowGroupReader`."""
 
     def __init__(self, groups, filters):
         self.groups = groups

@@ -33,7 +33,7 @@ from pqkit.format import ConvertedType, Encoding, PageType, Type
 from pqkit.chunk_range import dictionary_segment, where_of
 from pqkit.read.filters import PY_OPS, chunk_statistics, term_may_match
 from pqkit.read.fetch.page_index import page_row_ranges, read_column_index, read_offset_index
-from pqkit.read.values import FixedValues
+from pqkit.read.decode.values import FixedValues
 
 __all__ = ["Verdict", "GroupPlan", "plan_group", "pages_with_rows", "read_bloom_filter"]
 
@@ -106,7 +106,7 @@ def plan_group(groups, dnf, leaves, decoders, g):
 
     Parameters
     ----------
-    groups : pqkit.read.row_group.RowGroupReader
+    groups : pqkit.read.decode.row_group.RowGroupReader
     dnf : list of list of (path, op, value)
         A normalized filter (:func:`pqkit.read.filters.normalize`).
     leaves : dict

@@ -38,7 +38,7 @@ def plan_chunks(groups, row_groups, wanted):
 
     Parameters
     ----------
-    groups : pqkit.read.row_group.RowGroupReader
+    groups : pqkit.read.decode.row_group.RowGroupReader
     row_groups : iterable of int
     wanted : set of tuple
         Leaf paths.
