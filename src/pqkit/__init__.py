@@ -9,7 +9,7 @@ from pqkit.errors import *
 from pqkit.errors import __all__ as _error_names
 from pqkit.read.explain import explain_filter
 from pqkit.read.file import ParquetFile, read_pandas, read_table
-from pqkit.read.filter_text import parse_filter
+from pqkit.read.prune.filter_text import parse_filter
 from pqkit.read.fetch.footer import FileMetaData, FileMetadata, read_metadata
 from pqkit.read.options import ReadOptions
 from pqkit.schema.tree import Schema, SchemaNode

@@ -16,7 +16,7 @@ import pqkit.datatypes as T
 from pqkit.dataset import index_ops
 from pqkit.dataset.indices import KV_KEY
 from pqkit.errors import CommitConflict, SchemaError
-from pqkit.read.filtered import FilteredReader
+from pqkit.read.prune.filtered import FilteredReader
 from pqkit.read.fetch.footer import read_metadata
 
 write_mod = importlib.import_module("pqkit.dataset.write")   # pds.write is the function

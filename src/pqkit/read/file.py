@@ -13,11 +13,11 @@ from pqkit.columnar.table import Table
 from pqkit.memory import uses_pool
 from pqkit.read.decode import parallel
 from pqkit.read.batches import BatchReader, concat_row_groups, row_group_stream
-from pqkit.read.filtered import FilteredReader
+from pqkit.read.prune.filtered import FilteredReader
 from pqkit.read.fetch.footer import read_metadata_from
 from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.read.fetch.plan import fetch_ahead, plan_read
-from pqkit.read.pruning import read_bloom_filter
+from pqkit.read.prune.pruning import read_bloom_filter
 from pqkit.read.fetch.remote import BufferSource, open_source
 from pqkit.read.decode.row_group import RowGroupReader
 from pqkit.read.selection import select_columns
@@ -172,7 +172,7 @@ class ParquetFile:
 
         ``filters`` (DNF, as in pyarrow: ``[("x", "<", 5)]`` or a list of such lists)
         keeps only matching rows, skipping row groups and pages whose statistics or
-        page index rule them out (see :mod:`pqkit.read.filtered`). ``buffers``
+        page index rule them out (see :mod:`pqkit.read.prune.filtered`). ``buffers``
         (``{offset: bytes}`` or (offset, bytes) pairs, e.g. the ranges :meth:`plan`
         named, fetched by the caller) makes the read decode from them and fetch nothing.
         With ``use_threads`` (the default) column chunks are decoded on

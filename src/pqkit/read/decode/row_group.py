@@ -8,7 +8,7 @@ and offsets (:func:`pqkit.levels.assemble`), types the values
 (:func:`pqkit.read.decode.leaf.leaf_column`), nests the leaves into top-level columns
 (:class:`pqkit.read.decode.assemble.Nester`) and restores the recorded Arrow types.
 :class:`pqkit.ParquetFile` reads whole row groups through it; the filtered
-reader (:mod:`pqkit.read.filtered`) decodes chosen pages of a chunk with
+reader (:mod:`pqkit.read.prune.filtered`) decodes chosen pages of a chunk with
 :meth:`RowGroupReader.read_pages` and then uses the same leaf and nesting steps.
 """
 import copy

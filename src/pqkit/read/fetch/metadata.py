@@ -8,7 +8,7 @@ values that ``pyarrow.parquet`` uses, so code written against
 reachable as ``.thrift``; nothing is copied or decoded until asked for.
 """
 from pqkit.format import CompressionCodec, ConvertedType, Encoding, Type
-from pqkit.read.filters import legacy_bound
+from pqkit.read.prune.filters import legacy_bound
 from pqkit.schema.tree import enum_name
 from pqkit.statistics import logical_stat_value, physical_stat_value
 

@@ -64,7 +64,7 @@ def plan_indexes(groups, row_groups, leaves):
 def plan_read(groups, row_groups, wanted, filtered=None):
     """Every range a read of leaves ``wanted`` in ``row_groups`` may fetch, sorted.
 
-    ``filtered`` is the read's :class:`pqkit.read.filtered.FilteredReader`, or None: with
+    ``filtered`` is the read's :class:`pqkit.read.prune.filtered.FilteredReader`, or None: with
     one, row groups its statistics rule out are left out, and the filtered leaves' chunks
     and the page indexes are added.
     """

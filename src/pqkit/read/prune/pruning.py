@@ -1,6 +1,6 @@
 """Which row groups and pages a filtered read touches, and why: the one decision.
 
-The filtered reader (:mod:`pqkit.read.filtered`) reads what :func:`plan_group`
+The filtered reader (:mod:`pqkit.read.prune.filtered`) reads what :func:`plan_group`
 decides, and ``pqinspect explain`` prints the same plan, so an explanation is
 never a second opinion. For a row group and a filter in DNF:
 
@@ -31,7 +31,7 @@ from pqkit.bloom import parse_bloom_filter
 from pqkit.errors import CorruptFileError
 from pqkit.format import ConvertedType, Encoding, PageType, Type
 from pqkit.chunk_range import dictionary_segment, where_of
-from pqkit.read.filters import PY_OPS, chunk_statistics, term_may_match
+from pqkit.read.prune.filters import PY_OPS, chunk_statistics, term_may_match
 from pqkit.read.fetch.page_index import page_row_ranges, read_column_index, read_offset_index
 from pqkit.read.decode.values import FixedValues
 
@@ -108,11 +108,11 @@ def plan_group(groups, dnf, leaves, decoders, g):
     ----------
     groups : pqkit.read.decode.row_group.RowGroupReader
     dnf : list of list of (path, op, value)
-        A normalized filter (:func:`pqkit.read.filters.normalize`).
+        A normalized filter (:func:`pqkit.read.prune.filters.normalize`).
     leaves : dict
         Path -> leaf SchemaNode of each filtered column.
     decoders : dict
-        Path -> :func:`pqkit.read.filters.bound_decoder` of the leaf.
+        Path -> :func:`pqkit.read.prune.filters.bound_decoder` of the leaf.
     g : int
 
     Returns
