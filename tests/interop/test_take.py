@@ -12,7 +12,7 @@ import pqkit
 from pqkit.read.decode.chunk import ChunkData
 from pqkit.read.decode.records import keep_records
 from pqkit.read.decode.row_group import RowGroupReader
-from pqkit.read.selection import select_columns
+from pqkit.read.column_selection import select_columns
 from pqkit.read.take import RowTaker
 from pqkit.read.decode.values import FixedValues
 

@@ -20,7 +20,7 @@ from pqkit.chunk_range import dictionary_segment, where_of
 from pqkit.read.file import ParquetFile
 from pqkit.read.prune.filtered import WHOLE_CHUNK, FilteredReader
 from pqkit.read.fetch.page_index import read_offset_index
-from pqkit.read.selection import select_columns
+from pqkit.read.column_selection import select_columns
 
 __all__ = ["explain_filter"]
 

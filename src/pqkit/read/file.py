@@ -20,7 +20,7 @@ from pqkit.read.fetch.plan import fetch_ahead, plan_read
 from pqkit.read.prune.pruning import read_bloom_filter
 from pqkit.read.fetch.remote import BufferSource, open_source
 from pqkit.read.decode.row_group import RowGroupReader
-from pqkit.read.selection import select_columns
+from pqkit.read.column_selection import select_columns
 from pqkit.read.take import RowTaker
 from pqkit.variant import decode_table
 
