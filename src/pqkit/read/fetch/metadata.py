@@ -8,9 +8,8 @@ values that ``pyarrow.parquet`` uses, so code written against
 reachable as ``.thrift``; nothing is copied or decoded until asked for.
 """
 from pqkit.format import CompressionCodec, ConvertedType, Encoding, Type
-from pqkit.read.prune.filters import legacy_bound
 from pqkit.schema.tree import enum_name
-from pqkit.statistics import logical_stat_value, physical_stat_value
+from pqkit.statistics import legacy_bound, logical_stat_value, physical_stat_value
 
 __all__ = ["RowGroupMetaData", "ColumnChunkMetaData", "Statistics", "SortingColumn",
            "compression_name", "format_version_name", "key_values"]

@@ -34,6 +34,7 @@ from pqkit.chunk_range import dictionary_segment, where_of
 from pqkit.read.prune.filters import PY_OPS, chunk_statistics, term_may_match
 from pqkit.read.fetch.page_index import page_row_ranges, read_column_index, read_offset_index
 from pqkit.read.decode.values import FixedValues
+from pqkit.statistics import is_unsigned
 
 __all__ = ["Verdict", "GroupPlan", "plan_group", "pages_with_rows", "read_bloom_filter"]
 
@@ -246,10 +247,10 @@ def _bloom_values(node, term):
     physical = Type(node.physical_type)
     lt, ct = node.logical_type, node.converted_type
     if physical in (Type.INT32, Type.INT64):
-        signed = (lt is None and ct is None) or (
-            lt is not None and lt.INTEGER is not None and lt.INTEGER.isSigned)
+        # Python ints hash as the stored values only for plain and signed INTEGER columns.
+        plain = (lt is None and ct is None) or (lt is not None and lt.INTEGER is not None)
         bits = 32 if physical == Type.INT32 else 64
-        if not signed or not all(isinstance(v, int) and not isinstance(v, bool)
+        if not plain or is_unsigned(node) or not all(isinstance(v, int) and not isinstance(v, bool)
                                  for v in values):
             return None
         return [v for v in values if -(1 << (bits - 1)) <= v < (1 << (bits - 1))]
