@@ -17,10 +17,10 @@ The result is a plain dict (``pqinspect explain --json`` prints it)::
      "totals": {...}}
 """
 from pqkit.chunk_range import dictionary_segment, where_of
+from pqkit.read.column_selection import select_columns
+from pqkit.read.fetch.page_index import read_offset_index
 from pqkit.read.file import ParquetFile
 from pqkit.read.prune.filtered import WHOLE_CHUNK, FilteredReader
-from pqkit.read.fetch.page_index import read_offset_index
-from pqkit.read.column_selection import select_columns
 
 __all__ = ["explain_filter"]
 

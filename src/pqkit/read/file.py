@@ -11,16 +11,16 @@ from pqkit.columnar.nested import StructColumn
 from pqkit.columnar.pandas_metadata import pandas_metadata_of
 from pqkit.columnar.table import Table
 from pqkit.memory import uses_pool
-from pqkit.read.decode import parallel
 from pqkit.read.batches import BatchReader, concat_row_groups, row_group_stream
-from pqkit.read.prune.filtered import FilteredReader
-from pqkit.read.fetch.footer import read_metadata_from
-from pqkit.read.options import DEFAULT_OPTIONS
-from pqkit.read.fetch.plan import fetch_ahead, plan_read
-from pqkit.read.prune.pruning import read_bloom_filter
-from pqkit.read.fetch.remote import BufferSource, open_source
-from pqkit.read.decode.row_group import RowGroupReader
 from pqkit.read.column_selection import select_columns
+from pqkit.read.decode import parallel
+from pqkit.read.decode.row_group import RowGroupReader
+from pqkit.read.fetch.footer import read_metadata_from
+from pqkit.read.fetch.plan import fetch_ahead, plan_read
+from pqkit.read.fetch.remote import BufferSource, open_source
+from pqkit.read.options import DEFAULT_OPTIONS
+from pqkit.read.prune.filtered import FilteredReader
+from pqkit.read.prune.pruning import read_bloom_filter
 from pqkit.read.take import RowTaker
 from pqkit.variant import decode_table
 

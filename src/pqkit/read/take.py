@@ -22,12 +22,12 @@ import bisect
 
 import numpy as np
 
+from pqkit.chunk_range import dictionary_segment, where_of
 from pqkit.columnar.table import Table
 from pqkit.errors import EncodingError
 from pqkit.read.batches import concat_row_groups
-from pqkit.chunk_range import dictionary_segment, where_of
-from pqkit.read.fetch.page_index import page_row_ranges, read_offset_index
 from pqkit.read.decode.records import keep_records
+from pqkit.read.fetch.page_index import page_row_ranges, read_offset_index
 
 __all__ = ["RowTaker", "check_row_indices"]
 

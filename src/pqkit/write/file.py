@@ -28,13 +28,13 @@ from pqkit.schema.tree import Schema
 from pqkit.tail import MAGIC, tail_bytes
 from pqkit.threads import max_threads
 from pqkit.write.chunk import ChunkOptions, check_encoding
-from pqkit.write.parallel import ChunkJob, encode_chunks
-from pqkit.write.shred import leaf_columns
 from pqkit.write.existing import start_append
 from pqkit.write.page_index import column_index, offset_index
+from pqkit.write.parallel import ChunkJob, encode_chunks
+from pqkit.write.shred import leaf_columns
+from pqkit.write.sink import discard, open_sink
 from pqkit.write.stats import StatisticsAccumulator, column_order
 from pqkit.write.version import adapt_column, adapt_field, check_version, footer_version
-from pqkit.write.sink import discard, open_sink
 
 DEFAULT_ROW_GROUP_SIZE = 1 << 20
 

@@ -32,9 +32,9 @@ from pqkit.page import (
     split_data_page,
 )
 from pqkit.read.decode.level_decoder import LevelDecoder
-from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.read.decode.placed import Fallback, PlacedDecoder
 from pqkit.read.decode.value_decoder import ValueDecoder, empty_values
+from pqkit.read.options import DEFAULT_OPTIONS
 
 __all__ = ["ChunkData", "ColumnChunkReader", "empty_values"]
 

@@ -44,8 +44,8 @@ import numpy as np
 
 from pqkit import datatypes as T
 from pqkit._native.bitpack import decode_dict_indices
-from pqkit._native.hashing import crc32, crc32_copy
 from pqkit._native.dict_gather import DictGather
+from pqkit._native.hashing import crc32, crc32_copy
 from pqkit._native.place import count_present, place_values
 from pqkit.compression import CompressionCodec, decompress
 from pqkit.encodings.physical import NUMERIC

@@ -16,6 +16,7 @@ import copy
 import numpy as np
 
 from pqkit import datatypes as T
+from pqkit.chunk_range import chunk_range, dictionary_header_padding, where_of
 from pqkit.columnar.table import Table
 from pqkit.errors import CorruptFileError, EncryptedFileError
 from pqkit.format import Type
@@ -23,11 +24,10 @@ from pqkit.levels import OPTIONAL, Assembly, NodeLayout, assemble
 from pqkit.read.decode.arrow_restore import ArrowTypes
 from pqkit.read.decode.assemble import Nester
 from pqkit.read.decode.chunk import ChunkData, ColumnChunkReader, empty_values
-from pqkit.chunk_range import chunk_range, dictionary_header_padding, where_of
 from pqkit.read.decode.leaf import INT96_UNITS, leaf_column
-from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.read.decode.placed import placeable
 from pqkit.read.decode.values import DictionaryValues, FixedValues
+from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.schema.logical import leaf_type
 
 __all__ = ["RowGroupReader"]
@@ -206,8 +206,8 @@ class RowGroupReader:
         return self.leaf(node, self.read_chunk(g, node), where_of(node, g))
 
     def read_placed(self, g, node):
-        """A flat fixed-width or dictionary-string chunk decoded into its rows (:mod:`pqkit.read.decode.placed`), or None
-        when it needs the general path."""
+        """A flat fixed-width or dictionary-string chunk decoded into its rows
+        (:mod:`pqkit.read.decode.placed`), or None when it needs the general path."""
         chunk = self.column_chunk(g, node)
         if chunk.meta_data.num_values == 0:
             return None

@@ -15,9 +15,9 @@ import gc
 from pqkit import format as fmt
 from pqkit.errors import SchemaError
 from pqkit.read.fetch.metadata import RowGroupMetaData, format_version_name, key_values
-from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.read.fetch.remote import open_source
 from pqkit.read.fetch.validate import check_file, check_row_group
+from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.schema.tree import Schema
 from pqkit.tail import MIN_FILE_SIZE, check_head, footer_location
 

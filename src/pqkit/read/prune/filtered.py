@@ -17,19 +17,20 @@ leaf would read without decoding anything, from the same functions.
 """
 import numpy as np
 
-from pqkit.columnar.table import Table
 from pqkit.chunk_range import dictionary_segment, where_of
+from pqkit.columnar.table import Table
 from pqkit.errors import CorruptFileError
+from pqkit.read.fetch.page_index import page_row_ranges, read_offset_index
 from pqkit.read.prune.filters import (bound_decoder, check_values, chunk_may_match, filter_leaves,
                                 normalize, row_mask)
-from pqkit.read.fetch.page_index import page_row_ranges, read_offset_index
 from pqkit.read.prune.pruning import pages_with_rows, plan_group
 
 WHOLE_CHUNK = None        # in a read selection: the leaf's chunk is decoded whole
 
 
 class FilteredReader:
-    """Filtered reads of one file, through its :class:`pqkit.read.decode.row_group.RowGroupReader`."""
+    """Filtered reads of one file, through its
+    :class:`pqkit.read.decode.row_group.RowGroupReader`."""
 
     def __init__(self, groups, filters):
         self.groups = groups

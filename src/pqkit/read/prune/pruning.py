@@ -28,12 +28,12 @@ import numpy as np
 
 from pqkit.bloom import MAX_BYTES as MAX_BLOOM_BYTES
 from pqkit.bloom import parse_bloom_filter
+from pqkit.chunk_range import dictionary_segment, where_of
 from pqkit.errors import CorruptFileError
 from pqkit.format import ConvertedType, Encoding, PageType, Type
-from pqkit.chunk_range import dictionary_segment, where_of
-from pqkit.read.prune.filters import PY_OPS, chunk_statistics, term_may_match
-from pqkit.read.fetch.page_index import page_row_ranges, read_column_index, read_offset_index
 from pqkit.read.decode.values import FixedValues
+from pqkit.read.fetch.page_index import page_row_ranges, read_column_index, read_offset_index
+from pqkit.read.prune.filters import PY_OPS, chunk_statistics, term_may_match
 from pqkit.statistics import is_unsigned
 
 __all__ = ["Verdict", "GroupPlan", "plan_group", "pages_with_rows", "read_bloom_filter"]

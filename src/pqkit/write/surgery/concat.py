@@ -31,8 +31,8 @@ from pqkit import format as fmt
 from pqkit.chunk_range import exact_chunk_range
 from pqkit.errors import CorruptFileError, SchemaError, UnsupportedFeatureError
 from pqkit.tail import MAGIC, tail_bytes
-from pqkit.write.surgery.chunk_merge import MergedChunk, can_merge
 from pqkit.write.existing import read_existing, schema_difference
+from pqkit.write.surgery.chunk_merge import MergedChunk, can_merge
 
 COPY_BLOCK = 8 << 20
 

@@ -39,8 +39,8 @@ from pqkit.schema.tree import Schema
 from pqkit.tail import MAGIC, tail_bytes
 from pqkit.write.existing import read_existing
 from pqkit.write.file import created_by
-from pqkit.write.surgery.page_scan import DICTIONARY_ENCODINGS, detect_codec, page_fit, scan_pages
 from pqkit.write.stats import column_order
+from pqkit.write.surgery.page_scan import DICTIONARY_ENCODINGS, detect_codec, page_fit, scan_pages
 
 
 @dataclass
