@@ -27,6 +27,23 @@ def test_pqkit_follows_the_layer_order():
     assert report.ok, _describe(report)
 
 
+# The read road's stages, bottom to top, as docs/ARCHITECTURE.md describes them: options
+# (which takes only the coalescing policy), then fetch, decode, prune, and the front door.
+READ_STAGES = [
+    Layer("coalescing policy", ("pqkit.read.fetch.coalesce",)),
+    Layer("options", ("pqkit.read.options",)),
+    Layer("fetch", ("pqkit.read.fetch",)),
+    Layer("decode", ("pqkit.read.decode",)),
+    Layer("prune", ("pqkit.read.prune",)),
+    Layer("front door", ("pqkit.read",)),
+]
+
+
+def test_read_stages_import_only_earlier_stages():
+    report = check(str(SRC), "pqkit.read", READ_STAGES)
+    assert report.ok, _describe(report)
+
+
 def test_every_package_of_pqkit_has_a_layer():
     placed = {p for layer in LAYERS for p in layer.prefixes}
     packages = {f"pqkit.{p.stem}" for p in (SRC / "pqkit").iterdir()
