@@ -28,7 +28,7 @@ UNSIGNED_32 = [leaf(Type.INT32, converted=CT.UINT_32),
                leaf(Type.INT32, logical=LT(INTEGER=fmt.IntType(bitWidth=32, isSigned=False)))]
 
 
-@pytest.mark.parametrize("node", UNSIGNED_32)
+@pytest.mark.parametrize("node", UNSIGNED_32, ids=["UINT_32", "INTEGER(32,unsigned)"])
 def test_reader_writer_and_display_agree_on_an_unsigned_bound(node):
     raw = b"\xff\xff\xff\xff"
     assert is_unsigned(node)
@@ -48,7 +48,8 @@ def test_reader_writer_and_display_agree_on_an_unsigned_bound(node):
     # an unsigned annotation on a type it cannot annotate makes nothing unsigned
     (leaf(Type.FLOAT, converted=CT.UINT_32), False),
     (leaf(Type.BYTE_ARRAY, converted=CT.UINT_8), False),
-])
+], ids=["int64", "UINT_64", "INT_8", "signed logical over UINT_32", "float UINT_32",
+        "byte array UINT_8"])
 def test_is_unsigned(node, unsigned):
     assert is_unsigned(node) is unsigned
 
