@@ -9,16 +9,16 @@ from pqkit.errors import *
 from pqkit.errors import __all__ as _error_names
 from pqkit.read.explain import explain_filter
 from pqkit.read.file import ParquetFile, read_pandas, read_table
-from pqkit.read.filter_text import parse_filter
-from pqkit.read.footer import FileMetaData, FileMetadata, read_metadata
+from pqkit.read.prune.filter_text import parse_filter
+from pqkit.read.fetch.footer import FileMetaData, FileMetadata, read_metadata
 from pqkit.read.options import ReadOptions
 from pqkit.schema.tree import Schema, SchemaNode
-from pqkit.write.append import append
-from pqkit.write.concat import concat
+from pqkit.write.surgery.append import append
+from pqkit.write.surgery.concat import concat
 from pqkit.write.existing import finish_interrupted
 from pqkit.write.file import ParquetWriter, write_table
-from pqkit.write.footer_edit import edit_metadata
-from pqkit.write.recover import recover
+from pqkit.write.surgery.footer_edit import edit_metadata
+from pqkit.write.surgery.recover import recover
 
 __all__ = list(_error_names) + ["FileMetaData", "FileMetadata", "read_metadata", "Schema", "SchemaNode",
                                "ParquetFile", "read_table", "read_pandas", "ReadOptions", "Table",

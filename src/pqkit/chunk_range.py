@@ -34,6 +34,7 @@ __all__ = [
     "dictionary_segment",
     "exact_chunk_range",
     "has_dictionary_page",
+    "where_of",
 ]
 
 _DICTIONARY_ENCODINGS = (Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY)
@@ -165,3 +166,8 @@ def dictionary_header_padding(created_by):
     if m is None:
         return MAX_DICT_HEADER
     return MAX_DICT_HEADER if tuple(map(int, m.groups())) < (1, 2, 9) else 0
+
+
+def where_of(node, g):
+    """The place named in error messages: ``column a.b, row group 3``."""
+    return f"column {node.dotted_path}, row group {g}"

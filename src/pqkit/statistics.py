@@ -1,7 +1,29 @@
-"""Statistics values: decoding the PLAIN-encoded bounds for display and comparison.
+"""Statistics values: the spec's sort orders and decoding the PLAIN-encoded bounds.
 
 Bounds are stored PLAIN encoded without the byte-array length prefix, e.g. an
 INT32 min of 5 is ``05 00 00 00`` and a STRING max of "ab" is ``61 62``.
+
+The order of ``min_value`` / ``max_value`` comes from the column's type
+(``ColumnOrder.TYPE_ORDER``); the logical type wins over the converted type,
+which wins over the physical type. :func:`sort_order` is the one place that
+decides it, for the writer's statistics and page index, the reader's pruning
+and ``verify``:
+
+=================================================  ===========  =================================
+column                                             sort order   how values compare
+=================================================  ===========  =================================
+BOOLEAN                                            SIGNED       false < true
+INT32 / INT64 (plain, INT_*, DATE, TIME,           SIGNED       as signed integers
+TIMESTAMP, DECIMAL)
+INT32 / INT64 with INTEGER(unsigned) / UINT_*      UNSIGNED     the bits as unsigned integers
+FLOAT / DOUBLE; FLOAT16 on FLBA(2)                 SIGNED       numeric; NaN never a bound
+DECIMAL on FLBA / BYTE_ARRAY                       SIGNED       big-endian two's complement,
+                                                                sign-extended to equal length
+other BYTE_ARRAY / FLBA (strings, binary, ENUM,    UNSIGNED     bytewise unsigned, a prefix
+JSON, BSON, UUID)                                               before its extensions
+INT96, INTERVAL, VARIANT, GEOMETRY, GEOGRAPHY,     UNKNOWN      none: no min/max are written
+NullType, unknown logical types, type mismatches
+=================================================  ===========  =================================
 """
 import datetime
 import decimal
@@ -9,21 +31,115 @@ import struct
 
 import numpy as np
 
-from pqkit.format import ConvertedType, Type
+from pqkit.encodings.physical import PLAIN_WIDTH, struct_format
+from pqkit.format import ConvertedType as CT
+from pqkit.format import Type
 
-_FIXED = {Type.INT32: "<i", Type.INT64: "<q", Type.FLOAT: "<f", Type.DOUBLE: "<d"}
-_UNSIGNED_CT = {ConvertedType.UINT_8, ConvertedType.UINT_16, ConvertedType.UINT_32,
-                ConvertedType.UINT_64}
+SIGNED, UNSIGNED, UNKNOWN = "SIGNED", "UNSIGNED", "UNKNOWN"
 # Annotations that make BYTE_ARRAY values text (ordered bytewise, shown as str).
 TEXT_LOGICAL = ("STRING", "ENUM", "JSON")
-TEXT_CONVERTED = (ConvertedType.UTF8, ConvertedType.ENUM, ConvertedType.JSON)
+TEXT_CONVERTED = (CT.UTF8, CT.ENUM, CT.JSON)
+
+_INTS = (Type.INT32, Type.INT64)
+_BYTES = (Type.BYTE_ARRAY, Type.FIXED_LEN_BYTE_ARRAY)
+_PHYSICAL_ORDER = {Type.BOOLEAN: SIGNED, Type.INT32: SIGNED, Type.INT64: SIGNED,
+                   Type.FLOAT: SIGNED, Type.DOUBLE: SIGNED, Type.BYTE_ARRAY: UNSIGNED,
+                   Type.FIXED_LEN_BYTE_ARRAY: UNSIGNED, Type.INT96: UNKNOWN}
+# converted type -> (sort order, physical types it may annotate)
+_CONVERTED_ORDER = {
+    **{ct: (SIGNED, _INTS) for ct in (CT.INT_8, CT.INT_16, CT.INT_32, CT.INT_64, CT.DATE,
+                                      CT.TIME_MILLIS, CT.TIME_MICROS, CT.TIMESTAMP_MILLIS,
+                                      CT.TIMESTAMP_MICROS)},
+    **{ct: (UNSIGNED, _INTS) for ct in (CT.UINT_8, CT.UINT_16, CT.UINT_32, CT.UINT_64)},
+    **{ct: (UNSIGNED, _BYTES) for ct in (CT.UTF8, CT.ENUM, CT.JSON, CT.BSON)},
+    CT.DECIMAL: (SIGNED, _INTS + _BYTES),
+}
 
 
-def _is_unsigned(node):
+def sort_order(node):
+    """The order of a leaf column's min/max statistics.
+
+    Parameters
+    ----------
+    node : pqkit.SchemaNode
+        A leaf column.
+
+    Returns
+    -------
+    str
+        ``"SIGNED"``, ``"UNSIGNED"`` or ``"UNKNOWN"`` (no defined order: write no
+        min/max, ignore those read). An annotation on a physical type it cannot
+        annotate gives ``"UNKNOWN"``.
+    """
+    physical = node.physical_type
+    lt, ct = node.logical_type, node.converted_type
+    if lt is not None:
+        return _logical_order(lt, physical, node.element.type_length)
+    if ct is not None:
+        order, physicals = _CONVERTED_ORDER.get(ct, (UNKNOWN, ()))
+        return order if physical in physicals else UNKNOWN
+    return _PHYSICAL_ORDER.get(physical, UNKNOWN)
+
+
+def _logical_order(lt, physical, type_length):
+    if any(getattr(lt, name) is not None for name in TEXT_LOGICAL + ("BSON",)):
+        return UNSIGNED if physical in _BYTES else UNKNOWN
+    if lt.UUID is not None:
+        return UNSIGNED if physical == Type.FIXED_LEN_BYTE_ARRAY else UNKNOWN
+    if lt.INTEGER is not None:
+        if physical not in _INTS:
+            return UNKNOWN
+        return SIGNED if lt.INTEGER.isSigned else UNSIGNED
+    if lt.DATE is not None or lt.TIME is not None or lt.TIMESTAMP is not None:
+        return SIGNED if physical in _INTS else UNKNOWN
+    if lt.DECIMAL is not None:
+        return SIGNED if physical in _INTS + _BYTES else UNKNOWN
+    if lt.FLOAT16 is not None:
+        return SIGNED if physical == Type.FIXED_LEN_BYTE_ARRAY and type_length == 2 \
+            else UNKNOWN
+    # NullType (UNKNOWN), LIST, MAP, VARIANT, GEOMETRY, GEOGRAPHY, FILE and members this
+    # version does not know: the spec defines no order, so readers ignore min/max.
+    return UNKNOWN
+
+
+def is_unsigned(node):
+    """Whether an INT32/INT64 leaf holds unsigned integers (INTEGER(unsigned), UINT_*):
+    its values and bounds are the stored bits read as unsigned."""
+    return node.physical_type in _INTS and sort_order(node) == UNSIGNED
+
+
+def bound_kind(node, order):
+    """How bounds of a leaf under sort ``order`` compare: ``bool``, ``int``, ``uint``,
+    ``float``, ``float16``, ``decimal`` or ``bytes``; None for the UNKNOWN order."""
+    physical = node.physical_type
+    if order == UNKNOWN:
+        return None
+    if physical == Type.BOOLEAN:
+        return "bool"
+    if physical in _INTS:
+        return "int" if order == SIGNED else "uint"
+    if physical in (Type.FLOAT, Type.DOUBLE):
+        return "float"
+    if order == UNSIGNED:
+        return "bytes"
     lt = node.logical_type
-    if lt is not None and lt.INTEGER is not None:
-        return not lt.INTEGER.isSigned
-    return node.converted_type in _UNSIGNED_CT
+    return "float16" if lt is not None and lt.FLOAT16 is not None else "decimal"
+
+
+def bound_width(physical_type):
+    """Bytes of a statistics bound of a BOOLEAN, numeric or INT96 column, None for the
+    byte-array types (whose bounds have any length)."""
+    return 1 if physical_type == Type.BOOLEAN else PLAIN_WIDTH.get(physical_type)
+
+
+def legacy_bound(raw, node):
+    """A deprecated ``min`` / ``max`` where it can be trusted, else None: those fields
+    were written under the signed order, so only signed numeric and boolean columns'
+    bounds mean what they say."""
+    if raw is None or Type(node.physical_type) not in (Type.INT32, Type.INT64, Type.FLOAT,
+                                                       Type.DOUBLE, Type.BOOLEAN):
+        return None
+    return None if is_unsigned(node) else raw
 
 
 def is_text(node):
@@ -39,7 +155,7 @@ def _decimal_scale(node):
     lt = node.logical_type
     if lt is not None and lt.DECIMAL is not None:
         return lt.DECIMAL.scale
-    if node.converted_type == ConvertedType.DECIMAL:
+    if node.converted_type == CT.DECIMAL:
         return node.element.scale or 0
     return None
 
@@ -72,13 +188,11 @@ def decode_stat_value(node, raw):
         return None
     ptype = node.physical_type
     scale = _decimal_scale(node)
-    if ptype in _FIXED:
-        fmt = _FIXED[ptype]
-        if len(raw) != struct.calcsize(fmt):
+    code = struct_format(ptype, is_unsigned(node))
+    if code is not None:
+        if len(raw) != PLAIN_WIDTH[ptype]:
             return None
-        if _is_unsigned(node):
-            fmt = fmt.upper()
-        value = struct.unpack(fmt, raw)[0]
+        value = struct.unpack(code, raw)[0]
         if scale is not None:
             return _scaled(value, scale)
         return _with_date(node, value)
@@ -99,7 +213,7 @@ def decode_stat_value(node, raw):
 
 def _with_date(node, value):
     lt = node.logical_type
-    if (lt is not None and lt.DATE is not None) or node.converted_type == ConvertedType.DATE:
+    if (lt is not None and lt.DATE is not None) or node.converted_type == CT.DATE:
         try:
             return (datetime.date(1970, 1, 1) + datetime.timedelta(days=value)).isoformat()
         except OverflowError:
@@ -130,10 +244,10 @@ def statistics_to_dict(node, stats):
 _EPOCH_DATE = datetime.date(1970, 1, 1)
 _EPOCH = datetime.datetime(1970, 1, 1)
 _PER_US = {"MILLIS": 1000, "MICROS": 1, "NANOS": None}     # stored units -> microseconds
-_CONVERTED_TEMPORAL = {ConvertedType.TIMESTAMP_MILLIS: ("timestamp", "MILLIS", True),
-                       ConvertedType.TIMESTAMP_MICROS: ("timestamp", "MICROS", True),
-                       ConvertedType.TIME_MILLIS: ("time", "MILLIS", True),
-                       ConvertedType.TIME_MICROS: ("time", "MICROS", True)}
+_CONVERTED_TEMPORAL = {CT.TIMESTAMP_MILLIS: ("timestamp", "MILLIS", True),
+                       CT.TIMESTAMP_MICROS: ("timestamp", "MICROS", True),
+                       CT.TIME_MILLIS: ("time", "MILLIS", True),
+                       CT.TIME_MICROS: ("time", "MICROS", True)}
 
 
 def physical_stat_value(node, raw):
@@ -145,9 +259,9 @@ def physical_stat_value(node, raw):
     if raw is None:
         return None
     ptype = node.physical_type
-    if ptype in _FIXED:
-        code = _FIXED[ptype]
-        if len(raw) != struct.calcsize(code):
+    code = struct_format(ptype)
+    if code is not None:
+        if len(raw) != PLAIN_WIDTH[ptype]:
             return None
         return struct.unpack(code, raw)[0]
     if ptype == Type.BOOLEAN:
@@ -214,7 +328,7 @@ def logical_stat_value(node, raw):
     value = physical_stat_value(node, raw)
     if value is None or node.physical_type in (Type.BOOLEAN, Type.FLOAT, Type.DOUBLE):
         return value
-    if isinstance(value, int) and value < 0 and _is_unsigned(node):
+    if isinstance(value, int) and value < 0 and is_unsigned(node):
         value += 1 << (32 if node.physical_type == Type.INT32 else 64)
     scale = _decimal_scale(node)
     if scale is not None:
@@ -232,7 +346,7 @@ def logical_stat_value(node, raw):
         return value
     lt = node.logical_type
     if (lt is not None and lt.DATE is not None) or \
-            (lt is None and node.converted_type == ConvertedType.DATE):
+            (lt is None and node.converted_type == CT.DATE):
         try:
             return _EPOCH_DATE + datetime.timedelta(days=value)
         except OverflowError:

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 import pqkit
 from pqkit.errors import SchemaError
-from pqkit.read.filter_text import MAX_CONJUNCTIONS, parse_filter
-from pqkit.read.page_index import read_page_index
-from pqkit.read.row_group import RowGroupReader
+from pqkit.read.prune.filter_text import MAX_CONJUNCTIONS, parse_filter
+from pqkit.read.fetch.page_index import read_page_index
+from pqkit.read.decode.row_group import RowGroupReader
 
 N = 12_000
 CITIES = ["Bergen", "Lima", "Oslo", "Paris", "Quito", "Rome"]

@@ -16,7 +16,7 @@ from rich.console import Console
 from cli_run import run
 from pqkit.cli import render
 from pqkit.format import Type
-from pqkit.read.footer import read_metadata
+from pqkit.read.fetch.footer import read_metadata
 
 WIDTHS = (80, 100, 140)
 SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "sample.parquet"

@@ -16,8 +16,8 @@ import pqkit.datatypes as T
 from pqkit.dataset import index_ops
 from pqkit.dataset.indices import KV_KEY
 from pqkit.errors import CommitConflict, SchemaError
-from pqkit.read.filtered import FilteredReader
-from pqkit.read.footer import read_metadata
+from pqkit.read.prune.filtered import FilteredReader
+from pqkit.read.fetch.footer import read_metadata
 
 write_mod = importlib.import_module("pqkit.dataset.write")   # pds.write is the function
 SCHEMA = [T.field("p", T.int32()), T.field("i", T.int64()), T.field("s", T.string()),

@@ -9,12 +9,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pqkit
-from pqkit.read.chunk import ChunkData
-from pqkit.read.records import keep_records
-from pqkit.read.row_group import RowGroupReader
-from pqkit.read.selection import select_columns
+from pqkit.read.decode.chunk import ChunkData
+from pqkit.read.decode.records import keep_records
+from pqkit.read.decode.row_group import RowGroupReader
+from pqkit.read.column_selection import select_columns
 from pqkit.read.take import RowTaker
-from pqkit.read.values import FixedValues
+from pqkit.read.decode.values import FixedValues
 
 pytestmark = pytest.mark.interop
 

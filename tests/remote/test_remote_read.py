@@ -15,7 +15,7 @@ import pytest
 
 import pqkit
 from pqkit.cli.main import main as pqinspect
-from pqkit.read.page_index import read_page_index
+from pqkit.read.fetch.page_index import read_page_index
 from s3server import BUCKET
 
 ROWS = 100_000

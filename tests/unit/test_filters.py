@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pqkit
-from pqkit.read.filtered import FilteredReader
+from pqkit.read.prune.filtered import FilteredReader
 
 N = 20_000
 RNG = np.random.default_rng(3)

@@ -2,31 +2,17 @@
 import textwrap
 from pathlib import Path
 
-from layering import Layer, check
+import pytest
+from layering import Layer, check, layers_from_markdown
 
-SRC = Path(__file__).resolve().parents[2] / "src"
-
-# Bottom to top: a module may import only from its own package, a lower layer, or
-# (in a shared layer) its layer's other packages. Keep in step with docs/ARCHITECTURE.md.
-LAYERS = [
-    Layer("generated and native", ("pqkit.format", "pqkit._native", "pqkit._version"), True),
-    Layer("errors", ("pqkit.errors",)),
-    Layer("datatypes", ("pqkit.datatypes",)),
-    Layer("stage modules", ("pqkit.compression", "pqkit.levels", "pqkit.memory", "pqkit.threads",
-                            "pqkit.statistics", "pqkit.bloom", "pqkit.page",
-                            "pqkit.encodings", "pqkit.filesystems", "pqkit.chunk_range",
-                            "pqkit.tail"), True),
-    Layer("schema", ("pqkit.schema",)),
-    Layer("columnar", ("pqkit.columnar",)),
-    Layer("variant", ("pqkit.variant",)),
-    Layer("convert", ("pqkit.convert",)),
-    Layer("roads", ("pqkit.read", "pqkit.write")),
-    Layer("tools over files", ("pqkit.inspect", "pqkit.textio")),
-    Layer("dataset", ("pqkit.dataset",)),
-    Layer("spark", ("pqkit.spark",)),
-    Layer("cli", ("pqkit.cli",)),
-]
+ROOT = Path(__file__).resolve().parents[2]
+SRC = ROOT / "src"
+CYTHON = ROOT / "cython"
+# Bottom to top, as docs/ARCHITECTURE.md states it: a module may import only from its own
+# package, a lower layer, or (in a shared layer) its layer's other packages.
 # pqkit/__init__.py, the public face, may hand on names from any layer.
+LAYERS = layers_from_markdown((ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8"),
+                              "pqkit")
 
 
 def _describe(report):
@@ -37,8 +23,34 @@ def _describe(report):
 
 
 def test_pqkit_follows_the_layer_order():
-    report = check(str(SRC), "pqkit", LAYERS)
+    report = check(str(SRC), "pqkit", LAYERS, native_roots=[str(CYTHON)])
     assert report.ok, _describe(report)
+
+
+# The read road's stages, bottom to top, as docs/ARCHITECTURE.md describes them: options
+# (which takes only the coalescing policy), then fetch, decode, prune, and the front door.
+READ_STAGES = [
+    Layer("coalescing policy", ("pqkit.read.fetch.coalesce",)),
+    Layer("options", ("pqkit.read.options",)),
+    Layer("fetch", ("pqkit.read.fetch",)),
+    Layer("decode", ("pqkit.read.decode",)),
+    Layer("prune", ("pqkit.read.prune",)),
+    Layer("front door", ("pqkit.read",)),
+]
+
+
+def test_read_stages_import_only_earlier_stages():
+    report = check(str(SRC), "pqkit.read", READ_STAGES)
+    assert report.ok, _describe(report)
+
+
+def test_every_package_of_pqkit_has_a_layer():
+    placed = {p for layer in LAYERS for p in layer.prefixes}
+    packages = {f"pqkit.{p.stem}" for p in (SRC / "pqkit").iterdir()
+                if p.suffix == ".py" and p.stem != "__init__" or
+                p.is_dir() and (p / "__init__.py").exists()}
+    assert packages - placed == set()
+    assert placed - packages == set()
 
 
 def _tree(tmp_path, files):
@@ -96,3 +108,62 @@ def test_private_names_stay_in_their_package(tmp_path):
     report = check(_tree(tmp_path, files), "pkg", SYNTHETIC_LAYERS)
     assert sorted(report.private) == [("pkg.high.c", "pkg.low.a._hidden"),
                                       ("pkg.mid.b", "pkg.low.a._hidden")]
+
+
+def test_cython_imports_and_cimports_count(tmp_path):
+    files = dict(CLEAN, **{"pkg/low/k.pyx": '''
+        """A kernel; this docstring's
+        from pkg.high.c import X
+        is not an import."""
+        cimport cython
+        from libc.stdint cimport int64_t
+        from pkg.low.a cimport thing
+        from pkg.mid.b import (X,
+                               Y as Z)
+
+        def f():
+            import pkg.high.c
+        ''',
+                           "pkg/low/k.pxd": "from pkg.side.s cimport a\n"})
+    root = _tree(tmp_path, files)
+    report = check(root, "pkg", SYNTHETIC_LAYERS, native_roots=[root])
+    assert sorted((a, b) for a, b, _ in report.upward) == [
+        ("pkg.low.k", "pkg.high.c"), ("pkg.low.k", "pkg.mid.b"), ("pkg.low.k", "pkg.side.s")]
+
+
+def test_cython_private_names_stay_in_their_package(tmp_path):
+    files = dict(CLEAN, **{"pkg/high/k.pyx": "from pkg.low.a cimport _hidden\n"})
+    root = _tree(tmp_path, files)
+    report = check(root, "pkg", SYNTHETIC_LAYERS, native_roots=[root])
+    assert report.private == [("pkg.high.k", "pkg.low.a._hidden")]
+
+
+DOC = """
+# Title
+
+## Layer order
+
+Some words.
+
+| layer | packages | may also import each other |
+|---|---|---|
+| 0 bottom | `low`, `_native` | yes |
+| 1 middle | `mid`, `side` | no: they never do |
+| 1b top | `high` | |
+
+## Next section
+"""
+
+
+def test_layer_table_is_read_from_the_document():
+    assert layers_from_markdown(DOC, "pkg") == [
+        Layer("bottom", ("pkg.low", "pkg._native"), True),
+        Layer("middle", ("pkg.mid", "pkg.side"), False),
+        Layer("top", ("pkg.high",), False)]
+
+
+@pytest.mark.parametrize("doc", [DOC.replace("## Layer order", "## Layers"),
+                                 DOC.replace("| 1b top | `high` |", "| 1b top | high |")])
+def test_a_missing_or_malformed_layer_table_is_an_error(doc):
+    with pytest.raises(ValueError):
+        layers_from_markdown(doc, "pkg")

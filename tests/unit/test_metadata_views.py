@@ -10,7 +10,8 @@ import pytest
 import pqkit
 from pqkit.convert import table_from_data
 from pqkit.format import Statistics as ThriftStatistics
-from pqkit.read.metadata import ColumnChunkMetaData, RowGroupMetaData, SortingColumn, Statistics
+from pqkit.read.fetch.metadata import (ColumnChunkMetaData, RowGroupMetaData, SortingColumn,
+                                       Statistics)
 
 UTC = datetime.timezone.utc
 

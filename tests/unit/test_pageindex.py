@@ -1,4 +1,4 @@
-"""pqkit.read.page_index: reading ColumnIndex/OffsetIndex and mapping rows to pages.
+"""pqkit.read.fetch.page_index: reading ColumnIndex/OffsetIndex and mapping rows to pages.
 
 The page indexes are written by pyarrow; their contents are checked against
 the data written (each page's bounds are the values of its rows) and against
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import pqkit
 from pqkit import CorruptFileError, ThriftDecodeError
 from pqkit import format as fmt
-from pqkit.read.page_index import (
+from pqkit.read.fetch.page_index import (
     PageIndex,
     index_location,
     page_row_ranges,
@@ -25,7 +25,7 @@ from pqkit.read.page_index import (
     read_offset_index,
     read_page_index,
 )
-from pqkit.read.source import Source
+from pqkit.read.fetch.source import Source
 
 ROWS = 10_000
 

@@ -8,7 +8,7 @@ for RLE and bit-packed runs (runs longer than the entries wanted included), and
 -1 for corrupt levels or too few values.
 
 Chunk level: a flat numeric, FIXED_LEN_BYTE_ARRAY or dictionary-encoded string
-column read through :mod:`pqkit.read.placed` (``RowGroupReader.fused``, the
+column read through :mod:`pqkit.read.decode.placed` (``RowGroupReader.fused``, the
 default) must equal the general path's read of the same file, for random null
 patterns, pages of a few rows (page boundaries anywhere), PLAIN and dictionary
 pages, v1 and v2 pages and each codec.

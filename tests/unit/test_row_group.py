@@ -1,12 +1,12 @@
-"""read/row_group.py: the row-group reader ParquetFile and the filtered reader share."""
+"""read/decode/row_group.py: the row-group reader ParquetFile and the filtered reader share."""
 import io
 
 import numpy as np
 import pytest
 
 import pqkit
-from pqkit.read.page_index import read_offset_index
-from pqkit.read.row_group import RowGroupReader
+from pqkit.read.fetch.page_index import read_offset_index
+from pqkit.read.decode.row_group import RowGroupReader
 
 
 @pytest.fixture(scope="module")

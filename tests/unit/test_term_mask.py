@@ -1,4 +1,4 @@
-"""pqkit.read.term_mask: a term evaluated on the buffers equals the row-by-row evaluation."""
+"""pqkit.read.prune.term_mask: a term evaluated on the buffers equals the row-by-row evaluation."""
 import io
 
 import numpy as np
@@ -7,8 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pqkit
-from pqkit.read.filters import PY_OPS
-from pqkit.read.term_mask import term_mask
+from pqkit.read.prune.filters import PY_OPS
+from pqkit.read.prune.term_mask import term_mask
 
 OPS = ["==", "!=", "<", "<=", ">", ">="]
 SETTINGS = settings(max_examples=200, deadline=None,

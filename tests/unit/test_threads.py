@@ -77,7 +77,7 @@ def test_path_source_read_on_threads(tmp_path, four_threads):
 
 
 def test_worker_threads_do_the_decoding(four_threads, monkeypatch):
-    from pqkit.read.row_group import RowGroupReader
+    from pqkit.read.decode.row_group import RowGroupReader
     seen = set()
     decode = RowGroupReader.decode_leaf
 

@@ -382,7 +382,7 @@ def test_page_byte_counts_wrong_per_page_only(base, tmp_path):
     report = verify_file(bad, deep=True)
     (f,) = findings(report, "PQ-SIZE-006")
     page = data_pages(bad, S)[1]
-    sizes = pqkit.read.page_index.read_page_index(base, 0, S).offset_index \
+    sizes = pqkit.read.fetch.page_index.read_page_index(base, 0, S).offset_index \
         .unencoded_byte_array_data_bytes
     assert (f.column, f.page_offset) == ("s", page.offset)
     assert f"holds {sizes[1]} bytes of values" in f.message and f"says {sizes[1] + 3}" in \

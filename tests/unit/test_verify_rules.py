@@ -213,7 +213,7 @@ def test_page_statistics_outside_the_chunk(base, tmp_path):
 # -- page index -----------------------------------------------------------------------------
 def test_wrong_boundary_order(base, tmp_path):
     md = pqkit.read_metadata(base)
-    ci, _ = pqkit.read.page_index.read_page_index(base, 0, "x", md)
+    ci, _ = pqkit.read.fetch.page_index.read_page_index(base, 0, "x", md)
     assert ci.boundary_order == BoundaryOrder.ASCENDING and len(ci.null_pages) > 2
 
     def descending(ci):

@@ -26,16 +26,8 @@ from pqkit.format import ConvertedType as CT
 from pqkit.format import Type
 from pqkit.page import PageWalker
 from pqkit.schema.tree import Schema
-from pqkit.write.stats import (
-    SIGNED,
-    UNKNOWN,
-    UNSIGNED,
-    StatisticsAccumulator,
-    column_order,
-    sort_order,
-    truncate_max,
-    truncate_min,
-)
+from pqkit.statistics import SIGNED, UNKNOWN, UNSIGNED, sort_order
+from pqkit.write.stats import StatisticsAccumulator, column_order, truncate_max, truncate_min
 
 D = decimal.Decimal
 

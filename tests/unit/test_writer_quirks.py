@@ -6,9 +6,9 @@ from pqkit import format as fmt
 from pqkit.columnar.column import PrimitiveColumn
 from pqkit.format import ConvertedType, Type
 from pqkit.format import FieldRepetitionType as R
-from pqkit.read import values as V
-from pqkit.read.arrow_restore import ArrowTypes
-from pqkit.read.leaf import leaf_column
+from pqkit.read.decode import values as V
+from pqkit.read.decode.arrow_restore import ArrowTypes
+from pqkit.read.decode.leaf import leaf_column
 from pqkit.schema.logical import leaf_type
 from pqkit.schema.tree import Schema
 

@@ -14,7 +14,7 @@ import seeds
 
 with atheris.instrument_imports():
     import pqkit
-    from pqkit.read.chunk import ColumnChunkReader
+    from pqkit.read.decode.chunk import ColumnChunkReader
 
 import chunks
 

@@ -16,7 +16,7 @@ import seeds
 with atheris.instrument_imports():
     import pqkit
     from pqkit import format as fmt
-    from pqkit.read.validate import check_file, check_row_group
+    from pqkit.read.fetch.validate import check_file, check_row_group
     from pqkit.schema.tree import Schema
 
 STRUCTS = (fmt.FileMetaData, fmt.PageHeader, fmt.ColumnIndex, fmt.OffsetIndex)

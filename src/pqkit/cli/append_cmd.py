@@ -1,7 +1,7 @@
 """pqinspect append: add the rows of another Parquet file to a file, crash-safe."""
 from pqkit.cli import render
 from pqkit.read.file import read_table
-from pqkit.write.append import append
+from pqkit.write.surgery.append import append
 
 HELP = "append the rows of a Parquet file to another (a new footer after the old; crash-safe)"
 EXAMPLE = """examples:

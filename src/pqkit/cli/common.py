@@ -10,8 +10,8 @@ from rich.markup import escape
 
 from pqkit.cli import render
 from pqkit.errors import CorruptFileError
-from pqkit.read.footer import read_metadata_from
-from pqkit.read.remote import open_source
+from pqkit.read.fetch.footer import read_metadata_from
+from pqkit.read.fetch.remote import open_source
 from pqkit.textio.render import BINARY_FORMATS, ZONED_TIMESTAMPS, TextStyle
 
 DEFAULT_LIMIT = 50

@@ -1,6 +1,6 @@
 """pqinspect concat: join Parquet files of one schema by copying their pages."""
 from pqkit.cli import render
-from pqkit.write.concat import concat
+from pqkit.write.surgery.concat import concat
 
 HELP = "concatenate files of one schema by copying their column chunks (no decoding)"
 EXAMPLE = """examples:

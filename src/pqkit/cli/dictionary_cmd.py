@@ -30,7 +30,7 @@ from pqkit.errors import ParquetError
 from pqkit.format import Encoding
 from pqkit.inspect.dictionary_pages import read_dictionary_page
 from pqkit.chunk_range import chunk_start
-from pqkit.read.remote import open_source
+from pqkit.read.fetch.remote import open_source
 from pqkit.schema.logical import leaf_type
 from pqkit.textio.render import cell_text, json_values
 

@@ -32,7 +32,7 @@ from pqkit.format import (
     FieldRepetitionType,
     PageType,
 )
-from pqkit.read.footer import read_metadata
+from pqkit.read.fetch.footer import read_metadata
 from pqkit.statistics import statistics_to_dict
 
 HELP = "list the structural differences between two files: schema, row groups, chunks, metadata"

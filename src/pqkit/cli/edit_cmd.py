@@ -2,8 +2,8 @@
 import sys
 
 from pqkit.cli import render
-from pqkit.read.footer import read_metadata
-from pqkit.write.footer_edit import edit_metadata
+from pqkit.read.fetch.footer import read_metadata
+from pqkit.write.surgery.footer_edit import edit_metadata
 
 HELP = "change footer metadata without touching the data (in place crash-safe, or -o)"
 EXAMPLE = """examples:

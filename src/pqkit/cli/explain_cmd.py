@@ -1,7 +1,7 @@
 """pqinspect explain: what a filtered read skips and reads, and which metadata decided it.
 
 The filter is text (``--where "x > 5 and city in ('Oslo')"``, parsed by
-:func:`pqkit.read.filter_text.parse_filter`); the plan comes from
+:func:`pqkit.read.prune.filter_text.parse_filter`); the plan comes from
 :func:`pqkit.read.explain.explain_filter`, i.e. from the decisions the filtered
 reader makes, so it names exactly the row groups and pages a read decodes.
 """
@@ -13,7 +13,7 @@ from pqkit.cli import render
 from pqkit.cli.common import add_limit_argument, limited_grid, short
 from pqkit.errors import SchemaError
 from pqkit.read.explain import explain_filter
-from pqkit.read.filter_text import parse_filter
+from pqkit.read.prune.filter_text import parse_filter
 
 HELP = ("explain a filtered read: per row group and page, the statistics, page index, "
         "bloom filter or dictionary that skip it or force a read, and the bytes avoided")

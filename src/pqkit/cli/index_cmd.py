@@ -25,7 +25,7 @@ from pqkit.cli.render import enum_name
 from pqkit.errors import EncryptedFileError, ParquetError
 from pqkit.format import BoundaryOrder
 from pqkit.chunk_range import chunk_range
-from pqkit.read.page_index import (
+from pqkit.read.fetch.page_index import (
     index_location,
     page_row_ranges,
     read_column_index,

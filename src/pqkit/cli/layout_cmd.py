@@ -32,7 +32,7 @@ from pqkit.cli import render
 from pqkit.cli.chunk_walk import walk_chunk
 from pqkit.cli.common import limited_grid, open_file, problem, report_problems, selected_chunks
 from pqkit.errors import ParquetError
-from pqkit.read.page_index import index_location
+from pqkit.read.fetch.page_index import index_location
 
 HELP = "account for every byte: pages, indexes, bloom filters, footer, gaps and overlaps"
 EXAMPLE = """examples:

@@ -25,7 +25,7 @@ from pqkit.cli import render
 from pqkit.errors import ParquetError
 from pqkit.format import CompressionCodec, Encoding, PageType, Type
 from pqkit.inspect.verify.paths import expand_paths
-from pqkit.read.footer import read_metadata
+from pqkit.read.fetch.footer import read_metadata
 from pqkit.statistics import statistics_to_dict
 
 HELP = "show the footer: file, row groups and column chunks (offsets, sizes, codecs, stats)"

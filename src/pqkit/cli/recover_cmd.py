@@ -1,6 +1,6 @@
 """pqinspect recover: save the complete row groups of a file that lost its footer."""
 from pqkit.cli import render
-from pqkit.write.recover import recover
+from pqkit.write.surgery.recover import recover
 
 HELP = "write the complete row groups of a file without footer (a crashed writer's) to a new file"
 EXAMPLE = """examples:

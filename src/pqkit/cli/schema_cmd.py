@@ -1,6 +1,6 @@
 """pqinspect schema: the schema tree with repetition, types, levels and field ids."""
 from pqkit.cli import render
-from pqkit.read.footer import read_metadata
+from pqkit.read.fetch.footer import read_metadata
 
 HELP = "show the schema tree (repetition, physical/logical/converted type, levels, field ids)"
 EXAMPLE = """examples:

@@ -14,7 +14,7 @@ from pqkit.cli import render
 from pqkit.cli.common import add_style_arguments, style_of
 from pqkit.cli.opening import open_parquet
 from pqkit.cli.row_view import print_rows
-from pqkit.read.selection import select_columns
+from pqkit.read.column_selection import select_columns
 from pqkit.read.take import RowTaker
 from pqkit.textio.render import json_values
 

@@ -27,7 +27,7 @@ from pqkit.errors import (
     ParquetError,
 )
 from pqkit.filesystems import is_url
-from pqkit.read.footer import read_metadata
+from pqkit.read.fetch.footer import read_metadata
 
 
 class DataFile:

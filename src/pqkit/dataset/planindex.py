@@ -37,7 +37,7 @@ from pqkit.dataset.layout import HIDDEN, hidden_name
 from pqkit.dataset.planning import PQKIT_OPS
 from pqkit.errors import ParquetError
 from pqkit.read.file import read_table
-from pqkit.read.footer import read_metadata
+from pqkit.read.fetch.footer import read_metadata
 from pqkit.write.file import ParquetWriter
 
 KV_KEY = "pqds.plan"

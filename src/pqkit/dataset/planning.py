@@ -5,7 +5,7 @@ The input is a DNF predicate as pyarrow and Kartothek write it: a list of
 which one must hold. Operators: ``== = != < <= > >= in not in is_null
 is_not_null`` (the value of the last two is ignored). Comparisons with null
 are false, except that a null satisfies ``not in`` (as in pyarrow and in
-:mod:`pqkit.read.filters`); NaN never satisfies a range operator.
+:mod:`pqkit.read.prune.filters`); NaN never satisfies a range operator.
 
 Per file and per AND group:
 

@@ -27,7 +27,7 @@ from pqkit.dataset import fsops, planindex
 from pqkit.dataset.commit import find_latest, load_latest, load_version
 from pqkit.dataset.layout import DATA_FILE_RE
 from pqkit.errors import DatasetIncomplete, ManifestCorrupted
-from pqkit.read.footer import read_metadata
+from pqkit.read.fetch.footer import read_metadata
 from pqkit.write.file import ParquetWriter, created_by
 
 

@@ -14,7 +14,7 @@ before version files got their ``_`` prefix costs one GET more per step: after
 the new name's 404 the old one (``versions/<n>.json``) is tried, as long as the
 versions found carry the old name (an old-named version never follows a
 new-named one, commit.py). Data files are read by ranged requests
-(:class:`pqkit.read.remote.RangeSource`) at the visible path the published
+(:class:`pqkit.read.fetch.remote.RangeSource`) at the visible path the published
 version gives them, their size taken from the snapshot (no HEAD). Only when the hint is missing are the version keys listed. A file that a
 later version retired (overwrite, delete, compact) was copied to its shadow key;
 an older version reading it finds it there after the visible key's 404.
@@ -27,7 +27,7 @@ from pqkit.dataset.storage import ObjectStorage
 from pqkit.errors import DatasetIncomplete, DatasetNotFound, ManifestCorrupted
 from pqkit.filesystems import url_filesystem
 from pqkit.read.file import ParquetFile
-from pqkit.read.remote import RangeSource
+from pqkit.read.fetch.remote import RangeSource
 
 __all__ = ["ObjectManifestSource"]
 

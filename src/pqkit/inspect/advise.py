@@ -30,7 +30,7 @@ import time
 from pqkit.compression import codec_available
 from pqkit.format import CompressionCodec, Encoding, Type
 from pqkit.read.file import ParquetFile, read_table
-from pqkit.read.footer import read_metadata
+from pqkit.read.fetch.footer import read_metadata
 from pqkit.write.chunk import value_encodings
 from pqkit.write.file import ParquetWriter, write_table
 

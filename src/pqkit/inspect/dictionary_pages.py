@@ -28,9 +28,9 @@ from pqkit.encodings.plain import decode_plain
 from pqkit.errors import CorruptFileError, EncodingError, EncryptedFileError
 from pqkit.format import Encoding, PageType, Type
 from pqkit.page import RawPage, crc32_signed, decompress_page
-from pqkit.read import values as V
+from pqkit.read.decode import values as V
 from pqkit.chunk_range import chunk_range, dictionary_header_padding
-from pqkit.read.leaf import leaf_column
+from pqkit.read.decode.leaf import leaf_column
 from pqkit.schema.logical import leaf_type
 
 __all__ = ["DictionaryPage", "read_dictionary_page"]

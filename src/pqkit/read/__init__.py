@@ -1,7 +1,9 @@
 """The read road: source -> footer -> row group -> column chunk -> pages ->
 levels and values -> leaf columns -> assembled Table.
 
-``file`` holds the public face (``ParquetFile``, ``read_table``); ``row_group``
-reads one row group's column chunks and is shared by the plain and the
-filtered reader.
+Its stages are folders, in the order a read passes them: ``fetch`` (bytes and
+metadata), ``decode`` (bytes to columns), ``prune`` (what a filtered read
+skips). The modules here are the front door: ``file`` (``ParquetFile``,
+``read_table``), ``options`` (``ReadOptions``), ``column_selection``,
+``batches``, ``take`` and ``explain``.
 """

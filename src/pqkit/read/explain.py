@@ -1,7 +1,7 @@
 """Why a filtered read skips or reads each row group and page, and the bytes it avoids.
 
 :func:`explain_filter` asks the filtered reader for its plan of every row group
-(:meth:`pqkit.read.filtered.FilteredReader.explain`, which uses the decision
+(:meth:`pqkit.read.prune.filtered.FilteredReader.explain`, which uses the decision
 function the read itself uses) and adds up bytes: a skipped row group avoids every
 chunk the read would decode (the selected columns and the filtered ones); a leaf
 whose pages are chosen through its OffsetIndex avoids the pages it leaves out.
@@ -16,12 +16,11 @@ The result is a plain dict (``pqinspect explain --json`` prints it)::
                      "bytes_avoided": 1234}, ...],
      "totals": {...}}
 """
-from pqkit.chunk_range import dictionary_segment
+from pqkit.chunk_range import dictionary_segment, where_of
+from pqkit.read.column_selection import select_columns
+from pqkit.read.fetch.page_index import read_offset_index
 from pqkit.read.file import ParquetFile
-from pqkit.read.filtered import WHOLE_CHUNK, FilteredReader
-from pqkit.read.page_index import read_offset_index
-from pqkit.read.row_group import where_of
-from pqkit.read.selection import select_columns
+from pqkit.read.prune.filtered import WHOLE_CHUNK, FilteredReader
 
 __all__ = ["explain_filter"]
 

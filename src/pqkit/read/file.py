@@ -1,26 +1,26 @@
 """Reading Parquet files into :class:`pqkit.Table`: ``ParquetFile`` and ``read_table``.
 
 Per row group and selected leaf: read only that column chunk's byte range,
-decode its pages (:mod:`pqkit.read.chunk`), assemble its levels
-(:func:`pqkit.levels.assemble`), type its values (:mod:`pqkit.read.leaf`),
-then nest the leaves into one column per top-level field (:mod:`pqkit.read.assemble`)
-and restore the Arrow types a writer recorded (:mod:`pqkit.read.arrow_restore`).
+decode its pages (:mod:`pqkit.read.decode.chunk`), assemble its levels
+(:func:`pqkit.levels.assemble`), type its values (:mod:`pqkit.read.decode.leaf`),
+then nest the leaves into one column per top-level field (:mod:`pqkit.read.decode.assemble`)
+and restore the Arrow types a writer recorded (:mod:`pqkit.read.decode.arrow_restore`).
 """
 from pqkit import datatypes as T
 from pqkit.columnar.nested import StructColumn
 from pqkit.columnar.pandas_metadata import pandas_metadata_of
 from pqkit.columnar.table import Table
 from pqkit.memory import uses_pool
-from pqkit.read import parallel
 from pqkit.read.batches import BatchReader, concat_row_groups, row_group_stream
-from pqkit.read.filtered import FilteredReader
-from pqkit.read.footer import read_metadata_from
+from pqkit.read.column_selection import select_columns
+from pqkit.read.decode import parallel
+from pqkit.read.decode.row_group import RowGroupReader
+from pqkit.read.fetch.footer import read_metadata_from
+from pqkit.read.fetch.plan import fetch_ahead, plan_read
+from pqkit.read.fetch.remote import BufferSource, open_source
 from pqkit.read.options import DEFAULT_OPTIONS
-from pqkit.read.plan import fetch_ahead, plan_read
-from pqkit.read.pruning import read_bloom_filter
-from pqkit.read.remote import BufferSource, open_source
-from pqkit.read.row_group import RowGroupReader
-from pqkit.read.selection import select_columns
+from pqkit.read.prune.filtered import FilteredReader
+from pqkit.read.prune.pruning import read_bloom_filter
 from pqkit.read.take import RowTaker
 from pqkit.variant import decode_table
 
@@ -156,7 +156,7 @@ class ParquetFile:
 
         Returns
         -------
-        list of pqkit.read.plan.ByteRange
+        list of pqkit.read.fetch.plan.ByteRange
             (offset, length) pairs, sorted: the selected column chunks of the row groups
             a filter's statistics keep, and with a filter their page indexes. Fetch them
             yourself and pass them to ``read(..., buffers=...)``.
@@ -172,11 +172,11 @@ class ParquetFile:
 
         ``filters`` (DNF, as in pyarrow: ``[("x", "<", 5)]`` or a list of such lists)
         keeps only matching rows, skipping row groups and pages whose statistics or
-        page index rule them out (see :mod:`pqkit.read.filtered`). ``buffers``
+        page index rule them out (see :mod:`pqkit.read.prune.filtered`). ``buffers``
         (``{offset: bytes}`` or (offset, bytes) pairs, e.g. the ranges :meth:`plan`
         named, fetched by the caller) makes the read decode from them and fetch nothing.
         With ``use_threads`` (the default) column chunks are decoded on
-        :func:`pqkit.threads.max_threads` threads (:mod:`pqkit.read.parallel`); the
+        :func:`pqkit.threads.max_threads` threads (:mod:`pqkit.read.decode.parallel`); the
         Table is the same either way.
         """
         tops, wanted = self._select(columns)

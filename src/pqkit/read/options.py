@@ -22,7 +22,7 @@ header declares is cut at the declared size and reported as corrupt.
 from dataclasses import dataclass
 
 from pqkit.errors import AllocationLimitError
-from pqkit.read.coalesce import CoalescePolicy
+from pqkit.read.fetch.coalesce import CoalescePolicy
 
 __all__ = ["DEFAULT_OPTIONS", "ReadOptions"]
 
@@ -75,7 +75,7 @@ class ReadOptions:
 
     @property
     def coalesce_policy(self):
-        """The :class:`pqkit.read.coalesce.CoalescePolicy` of the remote-read fields."""
+        """The :class:`pqkit.read.fetch.coalesce.CoalescePolicy` of the remote-read fields."""
         return CoalescePolicy(self.hole_size, self.max_range_size, self.max_concurrency)
 
     def check(self, name, value, what, where):

@@ -8,7 +8,7 @@ nothing else; a chunk without an OffsetIndex is decoded whole.
 The leaves of one top-level column must describe the same rows before they can
 be nested, but their pages need not break at the same rows. So each leaf decodes
 the pages holding the rows and then keeps only the records of those rows
-(:func:`pqkit.read.records.keep_records`). Example with two leaves, rows 0-99::
+(:func:`pqkit.read.decode.records.keep_records`). Example with two leaves, rows 0-99::
 
     leaf a pages: [0, 40) [40, 80) [80, 100)     take rows 45 and 90
     leaf b pages: [0, 50) [50, 100)
@@ -22,13 +22,12 @@ import bisect
 
 import numpy as np
 
+from pqkit.chunk_range import dictionary_segment, where_of
 from pqkit.columnar.table import Table
 from pqkit.errors import EncodingError
 from pqkit.read.batches import concat_row_groups
-from pqkit.chunk_range import dictionary_segment
-from pqkit.read.page_index import page_row_ranges, read_offset_index
-from pqkit.read.records import keep_records
-from pqkit.read.row_group import where_of
+from pqkit.read.decode.records import keep_records
+from pqkit.read.fetch.page_index import page_row_ranges, read_offset_index
 
 __all__ = ["RowTaker", "check_row_indices"]
 
@@ -62,7 +61,7 @@ class RowTaker:
 
     Parameters
     ----------
-    groups : pqkit.read.row_group.RowGroupReader
+    groups : pqkit.read.decode.row_group.RowGroupReader
 
     Attributes
     ----------

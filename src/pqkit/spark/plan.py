@@ -32,7 +32,7 @@ from pqkit import datatypes as T
 from pqkit.errors import ParquetError, SchemaError
 from pqkit.filesystems import is_url, url_filesystem
 from pqkit.read.file import ParquetFile
-from pqkit.read.filters import bound_decoder, chunk_may_match, filter_leaves, normalize
+from pqkit.read.prune.filters import bound_decoder, chunk_may_match, filter_leaves, normalize
 from pqkit.spark.schema import (
     file_fields,
     infer_partition_type,

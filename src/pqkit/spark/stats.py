@@ -17,7 +17,7 @@ import decimal
 import struct
 
 from pqkit.format import Type
-from pqkit.read.filters import bound_decoder
+from pqkit.read.prune.filters import bound_decoder
 
 __all__ = ["file_bounds"]
 

@@ -14,10 +14,12 @@ import platform
 from pqkit import datatypes as T
 from pqkit import format as fmt
 from pqkit._version import __version__
+from pqkit.chunk_range import where_of
 from pqkit.columnar.arrow_import import is_arrow_producer, schema_from_arrow
 from pqkit.columnar.pandas_metadata import PANDAS_KEY
 from pqkit.columnar.table import Table, concat_tables
 from pqkit.compression import codec_from_name
+from pqkit.convert import is_dataframe, table_from_data
 from pqkit.errors import SchemaError
 from pqkit.memory import uses_pool
 from pqkit.schema.arrow_write import encode_arrow_schema
@@ -26,12 +28,13 @@ from pqkit.schema.tree import Schema
 from pqkit.tail import MAGIC, tail_bytes
 from pqkit.threads import max_threads
 from pqkit.write.chunk import ChunkOptions, check_encoding
+from pqkit.write.existing import start_append
+from pqkit.write.page_index import column_index, offset_index
 from pqkit.write.parallel import ChunkJob, encode_chunks
 from pqkit.write.shred import leaf_columns
-from pqkit.write.existing import start_append
+from pqkit.write.sink import discard, open_sink
 from pqkit.write.stats import StatisticsAccumulator, column_order
 from pqkit.write.version import adapt_column, adapt_field, check_version, footer_version
-from pqkit.write.sink import discard, open_sink
 
 DEFAULT_ROW_GROUP_SIZE = 1 << 20
 
@@ -86,7 +89,6 @@ class ParquetWriter:
                  sorting_columns=None, store_schema=True, statistics_truncate_length=64,
                  preserve_index=None, version="2.6", storage_options=None, filesystem=None,
                  use_threads=True, append=False):
-        from pqkit.convert import is_dataframe, table_from_data
         if is_dataframe(schema):
             schema = table_from_data(schema, preserve_index=preserve_index)
         schema_metadata = None
@@ -201,7 +203,7 @@ class ParquetWriter:
                 node = self.schema.columns[i]
                 jobs.append(ChunkJob(layouts, leaf_col, self.specs[i], node, self.options[i],
                                      self._stats_factory,
-                                     f"column {node.dotted_path}, row group {ordinal}"))
+                                     where_of(node, ordinal)))
         start = self.pos
         chunks, written = [], []
         if self.use_threads and max_threads() > 1 and len(jobs) > 1:
@@ -277,7 +279,6 @@ class ParquetWriter:
                     self._write(data)
 
     def _write_page_indexes(self):
-        from pqkit.write.page_index import column_index, offset_index
         for rg, written in zip(self.row_groups, self.page_records):
             for chunk, out, node in zip(rg.columns, written, self.schema.columns):
                 ci = column_index(node, out.pages)
@@ -384,7 +385,6 @@ def _as_table(data, fields, version):
     elif is_arrow_producer(data):
         table = Table.from_arrow(data)
     else:
-        from pqkit.convert import table_from_data
         table = table_from_data(data, fields)
     if version != "2.6":
         table = Table([adapt_column(c, f, version) for c, f in zip(table.columns, table.schema)],
@@ -457,7 +457,6 @@ def write_table(data, where, *, schema=None, preserve_index=None, **options):
     if isinstance(data, Table) and schema is None:
         table = data
     else:
-        from pqkit.convert import table_from_data
         table = table_from_data(data, schema, preserve_index)
     with ParquetWriter(where, table.schema, **options) as w:
         w.write(table)

@@ -18,9 +18,10 @@ import struct
 import numpy as np
 
 from pqkit import format as fmt
+from pqkit.encodings.physical import struct_format
 from pqkit.format import BoundaryOrder, ConvertedType, Type
+from pqkit.statistics import is_unsigned
 
-_UNPACK = {Type.INT32: "<i", Type.INT64: "<q", Type.FLOAT: "<f", Type.DOUBLE: "<d"}
 
 
 def offset_index(pages):
@@ -47,13 +48,9 @@ def sort_key(node):
     lt, ct = node.logical_type, node.converted_type
     if physical == Type.INT96 or ct == ConvertedType.INTERVAL:
         return None
-    unsigned = (lt is not None and lt.INTEGER is not None and not lt.INTEGER.isSigned) or \
-        ct in (ConvertedType.UINT_8, ConvertedType.UINT_16, ConvertedType.UINT_32,
-               ConvertedType.UINT_64)
-    if physical in _UNPACK:
-        fmt_code = _UNPACK[physical].upper() if unsigned and physical in (Type.INT32, Type.INT64) \
-            else _UNPACK[physical]
-        return lambda raw: struct.unpack(fmt_code, raw)[0]
+    code = struct_format(physical, is_unsigned(node))
+    if code is not None:
+        return lambda raw: struct.unpack(code, raw)[0]
     if physical == Type.BOOLEAN:
         return lambda raw: raw[0]
     is_decimal = (lt is not None and lt.DECIMAL is not None) or ct == ConvertedType.DECIMAL

@@ -1,24 +1,7 @@
 """Writer-side statistics: min/max bounds, null and NaN counts for pages and column chunks.
 
-The order of ``min_value`` / ``max_value`` comes from the column's type
-(``ColumnOrder.TYPE_ORDER``); the logical type wins over the converted type,
-which wins over the physical type:
-
-=================================================  ===========  =================================
-column                                             sort order   how values compare
-=================================================  ===========  =================================
-BOOLEAN                                            SIGNED       false < true
-INT32 / INT64 (plain, INT_*, DATE, TIME,           SIGNED       as signed integers
-TIMESTAMP, DECIMAL)
-INT32 / INT64 with INTEGER(unsigned) / UINT_*      UNSIGNED     the bits as unsigned integers
-FLOAT / DOUBLE; FLOAT16 on FLBA(2)                 SIGNED       numeric; NaN never a bound
-DECIMAL on FLBA / BYTE_ARRAY                       SIGNED       big-endian two's complement,
-                                                                sign-extended to equal length
-other BYTE_ARRAY / FLBA (strings, binary, ENUM,    UNSIGNED     bytewise unsigned, a prefix
-JSON, BSON, UUID)                                               before its extensions
-INT96, INTERVAL, VARIANT, GEOMETRY, GEOGRAPHY,     UNKNOWN      none: no min/max are written
-NullType, unknown logical types, type mismatches
-=================================================  ===========  =================================
+Bounds follow the column's sort order (:func:`pqkit.statistics.sort_order`,
+which has the table of orders); a column without one gets no min/max.
 
 Bounds are PLAIN encoded, byte arrays without their length prefix. Floating
 point follows the spec's TYPE_ORDER writer rules: NaNs are skipped (a page of
@@ -45,96 +28,17 @@ import numpy as np
 
 from pqkit import format as fmt
 from pqkit._native.stats import binary_min_max
-from pqkit.format import ConvertedType as CT
+from pqkit.encodings.physical import PLAIN_WIDTH
 from pqkit.format import Type
-from pqkit.statistics import TEXT_LOGICAL, is_text
+from pqkit.statistics import SIGNED, bound_kind, is_text, sort_order
 
-SIGNED, UNSIGNED, UNKNOWN = "SIGNED", "UNSIGNED", "UNKNOWN"
-
-_INTS = (Type.INT32, Type.INT64)
-_BYTES = (Type.BYTE_ARRAY, Type.FIXED_LEN_BYTE_ARRAY)
-_PHYSICAL_ORDER = {Type.BOOLEAN: SIGNED, Type.INT32: SIGNED, Type.INT64: SIGNED,
-                   Type.FLOAT: SIGNED, Type.DOUBLE: SIGNED, Type.BYTE_ARRAY: UNSIGNED,
-                   Type.FIXED_LEN_BYTE_ARRAY: UNSIGNED, Type.INT96: UNKNOWN}
-# converted type -> (sort order, physical types it may annotate)
-_CONVERTED_ORDER = {
-    **{ct: (SIGNED, _INTS) for ct in (CT.INT_8, CT.INT_16, CT.INT_32, CT.INT_64, CT.DATE,
-                                      CT.TIME_MILLIS, CT.TIME_MICROS, CT.TIMESTAMP_MILLIS,
-                                      CT.TIMESTAMP_MICROS)},
-    **{ct: (UNSIGNED, _INTS) for ct in (CT.UINT_8, CT.UINT_16, CT.UINT_32, CT.UINT_64)},
-    **{ct: (UNSIGNED, _BYTES) for ct in (CT.UTF8, CT.ENUM, CT.JSON, CT.BSON)},
-    CT.DECIMAL: (SIGNED, _INTS + _BYTES),
-}
 # Memory for one block of sign-extended BYTE_ARRAY decimals (see _decimal_binary_extremes).
 _DECIMAL_BLOCK_BYTES = 1 << 20
-
-
-def sort_order(node):
-    """The order of a leaf column's min/max statistics.
-
-    Parameters
-    ----------
-    node : pqkit.SchemaNode
-        A leaf column.
-
-    Returns
-    -------
-    str
-        ``"SIGNED"``, ``"UNSIGNED"`` or ``"UNKNOWN"`` (no defined order: write no
-        min/max). An annotation on a physical type it cannot annotate gives
-        ``"UNKNOWN"``.
-    """
-    physical = node.physical_type
-    lt, ct = node.logical_type, node.converted_type
-    if lt is not None:
-        return _logical_order(lt, physical, node.element.type_length)
-    if ct is not None:
-        order, physicals = _CONVERTED_ORDER.get(ct, (UNKNOWN, ()))
-        return order if physical in physicals else UNKNOWN
-    return _PHYSICAL_ORDER.get(physical, UNKNOWN)
-
-
-def _logical_order(lt, physical, type_length):
-    if any(getattr(lt, name) is not None for name in TEXT_LOGICAL + ("BSON",)):
-        return UNSIGNED if physical in _BYTES else UNKNOWN
-    if lt.UUID is not None:
-        return UNSIGNED if physical == Type.FIXED_LEN_BYTE_ARRAY else UNKNOWN
-    if lt.INTEGER is not None:
-        if physical not in _INTS:
-            return UNKNOWN
-        return SIGNED if lt.INTEGER.isSigned else UNSIGNED
-    if lt.DATE is not None or lt.TIME is not None or lt.TIMESTAMP is not None:
-        return SIGNED if physical in _INTS else UNKNOWN
-    if lt.DECIMAL is not None:
-        return SIGNED if physical in _INTS + _BYTES else UNKNOWN
-    if lt.FLOAT16 is not None:
-        return SIGNED if physical == Type.FIXED_LEN_BYTE_ARRAY and type_length == 2 \
-            else UNKNOWN
-    # NullType (UNKNOWN), LIST, MAP, VARIANT, GEOMETRY, GEOGRAPHY, FILE and members this
-    # version does not know: the spec defines no order, so readers ignore min/max.
-    return UNKNOWN
 
 
 def column_order(node):
     """The footer's ``ColumnOrder`` for a leaf: TYPE_ORDER (the type-defined order)."""
     return fmt.ColumnOrder(TYPE_ORDER=fmt.TypeDefinedOrder())
-
-
-def _column_kind(node, order):
-    """How the accumulator compares values: bool, int, uint, float, float16, decimal, bytes."""
-    physical = node.physical_type
-    if order == UNKNOWN:
-        return None
-    if physical == Type.BOOLEAN:
-        return "bool"
-    if physical in _INTS:
-        return "int" if order == SIGNED else "uint"
-    if physical in (Type.FLOAT, Type.DOUBLE):
-        return "float"
-    if order == UNSIGNED:
-        return "bytes"
-    lt = node.logical_type
-    return "float16" if lt is not None and lt.FLOAT16 is not None else "decimal"
 
 
 class StatisticsAccumulator:
@@ -162,7 +66,7 @@ class StatisticsAccumulator:
         self.node = node
         self.physical = node.physical_type
         self.order = sort_order(node)
-        self.kind = _column_kind(node, self.order)
+        self.kind = bound_kind(node, self.order)
         self.truncate_length = truncate_length
         self.text = is_text(node)
         self.floating = self.kind in ("float", "float16")
@@ -257,8 +161,8 @@ class StatisticsAccumulator:
             lo, hi = bool(arr.all()), bool(arr.any())
             return (lo, bytes([lo])), (hi, bytes([hi])), 0
         if kind == "float":
-            return _float_extremes(_checked(arr, "f", 4 if self.physical == Type.FLOAT else 8))
-        width = 4 if self.physical == Type.INT32 else 8
+            return _float_extremes(_checked(arr, "f", PLAIN_WIDTH[self.physical]))
+        width = PLAIN_WIDTH[self.physical]
         arr = _checked(arr, "iu", width).view(f"<{'u' if kind == 'uint' else 'i'}{width}")
         lo, hi = arr.min(), arr.max()
         return (int(lo), lo.tobytes()), (int(hi), hi.tobytes()), 0
@@ -484,5 +388,4 @@ def _increment_utf8(chars, limit):
     return None
 
 
-__all__ = ["SIGNED", "UNSIGNED", "UNKNOWN", "sort_order", "column_order",
-           "StatisticsAccumulator", "truncate_min", "truncate_max"]
+__all__ = ["column_order", "StatisticsAccumulator", "truncate_min", "truncate_max"]

@@ -43,7 +43,7 @@ from pqkit.format import Type
 from pqkit.inspect.verify.chunk_rules import declared_span
 from pqkit.inspect.verify.findings import Where
 from pqkit.inspect.verify.footer_rules import usable_chunk
-from pqkit.read import values as V
+from pqkit.read.decode import values as V
 
 # A BloomFilterHeader takes under 20 bytes; unknown fields could make it longer.
 _HEADER_WINDOW = 4096

@@ -25,6 +25,7 @@ PQ-CHUNK-003.
 import sys
 from dataclasses import dataclass, field
 
+from pqkit.encodings.physical import PLAIN_WIDTH
 from pqkit.encodings.rle import decode_levels
 from pqkit.errors import CorruptFileError, ParquetError
 from pqkit.format import CompressionCodec, Encoding, PageType, Type
@@ -38,8 +39,7 @@ from pqkit.chunk_range import MAX_OVERRUN, chunk_range, chunk_start
 _DATA = (PageType.DATA_PAGE, PageType.DATA_PAGE_V2)
 _DICT_ENCODINGS = (Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY)
 # Bytes of one PLAIN value (BYTE_ARRAY: at least its 4-byte length).
-_PLAIN_WIDTH = {Type.INT32: 4, Type.INT64: 8, Type.INT96: 12, Type.FLOAT: 4, Type.DOUBLE: 8,
-                Type.BYTE_ARRAY: 4}
+_PLAIN_WIDTH = {**PLAIN_WIDTH, Type.BYTE_ARRAY: 4}
 
 
 @dataclass

@@ -18,7 +18,7 @@ class FileContext:
 
     Attributes
     ----------
-    src : pqkit.read.source.Source
+    src : pqkit.read.fetch.source.Source
         The open file.
     md : pqkit.FileMetadata
         Its footer.

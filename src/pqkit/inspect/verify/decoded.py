@@ -1,7 +1,7 @@
 """A walked chunk decoded once for the value rules (``--deep``), and cut back into its pages.
 
 :func:`decode_chunk` decodes a chunk whose pages were walked completely
-(:class:`pqkit.read.chunk.ColumnChunkReader`); dictionary indices are
+(:class:`pqkit.read.decode.chunk.ColumnChunkReader`); dictionary indices are
 expanded into values. The decoded levels and values are then cut back into
 the data pages by their header counts: page ``i`` owns the level entries
 ``[entry_bounds[i], entry_bounds[i + 1])`` and, among them, the non-null
@@ -21,8 +21,8 @@ import numpy as np
 
 from pqkit.errors import AllocationLimitError, ParquetError
 from pqkit.format import Encoding, PageType
-from pqkit.read import values as V
-from pqkit.read.chunk import ColumnChunkReader
+from pqkit.read.decode import values as V
+from pqkit.read.decode.chunk import ColumnChunkReader
 
 
 @dataclass
@@ -34,7 +34,7 @@ class DecodedChunk:
     walk : pqkit.inspect.verify.chunk_rules.ChunkWalk
     defs, reps : numpy.ndarray or None
         One level per entry; None when the max level is 0.
-    values : pqkit.read.values.FixedValues or pqkit.read.values.BinaryValues
+    values : pqkit.read.decode.values.FixedValues or pqkit.read.decode.values.BinaryValues
         The non-null values, dictionary indices expanded.
     dictionary : FixedValues, BinaryValues or None
         The dictionary, when every data page was dictionary encoded ...

@@ -31,7 +31,7 @@ from pqkit.inspect.verify.decoded import data_header
 from pqkit.inspect.verify.ordering import BoundSizeError
 from pqkit.inspect.verify.stats_rules import effective_bounds
 from pqkit.inspect.verify.writer_bugs import min_max_untrusted
-from pqkit.read import values as V
+from pqkit.read.decode import values as V
 from pqkit.write.stats import StatisticsAccumulator
 
 

@@ -22,7 +22,7 @@ from pqkit.inspect.verify.ordering import (
     column_order_name,
     is_floating_column,
 )
-from pqkit.read.footer import FileMetadata
+from pqkit.read.fetch.footer import FileMetadata
 from pqkit.tail import MAGIC, MAGIC_ENCRYPTED
 
 # Required fields the checks of a row group and of a column chunk's bytes rely on.

@@ -32,7 +32,7 @@ from pqkit.inspect.verify.findings import Where
 from pqkit.inspect.verify.ordering import TYPE_ORDER, BoundSizeError
 from pqkit.inspect.verify.stats_rules import check_bounds
 from pqkit.inspect.verify.writer_bugs import min_max_untrusted
-from pqkit.read.page_index import read_column_index, read_offset_index
+from pqkit.read.fetch.page_index import read_column_index, read_offset_index
 
 INDEX_RULES = {name: "PQ-INDEX-009" for name in ("size", "nan", "zero", "order")}
 

@@ -30,15 +30,11 @@ import struct
 
 import numpy as np
 
+from pqkit.encodings.physical import struct_format
 from pqkit.format import Type
-from pqkit.statistics import decode_stat_value
-from pqkit.write.stats import SIGNED, UNKNOWN, UNSIGNED, sort_order
+from pqkit.statistics import bound_kind, bound_width, decode_stat_value, sort_order
 
 TYPE_ORDER, TOTAL_ORDER, INT96_ORDER = "TYPE_ORDER", "IEEE_754_TOTAL_ORDER", "INT96_TIMESTAMP_ORDER"
-_SIZES = {Type.BOOLEAN: 1, Type.INT32: 4, Type.INT64: 8, Type.INT96: 12, Type.FLOAT: 4,
-          Type.DOUBLE: 8}
-_FORMATS = {(Type.INT32, True): "<i", (Type.INT64, True): "<q", (Type.INT32, False): "<I",
-            (Type.INT64, False): "<Q", Type.FLOAT: "<f", Type.DOUBLE: "<d"}
 
 
 class BoundSizeError(ValueError):
@@ -104,18 +100,7 @@ class Ordering:
         return self._type_order_kind()
 
     def _type_order_kind(self):
-        if self.sort == UNKNOWN:
-            return None
-        if self.physical == Type.BOOLEAN:
-            return "bool"
-        if self.physical in (Type.INT32, Type.INT64):
-            return "int" if self.sort == SIGNED else "uint"
-        if self.physical in (Type.FLOAT, Type.DOUBLE):
-            return "float"
-        if self.sort == UNSIGNED:
-            return "bytes"
-        lt = self.node.logical_type
-        return "float16" if lt is not None and lt.FLOAT16 is not None else "decimal"
+        return bound_kind(self.node, self.sort)
 
     def describe(self):
         """The order in words, for messages."""
@@ -144,7 +129,7 @@ class Ordering:
 
     def check_size(self, raw):
         """Raise BoundSizeError when ``raw`` cannot be a bound of this column."""
-        size = _SIZES.get(self.physical)
+        size = bound_width(self.physical)
         if self.physical == Type.FIXED_LEN_BYTE_ARRAY:
             width = self.type_length or 0
             if self.kind == "bytes" and len(raw) > width:
@@ -163,11 +148,11 @@ class Ordering:
         if kind == "bool":
             return raw[0] != 0
         if kind in ("int", "uint"):
-            return struct.unpack(_FORMATS[(self.physical, kind == "int")], raw)[0]
+            return struct.unpack(struct_format(self.physical, kind == "uint"), raw)[0]
         if kind == "float":
             if self.total:
                 return _total_key(raw)
-            value = struct.unpack(_FORMATS[self.physical], raw)[0]
+            value = struct.unpack(struct_format(self.physical), raw)[0]
             return None if math.isnan(value) else value
         if kind == "float16":
             if self.total:
@@ -176,7 +161,7 @@ class Ordering:
             return None if math.isnan(value) else value
         if kind == "decimal":
             if self.physical in (Type.INT32, Type.INT64):
-                return struct.unpack(_FORMATS[(self.physical, True)], raw)[0]
+                return struct.unpack(struct_format(self.physical), raw)[0]
             return int.from_bytes(raw, "big", signed=True)
         if kind == "int96":
             return (struct.unpack("<i", raw[8:12])[0], struct.unpack("<q", raw[:8])[0])
@@ -189,7 +174,7 @@ class Ordering:
         every order, None for NaN; other kinds as :meth:`key`."""
         if self.kind == "float":
             self.check_size(raw)
-            value = struct.unpack(_FORMATS[self.physical], raw)[0]
+            value = struct.unpack(struct_format(self.physical), raw)[0]
             return None if math.isnan(value) else value
         if self.kind == "float16":
             self.check_size(raw)
@@ -201,7 +186,7 @@ class Ordering:
         """The float a FLOAT/DOUBLE/FLOAT16 bound holds (NaN included)."""
         if self.kind == "float16":
             return float(np.frombuffer(raw, "<f2")[0])
-        return struct.unpack(_FORMATS[self.physical], raw)[0]
+        return struct.unpack(struct_format(self.physical), raw)[0]
 
     def is_nan(self, raw):
         return self.floating and math.isnan(self.float_value(raw))

@@ -43,7 +43,7 @@ from pqkit.inspect.verify.ordering import orderings
 from pqkit.inspect.verify.paths import expand_paths
 from pqkit.inspect.verify.writer_bugs import WriterTrust
 from pqkit.chunk_range import chunk_start
-from pqkit.read.remote import open_source
+from pqkit.read.fetch.remote import open_source
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE = 0, 1, 2
 _PAGE_COUNTERS = ("pages", "data_pages", "dictionary_pages", "other_pages", "pages_with_crc",

@@ -29,7 +29,7 @@ from pqkit.format import PageType
 from pqkit.inspect.verify.findings import WARNING, Where
 from pqkit.inspect.verify.ordering import TYPE_ORDER, BoundSizeError, is_floating_column
 from pqkit.inspect.verify.writer_bugs import min_max_untrusted
-from pqkit.write.stats import SIGNED
+from pqkit.statistics import SIGNED
 
 STATS_RULES = {"size": "PQ-STATS-006", "nan": "PQ-STATS-002", "zero": "PQ-STATS-003",
                "order": "PQ-STATS-001"}

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from pqkit.format import Type
+from pqkit.statistics import SIGNED
 
 _APP_RE = re.compile(r"^(.*?)\s*(?:(version\s*(?:([^(]*?)\s*(?:\(\s*build\s*([^)]*?)\s*\))?)?)?)$")
 _VERSION_RE = re.compile(r"^(\d+)(?:\.(\d+))?(?:\.(\d+))?([^-+]*)?(?:-([^+]*))?(?:\+(.*))?$")
@@ -81,13 +82,13 @@ def _binary(node, ordering):
 
 
 def _not_signed(node, ordering):
-    return ordering.sort != "SIGNED"
+    return ordering.sort != SIGNED
 
 
 def _java_signed_bytes(node, ordering):
     """Unsigned orders, and every byte array: parquet-mr compared Binary as Java (signed)
     bytes, which is neither the unsigned order nor a decimal's two's-complement value."""
-    return ordering.sort != "SIGNED" or _binary(node, ordering)
+    return ordering.sort != SIGNED or _binary(node, ordering)
 
 
 def _binary_decimal(node, ordering):

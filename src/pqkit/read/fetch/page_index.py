@@ -29,9 +29,10 @@ import bisect
 from collections import namedtuple
 
 from pqkit import format as fmt
+from pqkit.chunk_range import where_of
 from pqkit.errors import CorruptFileError, EncryptedFileError, ThriftDecodeError
-from pqkit.read.footer import read_metadata_from
-from pqkit.read.source import Source
+from pqkit.read.fetch.footer import read_metadata_from
+from pqkit.read.fetch.source import Source
 
 __all__ = ["PageIndex", "IndexLocation", "index_location", "read_column_index",
            "read_offset_index", "read_page_index", "page_row_ranges", "pages_for_rows"]
@@ -106,7 +107,7 @@ def read_offset_index(src, chunk, limit, where):
 
     Parameters
     ----------
-    src : pqkit.read.source.Source
+    src : pqkit.read.fetch.source.Source
         The open file.
     chunk : pqkit.format.ColumnChunk
     limit : int
@@ -199,7 +200,7 @@ def read_page_index(source, row_group, column, metadata=None):
 
     Parameters
     ----------
-    source : path, bytes-like, binary file object or pqkit.read.source.Source
+    source : path, bytes-like, binary file object or pqkit.read.fetch.source.Source
     row_group : int
     column : int, str or tuple
         Leaf index, dotted path or path tuple.
@@ -233,7 +234,7 @@ def _page_index(src, row_group, column, metadata):
         raise IndexError(f"row group {row_group} out of range (file has {md.num_row_groups})")
     node = md.schema.column(column)
     chunk = md.checked_row_group(row_group).columns[node.column_index]
-    where = f"column {node.dotted_path}, row group {row_group}"
+    where = where_of(node, row_group)
     oi = read_offset_index(src, chunk, md.footer_offset, where)
     ci = read_column_index(src, chunk, md.footer_offset, where,
                            None if oi is None else len(oi.page_locations))

@@ -3,12 +3,12 @@
 :class:`RowGroupReader` knows a file's source, footer and Arrow schema. For a
 row group and a selection of leaves it reads each chunk's byte range
 (:func:`pqkit.chunk_range.chunk_range`), decodes its pages
-(:class:`pqkit.read.chunk.ColumnChunkReader`), assembles levels into validity
+(:class:`pqkit.read.decode.chunk.ColumnChunkReader`), assembles levels into validity
 and offsets (:func:`pqkit.levels.assemble`), types the values
-(:func:`pqkit.read.leaf.leaf_column`), nests the leaves into top-level columns
-(:class:`pqkit.read.assemble.Nester`) and restores the recorded Arrow types.
+(:func:`pqkit.read.decode.leaf.leaf_column`), nests the leaves into top-level columns
+(:class:`pqkit.read.decode.assemble.Nester`) and restores the recorded Arrow types.
 :class:`pqkit.ParquetFile` reads whole row groups through it; the filtered
-reader (:mod:`pqkit.read.filtered`) decodes chosen pages of a chunk with
+reader (:mod:`pqkit.read.prune.filtered`) decodes chosen pages of a chunk with
 :meth:`RowGroupReader.read_pages` and then uses the same leaf and nesting steps.
 """
 import copy
@@ -16,18 +16,18 @@ import copy
 import numpy as np
 
 from pqkit import datatypes as T
+from pqkit.chunk_range import chunk_range, dictionary_header_padding, where_of
 from pqkit.columnar.table import Table
 from pqkit.errors import CorruptFileError, EncryptedFileError
 from pqkit.format import Type
 from pqkit.levels import OPTIONAL, Assembly, NodeLayout, assemble
-from pqkit.read.arrow_restore import ArrowTypes
-from pqkit.read.assemble import Nester
-from pqkit.read.chunk import ChunkData, ColumnChunkReader, empty_values
-from pqkit.chunk_range import chunk_range, dictionary_header_padding
-from pqkit.read.leaf import INT96_UNITS, leaf_column
+from pqkit.read.decode.arrow_restore import ArrowTypes
+from pqkit.read.decode.assemble import Nester
+from pqkit.read.decode.chunk import ChunkData, ColumnChunkReader, empty_values
+from pqkit.read.decode.leaf import INT96_UNITS, leaf_column
+from pqkit.read.decode.placed import placeable
+from pqkit.read.decode.values import DictionaryValues, FixedValues
 from pqkit.read.options import DEFAULT_OPTIONS
-from pqkit.read.placed import placeable
-from pqkit.read.values import DictionaryValues, FixedValues
 from pqkit.schema.logical import leaf_type
 
 __all__ = ["RowGroupReader"]
@@ -54,17 +54,12 @@ def placed_leaf(node, placed, type_):
     return asm, leaf_column(type_, node.physical_type, values, None, own, n)
 
 
-def where_of(node, g):
-    """The place named in error messages: ``column a.b, row group 3``."""
-    return f"column {node.dotted_path}, row group {g}"
-
-
 class RowGroupReader:
     """Decode row groups of one file.
 
     Parameters
     ----------
-    source : pqkit.read.source.Source
+    source : pqkit.read.fetch.source.Source
         The file's bytes.
     metadata : pqkit.FileMetadata
         Its footer.
@@ -90,7 +85,7 @@ class RowGroupReader:
         self.arrow = ArrowTypes.from_metadata(metadata.key_value_metadata)
         # parquet-mr before 1.2.9 left the dictionary page header out of chunk sizes.
         self.pad = dictionary_header_padding(metadata.created_by)
-        # Flat numeric chunks decode straight into their rows (pqkit.read.placed); the
+        # Flat numeric chunks decode straight into their rows (pqkit.read.decode.placed); the
         # general path is the reference the tests compare it with.
         self.fused = True
 
@@ -192,7 +187,7 @@ class RowGroupReader:
 
     def decode_leaf(self, g, node):
         """(assembled levels, typed leaf column) of leaf ``node`` in row group ``g``: the
-        unit of work :mod:`pqkit.read.parallel` runs on several threads."""
+        unit of work :mod:`pqkit.read.decode.parallel` runs on several threads."""
         if self.fused:
             type_ = self.leaf_type(node)
             chunk = self.column_chunk(g, node)
@@ -211,8 +206,8 @@ class RowGroupReader:
         return self.leaf(node, self.read_chunk(g, node), where_of(node, g))
 
     def read_placed(self, g, node):
-        """A flat fixed-width or dictionary-string chunk decoded into its rows (:mod:`pqkit.read.placed`), or None
-        when it needs the general path."""
+        """A flat fixed-width or dictionary-string chunk decoded into its rows
+        (:mod:`pqkit.read.decode.placed`), or None when it needs the general path."""
         chunk = self.column_chunk(g, node)
         if chunk.meta_data.num_values == 0:
             return None

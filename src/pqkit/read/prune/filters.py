@@ -27,12 +27,13 @@ import struct
 import numpy as np
 
 from pqkit import datatypes as T
+from pqkit.encodings.physical import struct_format
 from pqkit.errors import SchemaError
 from pqkit.format import ConvertedType, Type
-from pqkit.read.term_mask import term_mask
+from pqkit.read.prune.term_mask import term_mask
+from pqkit.statistics import is_unsigned, legacy_bound
 
 _OPS = {"==", "=", "!=", "<", "<=", ">", ">=", "in", "not in"}
-_FIXED = {Type.INT32: "<i", Type.INT64: "<q", Type.FLOAT: "<f", Type.DOUBLE: "<d"}
 
 
 def normalize(filters):
@@ -82,18 +83,14 @@ def bound_decoder(node):
     """A function PLAIN bound bytes -> comparable Python value, or None (no pruning)."""
     physical = Type(node.physical_type)
     lt, ct = node.logical_type, node.converted_type
-    unsigned = (lt is not None and lt.INTEGER is not None and not lt.INTEGER.isSigned) or \
-        ct in (ConvertedType.UINT_8, ConvertedType.UINT_16, ConvertedType.UINT_32,
-               ConvertedType.UINT_64)
     scale = None
     if lt is not None and lt.DECIMAL is not None:
         scale = lt.DECIMAL.scale
     elif ct == ConvertedType.DECIMAL:
         scale = node.element.scale or 0
     is_date = (lt is not None and lt.DATE is not None) or ct == ConvertedType.DATE
-    if physical in _FIXED:
-        code = _FIXED[physical].upper() if unsigned and physical in (Type.INT32, Type.INT64) \
-            else _FIXED[physical]
+    code = struct_format(physical, is_unsigned(node))
+    if code is not None:
         if scale is not None:
             return lambda raw: decimal.Decimal(struct.unpack(code, raw)[0]).scaleb(-scale)
         if is_date:
@@ -232,19 +229,6 @@ PY_OPS = {
     "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
     "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
 }
-
-
-def legacy_bound(raw, node):
-    """Deprecated min/max are only trustworthy for signed-order numeric types."""
-    if raw is None or Type(node.physical_type) not in (Type.INT32, Type.INT64, Type.FLOAT,
-                                                       Type.DOUBLE, Type.BOOLEAN):
-        return None
-    lt, ct = node.logical_type, node.converted_type
-    if (lt is not None and lt.INTEGER is not None and not lt.INTEGER.isSigned) or \
-            ct in (ConvertedType.UINT_8, ConvertedType.UINT_16, ConvertedType.UINT_32,
-                   ConvertedType.UINT_64):
-        return None
-    return raw
 
 
 def chunk_statistics(chunk, node):

@@ -3,11 +3,11 @@
 A chunk is read by three cooperating parts (the shape of arrow-rs's
 ``GenericColumnReader``): the page iterator (:class:`pqkit.page.PageWalker`,
 which checks CRCs and yields page headers and bodies), a
-:class:`~pqkit.read.level_decoder.LevelDecoder` for the repetition and
-definition levels, and a :class:`~pqkit.read.value_decoder.ValueDecoder` for
+:class:`~pqkit.read.decode.level_decoder.LevelDecoder` for the repetition and
+definition levels, and a :class:`~pqkit.read.decode.value_decoder.ValueDecoder` for
 the values. The result is a :class:`ChunkData`: the chunk's levels over all
 its pages (a v1 page may split a record, so assembly works on the whole
-chunk) and its non-null values in physical layout (:mod:`pqkit.read.values`).
+chunk) and its non-null values in physical layout (:mod:`pqkit.read.decode.values`).
 
 For example a chunk of ``optional int32`` with values ``[1, None, 3]`` in one
 PLAIN v1 page gives ``def_levels == [1, 0, 1]``, ``rep_levels is None`` and
@@ -31,10 +31,10 @@ from pqkit.page import (
     decompress_page,
     split_data_page,
 )
-from pqkit.read.level_decoder import LevelDecoder
+from pqkit.read.decode.level_decoder import LevelDecoder
+from pqkit.read.decode.placed import Fallback, PlacedDecoder
+from pqkit.read.decode.value_decoder import ValueDecoder, empty_values
 from pqkit.read.options import DEFAULT_OPTIONS
-from pqkit.read.placed import Fallback, PlacedDecoder
-from pqkit.read.value_decoder import ValueDecoder, empty_values
 
 __all__ = ["ChunkData", "ColumnChunkReader", "empty_values"]
 
@@ -129,7 +129,7 @@ class ColumnChunkReader:
 
     def read_placed(self, data, offset):
         """Decode a whole chunk of a flat column (:func:`placed.placeable`)
-        straight into its rows: a :class:`~pqkit.read.placed.PlacedChunk`, or None when
+        straight into its rows: a :class:`~pqkit.read.decode.placed.PlacedChunk`, or None when
         the chunk needs the general path (:meth:`read`)."""
         walk = self._walk([(data, offset)], exact=True)
         try:

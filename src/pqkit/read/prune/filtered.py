@@ -11,26 +11,26 @@ For each row group:
 4. the filter is evaluated exactly on those rows.
 
 So the result always equals a full read filtered row by row; the index only saves work.
-Steps 1 and 2 are :func:`pqkit.read.pruning.plan_group`, which also decides for
+Steps 1 and 2 are :func:`pqkit.read.prune.pruning.plan_group`, which also decides for
 bloom filters; :meth:`FilteredReader.explain` reports the plan and the pages each
 leaf would read without decoding anything, from the same functions.
 """
 import numpy as np
 
+from pqkit.chunk_range import dictionary_segment, where_of
 from pqkit.columnar.table import Table
-from pqkit.chunk_range import dictionary_segment
 from pqkit.errors import CorruptFileError
-from pqkit.read.filters import (bound_decoder, check_values, chunk_may_match, filter_leaves,
+from pqkit.read.fetch.page_index import page_row_ranges, read_offset_index
+from pqkit.read.prune.filters import (bound_decoder, check_values, chunk_may_match, filter_leaves,
                                 normalize, row_mask)
-from pqkit.read.page_index import page_row_ranges, read_offset_index
-from pqkit.read.pruning import pages_with_rows, plan_group
-from pqkit.read.row_group import where_of
+from pqkit.read.prune.pruning import pages_with_rows, plan_group
 
 WHOLE_CHUNK = None        # in a read selection: the leaf's chunk is decoded whole
 
 
 class FilteredReader:
-    """Filtered reads of one file, through its :class:`pqkit.read.row_group.RowGroupReader`."""
+    """Filtered reads of one file, through its
+    :class:`pqkit.read.decode.row_group.RowGroupReader`."""
 
     def __init__(self, groups, filters):
         self.groups = groups
@@ -42,7 +42,7 @@ class FilteredReader:
         self.pages_total = 0
 
     def plan(self, g):
-        """The :class:`pqkit.read.pruning.GroupPlan` of row group ``g``."""
+        """The :class:`pqkit.read.prune.pruning.GroupPlan` of row group ``g``."""
         return plan_group(self.groups, self.dnf, self.leaves, self.decoders, g)
 
     def read_group(self, g, tops, wanted):

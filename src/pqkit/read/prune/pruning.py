@@ -1,6 +1,6 @@
 """Which row groups and pages a filtered read touches, and why: the one decision.
 
-The filtered reader (:mod:`pqkit.read.filtered`) reads what :func:`plan_group`
+The filtered reader (:mod:`pqkit.read.prune.filtered`) reads what :func:`plan_group`
 decides, and ``pqinspect explain`` prints the same plan, so an explanation is
 never a second opinion. For a row group and a filter in DNF:
 
@@ -28,13 +28,13 @@ import numpy as np
 
 from pqkit.bloom import MAX_BYTES as MAX_BLOOM_BYTES
 from pqkit.bloom import parse_bloom_filter
+from pqkit.chunk_range import dictionary_segment, where_of
 from pqkit.errors import CorruptFileError
 from pqkit.format import ConvertedType, Encoding, PageType, Type
-from pqkit.chunk_range import dictionary_segment
-from pqkit.read.filters import PY_OPS, chunk_statistics, term_may_match
-from pqkit.read.page_index import page_row_ranges, read_column_index, read_offset_index
-from pqkit.read.row_group import where_of
-from pqkit.read.values import FixedValues
+from pqkit.read.decode.values import FixedValues
+from pqkit.read.fetch.page_index import page_row_ranges, read_column_index, read_offset_index
+from pqkit.read.prune.filters import PY_OPS, chunk_statistics, term_may_match
+from pqkit.statistics import is_unsigned
 
 __all__ = ["Verdict", "GroupPlan", "plan_group", "pages_with_rows", "read_bloom_filter"]
 
@@ -107,13 +107,13 @@ def plan_group(groups, dnf, leaves, decoders, g):
 
     Parameters
     ----------
-    groups : pqkit.read.row_group.RowGroupReader
+    groups : pqkit.read.decode.row_group.RowGroupReader
     dnf : list of list of (path, op, value)
-        A normalized filter (:func:`pqkit.read.filters.normalize`).
+        A normalized filter (:func:`pqkit.read.prune.filters.normalize`).
     leaves : dict
         Path -> leaf SchemaNode of each filtered column.
     decoders : dict
-        Path -> :func:`pqkit.read.filters.bound_decoder` of the leaf.
+        Path -> :func:`pqkit.read.prune.filters.bound_decoder` of the leaf.
     g : int
 
     Returns
@@ -247,10 +247,10 @@ def _bloom_values(node, term):
     physical = Type(node.physical_type)
     lt, ct = node.logical_type, node.converted_type
     if physical in (Type.INT32, Type.INT64):
-        signed = (lt is None and ct is None) or (
-            lt is not None and lt.INTEGER is not None and lt.INTEGER.isSigned)
+        # Python ints hash as the stored values only for plain and signed INTEGER columns.
+        plain = (lt is None and ct is None) or (lt is not None and lt.INTEGER is not None)
         bits = 32 if physical == Type.INT32 else 64
-        if not signed or not all(isinstance(v, int) and not isinstance(v, bool)
+        if not plain or is_unsigned(node) or not all(isinstance(v, int) and not isinstance(v, bool)
                                  for v in values):
             return None
         return [v for v in values if -(1 << (bits - 1)) <= v < (1 << (bits - 1))]

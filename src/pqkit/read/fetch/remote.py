@@ -1,10 +1,10 @@
 """Remote sources: a file on an object store (or any fsspec file system) read by ranges.
 
 A :class:`RangeSource` gives the same ``read``/``read_view`` calls as
-:class:`pqkit.read.source.Source`, but each miss is a ranged request, so it
+:class:`pqkit.read.fetch.source.Source`, but each miss is a ranged request, so it
 keeps what it fetched in a cache and lets a reader ask for everything it will
 need first (:meth:`RangeSource.prefetch`): the ranges are coalesced
-(:mod:`pqkit.read.coalesce`) and fetched concurrently by a thread pool, and the
+(:mod:`pqkit.read.fetch.coalesce`) and fetched concurrently by a thread pool, and the
 decoders then find their bytes in the cache. A typical read of one column of a
 remote file is:
 
@@ -29,15 +29,15 @@ from dataclasses import replace
 
 from pqkit.errors import CorruptFileError, ParquetError
 from pqkit.filesystems import resolve
-from pqkit.read.coalesce import DEFAULT_POLICY, coalesce
-from pqkit.read.source import Source
+from pqkit.read.fetch.coalesce import DEFAULT_POLICY, coalesce
+from pqkit.read.fetch.source import Source
 
 __all__ = ["BufferSource", "RangeSource", "open_source"]
 
 
 def open_source(source, storage_options=None, filesystem=None, policy=DEFAULT_POLICY):
     """A source of the file's bytes: a :class:`RangeSource` for a URL or for a path on an
-    fsspec ``filesystem``; a :class:`~pqkit.read.source.Source` for local paths, buffers
+    fsspec ``filesystem``; a :class:`~pqkit.read.fetch.source.Source` for local paths, buffers
     and file objects; an existing source as is."""
     if isinstance(source, (Source, RangeSource, BufferSource)):
         return source
@@ -110,7 +110,7 @@ class RangeSource:
         The object's path on ``fs``.
     size : int, optional
         The object's size when known (saves the metadata request).
-    policy : pqkit.read.coalesce.CoalescePolicy
+    policy : pqkit.read.fetch.coalesce.CoalescePolicy
         Hole size, maximum request size and concurrency of :meth:`prefetch`.
     name : str, optional
         What messages call the file (default ``path``).

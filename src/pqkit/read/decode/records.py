@@ -10,8 +10,8 @@ entry 2 (a null: no value) and entries 3-4 (values c, d). Keeping records 1 and
 import numpy as np
 
 from pqkit.errors import CorruptFileError
-from pqkit.read.chunk import ChunkData
-from pqkit.read.values import BinaryValues, DictionaryValues, FixedValues, take
+from pqkit.read.decode.chunk import ChunkData
+from pqkit.read.decode.values import BinaryValues, DictionaryValues, FixedValues, take
 
 __all__ = ["keep_records"]
 

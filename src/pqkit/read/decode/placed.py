@@ -44,8 +44,8 @@ import numpy as np
 
 from pqkit import datatypes as T
 from pqkit._native.bitpack import decode_dict_indices
-from pqkit._native.hashing import crc32, crc32_copy
 from pqkit._native.dict_gather import DictGather
+from pqkit._native.hashing import crc32, crc32_copy
 from pqkit._native.place import count_present, place_values
 from pqkit.compression import CompressionCodec, decompress
 from pqkit.encodings.physical import NUMERIC
@@ -79,7 +79,7 @@ class PlacedChunk:
         True where the row is present; None when no row is null.
     num_entries, num_values : int
         Rows, and rows holding a value.
-    dictionary : pqkit.read.values.BinaryValues or None
+    dictionary : pqkit.read.decode.values.BinaryValues or None
         The strings ``values`` index (None for the other types).
     """
     values: np.ndarray
@@ -127,7 +127,7 @@ class PlacedDecoder:
 
     Parameters
     ----------
-    reader : pqkit.read.chunk.ColumnChunkReader
+    reader : pqkit.read.decode.chunk.ColumnChunkReader
         The chunk's reader (physical type, codec, max level, ``where``).
     num_entries : int
         Level entries the data pages hold (checked by the reader).

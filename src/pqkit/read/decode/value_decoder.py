@@ -6,7 +6,7 @@ straight into one preallocated array (dictionary-encoded numbers are
 expanded there too); byte arrays of dictionary-encoded pages stay indices, so
 the chunk's strings are never copied, until a PLAIN page forces them into one
 growing offsets/data pair. :meth:`ValueDecoder.result` gives the values in
-the shapes of :mod:`pqkit.read.values`.
+the shapes of :mod:`pqkit.read.decode.values`.
 """
 from dataclasses import dataclass
 
@@ -23,8 +23,8 @@ from pqkit.encodings.plain import decode_plain
 from pqkit.encodings.rle import decode_rle_booleans
 from pqkit.errors import CorruptFileError, EncodingError, UnsupportedFeatureError
 from pqkit.format import Encoding, Type
-from pqkit.read import values as V
-from pqkit.read.level_decoder import encoding_name
+from pqkit.read.decode import values as V
+from pqkit.read.decode.level_decoder import encoding_name
 
 __all__ = ["ValueDecoder", "empty_values"]
 

@@ -13,7 +13,7 @@ from pqkit.columnar.fixed import DecimalColumn, FixedSizeBinaryColumn
 from pqkit.columnar.nested import DictionaryColumn
 from pqkit.format import Type
 from pqkit.levels import expand_offsets, expand_values
-from pqkit.read import values as V
+from pqkit.read.decode import values as V
 
 _JULIAN_EPOCH = 2440588
 _NS_PER_UNIT = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}

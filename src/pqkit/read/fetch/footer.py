@@ -14,10 +14,10 @@ import gc
 
 from pqkit import format as fmt
 from pqkit.errors import SchemaError
-from pqkit.read.metadata import RowGroupMetaData, format_version_name, key_values
+from pqkit.read.fetch.metadata import RowGroupMetaData, format_version_name, key_values
+from pqkit.read.fetch.remote import open_source
+from pqkit.read.fetch.validate import check_file, check_row_group
 from pqkit.read.options import DEFAULT_OPTIONS
-from pqkit.read.remote import open_source
-from pqkit.read.validate import check_file, check_row_group
 from pqkit.schema.tree import Schema
 from pqkit.tail import MIN_FILE_SIZE, check_head, footer_location
 
@@ -101,7 +101,7 @@ class FileMetadata:
         return {kv.key: kv.value for kv in (self.raw.key_value_metadata or [])}
 
     def row_group(self, i):
-        """Row group `i` as a :class:`pqkit.read.metadata.RowGroupMetaData`
+        """Row group `i` as a :class:`pqkit.read.fetch.metadata.RowGroupMetaData`
         (its Thrift struct is ``.thrift``, also ``raw.row_groups[i]``)."""
         if not -self.num_row_groups <= i < self.num_row_groups:
             raise IndexError(f"row group index {i} out of range for a file of "
@@ -123,7 +123,7 @@ class FileMetadata:
 
     def checked_row_group(self, i):
         """The Thrift RowGroup `i`, its chunks' metadata checked for reading
-        (:func:`pqkit.read.validate.check_row_group`, once per row group)."""
+        (:func:`pqkit.read.fetch.validate.check_row_group`, once per row group)."""
         rg = self.raw.row_groups[i]
         if i not in self._checked:
             check_row_group(rg, i, len(self.schema.columns), self.footer_offset)

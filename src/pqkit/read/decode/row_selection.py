@@ -7,7 +7,7 @@ from row numbers, batches and limits from offsets; selections intersect and unit
 and a chunk's OffsetIndex maps a selection to the pages that hold its rows
 (:meth:`RowSelection.pages`) and to the positions of its rows among those pages'
 rows (:meth:`RowSelection.positions_in`). Not to be confused with the choice of
-columns (:mod:`pqkit.read.selection`).
+columns (:mod:`pqkit.read.column_selection`).
 
 For example, in a row group of 100 rows, ``RowSelection.from_rows([3, 4, 5, 90], 100)``
 holds the ranges ``[3, 6)`` and ``[90, 91)``; with pages starting at rows 0, 40 and

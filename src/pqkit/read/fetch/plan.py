@@ -11,14 +11,13 @@ filter) a plan names every range the read may touch:
 A filtered read may then need fewer bytes than planned (only the pages whose
 rows can match), never more, so a caller who fetches the planned ranges itself
 can decode with ``ParquetFile.read(..., buffers=...)``. Ranges are returned
-sorted and unmerged; :func:`pqkit.read.coalesce.coalesce` turns them into
+sorted and unmerged; :func:`pqkit.read.fetch.coalesce.coalesce` turns them into
 requests.
 """
 from collections import namedtuple
 
-from pqkit.chunk_range import chunk_range
-from pqkit.read.page_index import index_location
-from pqkit.read.row_group import where_of
+from pqkit.chunk_range import chunk_range, where_of
+from pqkit.read.fetch.page_index import index_location
 
 __all__ = ["ByteRange", "fetch_ahead", "plan_chunks", "plan_indexes", "plan_read"]
 
@@ -39,7 +38,7 @@ def plan_chunks(groups, row_groups, wanted):
 
     Parameters
     ----------
-    groups : pqkit.read.row_group.RowGroupReader
+    groups : pqkit.read.decode.row_group.RowGroupReader
     row_groups : iterable of int
     wanted : set of tuple
         Leaf paths.
@@ -65,7 +64,7 @@ def plan_indexes(groups, row_groups, leaves):
 def plan_read(groups, row_groups, wanted, filtered=None):
     """Every range a read of leaves ``wanted`` in ``row_groups`` may fetch, sorted.
 
-    ``filtered`` is the read's :class:`pqkit.read.filtered.FilteredReader`, or None: with
+    ``filtered`` is the read's :class:`pqkit.read.prune.filtered.FilteredReader`, or None: with
     one, row groups its statistics rule out are left out, and the filtered leaves' chunks
     and the page indexes are added.
     """

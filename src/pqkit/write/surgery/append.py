@@ -8,6 +8,7 @@ stated there). The values are converted to the file's own types: those of its
 ``ARROW:schema`` entry when it has one, else those inferred from ``data``.
 """
 from pqkit.columnar.table import Table
+from pqkit.convert import table_from_data
 from pqkit.schema.arrow_read import decode_arrow_schema
 from pqkit.write.existing import finish_interrupted, read_existing
 from pqkit.write.file import ParquetWriter
@@ -42,7 +43,6 @@ def append(path, data, **options):
     existing = read_existing(path)
     schema = _file_fields(existing)
     if schema is None:
-        from pqkit.convert import table_from_data
         table = data if isinstance(data, Table) else table_from_data(data)
         schema = table.schema
     with ParquetWriter(path, schema, append=True, **options) as writer:
