@@ -46,6 +46,11 @@ class SchemaError(ParquetError, ValueError):
     """The schema is malformed, or data does not fit the schema."""
 
 
+class ArgumentError(ParquetError, ValueError, TypeError):
+    """A caller's argument pqkit cannot use; the message names the argument. Also a
+    ValueError and a TypeError, so code that caught either before keeps working."""
+
+
 class VariantError(CorruptFileError):
     """A VARIANT value's bytes, or its shredding into typed columns, break the Variant spec."""
 
@@ -110,6 +115,7 @@ __all__ = [
     "MissingCodecError",
     "AllocationLimitError",
     "SchemaError",
+    "ArgumentError",
     "DatasetError",
     "AlreadyExists",
     "DatasetNotFound",

@@ -42,7 +42,7 @@ def build(args):
         changes["created_by"] = args.created_by
     if args.column_orders is not None:
         changes["column_orders"] = None if args.column_orders == "none" else "type_defined"
-    footer = edit_metadata(args.file, dest=args.output, **changes)
+    footer = edit_metadata(args.file, dest=args.output, replace=True, **changes)
     out = args.output or args.file
     after = read_metadata(out)
     return {"file": out, "footer_bytes": footer, "created_by": after.created_by,
