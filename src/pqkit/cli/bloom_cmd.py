@@ -19,6 +19,7 @@ import numpy as np
 from rich.markup import escape
 
 from pqkit.cli import render
+from pqkit.cli.common import json_document
 from pqkit.cli.opening import open_parquet
 from pqkit.errors import ParquetError
 from pqkit.inspect.bloom_probe import header_dict, probe_hash, read_chunk_bloom_filter
@@ -187,7 +188,7 @@ def run(args):
         print(f"pqinspect bloom: {exc.args[0]}", file=sys.stderr)
         return 2
     if args.json:
-        render.emit_json(doc)
+        render.emit_json(json_document("bloom", doc))
     else:
         _render(doc)
     for p in doc["problems"]:

@@ -2,6 +2,7 @@
 import sys
 
 from pqkit.cli import render
+from pqkit.cli.common import json_document
 from pqkit.read.footer import read_metadata
 from pqkit.write.footer_edit import edit_metadata
 
@@ -56,7 +57,7 @@ def run(args):
         return 2
     doc = build(args)
     if args.json:
-        render.emit_json(doc)
+        render.emit_json(json_document("edit", doc))
         return 0
     rows = [("file", doc["file"]), ("footer bytes", doc["footer_bytes"]),
             ("created_by", doc["created_by"]), ("keys", ", ".join(doc["key_value_metadata"]))]
