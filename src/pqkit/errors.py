@@ -51,6 +51,16 @@ class ArgumentError(ParquetError, ValueError, TypeError):
     ValueError and a TypeError, so code that caught either before keeps working."""
 
 
+class ArgumentIndexError(ArgumentError, IndexError):
+    """An index argument past the end (row group, row number); also an IndexError."""
+
+
+class ArgumentKeyError(ArgumentError, KeyError):
+    """A name argument that names nothing (a column, a field); also a KeyError."""
+
+    __str__ = BaseException.__str__      # the message as given, not KeyError's repr of it
+
+
 class VariantError(CorruptFileError):
     """A VARIANT value's bytes, or its shredding into typed columns, break the Variant spec."""
 
@@ -116,6 +126,8 @@ __all__ = [
     "AllocationLimitError",
     "SchemaError",
     "ArgumentError",
+    "ArgumentIndexError",
+    "ArgumentKeyError",
     "DatasetError",
     "AlreadyExists",
     "DatasetNotFound",

@@ -13,7 +13,7 @@ import dataclasses
 import gc
 
 from pqkit import format as fmt
-from pqkit.errors import SchemaError
+from pqkit.errors import ArgumentIndexError, SchemaError
 from pqkit.read.metadata import RowGroupMetaData, format_version_name, key_values
 from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.read.remote import open_source
@@ -104,8 +104,8 @@ class FileMetadata:
         """Row group `i` as a :class:`pqkit.read.metadata.RowGroupMetaData`
         (its Thrift struct is ``.thrift``, also ``raw.row_groups[i]``)."""
         if not -self.num_row_groups <= i < self.num_row_groups:
-            raise IndexError(f"row group index {i} out of range for a file of "
-                             f"{self.num_row_groups} row groups")
+            raise ArgumentIndexError(f"row group index {i} out of range for a file of "
+                                     f"{self.num_row_groups} row groups")
         return RowGroupMetaData(self.raw.row_groups[i], self.schema, self.raw.column_orders)
 
     def to_dict(self):

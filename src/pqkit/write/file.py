@@ -8,6 +8,7 @@ A file is written front to back::
 Each ``write`` call may complete row groups; rows beyond a full row group wait
 for the next call or ``close``, so memory stays bounded by one row group.
 """
+import numbers
 import os
 import platform
 
@@ -18,7 +19,7 @@ from pqkit.columnar.arrow_import import is_arrow_producer, schema_from_arrow
 from pqkit.columnar.pandas_metadata import PANDAS_KEY
 from pqkit.columnar.table import Table, concat_tables
 from pqkit.compression import codec_from_name
-from pqkit.errors import SchemaError
+from pqkit.errors import ArgumentError, SchemaError
 from pqkit.memory import uses_pool
 from pqkit.schema.arrow_write import encode_arrow_schema
 from pqkit.schema.from_table import parquet_schema
@@ -101,7 +102,10 @@ class ParquetWriter:
         if data_page_version not in ("1.0", "2.0"):
             raise SchemaError(f"data_page_version must be '1.0' or '2.0', not "
                               f"{data_page_version!r}")
-        if row_group_size is None or row_group_size <= 0:
+        if isinstance(row_group_size, bool) or not isinstance(row_group_size, numbers.Integral):
+            raise ArgumentError(f"row_group_size must be a positive int, got "
+                                f"{row_group_size!r}")
+        if row_group_size <= 0:
             raise SchemaError(f"row_group_size must be positive, got {row_group_size}")
         self.elements, self.specs = parquet_schema(self.fields)
         self.schema = Schema(self.elements)
