@@ -154,3 +154,15 @@ def test_writer_and_table_arguments(tmp_path):
             lambda: pqkit.Table.from_arrow(5))
     _raises(ArgumentIndexError, IndexError, "row group index 9 out of range",
             lambda: pqkit.read_metadata(SAMPLE).row_group(9))
+
+
+def test_concat_arguments(tmp_path):
+    out = tmp_path / "c.parquet"
+    _raises(ArgumentError, TypeError, "sources must be a list of files, not one path",
+            lambda: pqkit.concat(SAMPLE, out))
+    for bad in (0, -1, "10"):
+        _raises(ArgumentError, ValueError, "row_group_size must be a positive int or None",
+                lambda: pqkit.concat([SAMPLE], out, row_group_size=bad))
+    assert not out.exists()
+    pqkit.concat([SAMPLE, SAMPLE], out, row_group_size=12)
+    assert pqkit.read_metadata(out).num_rows == 24
