@@ -166,3 +166,15 @@ def test_concat_arguments(tmp_path):
     assert not out.exists()
     pqkit.concat([SAMPLE, SAMPLE], out, row_group_size=12)
     assert pqkit.read_metadata(out).num_rows == 24
+
+
+def test_compression_level_is_checked_before_the_file_is_opened(tmp_path):
+    out = tmp_path / "w.parquet"
+    _raises(ArgumentError, TypeError, "compression_level for column a must be an int, got 'x'",
+            lambda: pqkit.write_table({"a": [1]}, out, compression_level="x"))
+    _raises(ArgumentError, TypeError, "compression_level for column b must be an int",
+            lambda: pqkit.write_table({"a": [1], "b": [2]}, out,
+                                      compression_level={"a": 3, "b": 1.5}))
+    assert not out.exists()
+    pqkit.write_table({"a": [1]}, out, compression_level=3)
+    assert pqkit.read_table(out).to_pydict() == {"a": [1]}

@@ -155,6 +155,9 @@ class ParquetWriter:
         if isinstance(compression, dict):
             codec = compression.get(path, compression.get(top, "none"))
         lvl = level.get(path, level.get(top)) if isinstance(level, dict) else level
+        if lvl is not None and (isinstance(lvl, bool) or not isinstance(lvl, numbers.Integral)):
+            raise ArgumentError(f"compression_level for column {path} must be an int, got "
+                                f"{lvl!r}")
         encoding = None
         if column_encoding:
             enc = column_encoding if not isinstance(column_encoding, dict) else \
