@@ -106,3 +106,13 @@ def test_a_bad_where_is_unusable_input_naming_the_position(capsys):
 def test_where_on_a_column_the_file_lacks(capsys):
     code, out, err = run(capsys, "head", SAMPLE, "--where", "nope = 1")
     assert code == 2 and "nope" in err
+
+
+def test_bloom_takes_either_spelling_for_its_one_column(capsys):
+    one = _json(capsys, "bloom", SAMPLE, "--column", "city", "Paris", "Oslo")
+    other = _json(capsys, "bloom", SAMPLE, "--columns", "city", "Paris", "Oslo")
+    assert one == other and json.loads(one)["column"]["path"] == "city"
+    with pytest.raises(SystemExit) as exc:
+        run(capsys, "bloom", SAMPLE, "--columns", "city,id", "Paris")
+    assert exc.value.code == 2
+    assert "bloom probes one column at a time" in capsys.readouterr().err
