@@ -64,6 +64,21 @@ class SchemaError(ParquetError, ValueError):
     """The schema is malformed, or data does not fit the schema."""
 
 
+class ArgumentError(ParquetError, ValueError, TypeError):
+    """A caller's argument pqkit cannot use; the message names the argument. Also a
+    ValueError and a TypeError, so code that caught either before keeps working."""
+
+
+class ArgumentIndexError(ArgumentError, IndexError):
+    """An index argument past the end (row group, row number); also an IndexError."""
+
+
+class ArgumentKeyError(ArgumentError, KeyError):
+    """A name argument that names nothing (a column, a field); also a KeyError."""
+
+    __str__ = BaseException.__str__      # the message as given, not KeyError's repr of it
+
+
 class VariantError(CorruptFileError):
     """A VARIANT value's bytes, or its shredding into typed columns, break the Variant spec."""
 
@@ -129,6 +144,9 @@ __all__ = [
     "MissingDependencyError",
     "AllocationLimitError",
     "SchemaError",
+    "ArgumentError",
+    "ArgumentIndexError",
+    "ArgumentKeyError",
     "DatasetError",
     "AlreadyExists",
     "DatasetNotFound",

@@ -36,7 +36,8 @@ def test_append_json(tmp_path, capsys):
     a, b = _file(tmp_path / "a.parquet"), _file(tmp_path / "b.parquet")
     code, out, _ = run(capsys, "append", a, b, "--json")
     assert code == 0
-    assert json.loads(out) == {"file": str(a), "rows_added": 40, "num_rows": 80}
+    assert json.loads(out) == {"command": "append", "schema_version": 1, "file": str(a),
+                               "rows_added": 40, "num_rows": 80}
     assert pq.read_table(a).num_rows == 80
 
 

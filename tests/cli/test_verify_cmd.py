@@ -234,7 +234,8 @@ def test_meta_single_file_is_unchanged(capsys, dataset):
     root, good, _ = dataset
     code, out, _ = run(capsys, "meta", good, "--json")
     doc = json.loads(out)
-    assert code == 0 and set(doc) == {"file", "row_groups"} and doc["file"]["path"] == good
+    assert code == 0 and set(doc) == {"command", "schema_version", "file", "row_groups"}
+    assert doc["file"]["path"] == good
     code, out, _ = run(capsys, "meta", good, "--row-group", "0", "--column", "name", "--json")
     assert [c["path"] for c in json.loads(out)["row_groups"][0]["columns"]] == ["name"]
 

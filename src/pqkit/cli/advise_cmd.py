@@ -7,7 +7,7 @@ import sys
 from rich.markup import escape
 
 from pqkit.cli import render
-from pqkit.cli.common import add_limit_argument, limited_grid
+from pqkit.cli.common import add_limit_argument, json_document, limited_grid
 from pqkit.inspect.advise import CODECS, SAMPLE_ROWS, advise, apply_advice
 
 HELP = ("suggest encodings and codecs per column by re-encoding each chunk's values "
@@ -76,7 +76,7 @@ def run(args):
         doc["applied_to"] = args.apply
         doc["applied_bytes"] = apply_advice(args.file, args.apply, doc)
     if args.json:
-        render.emit_json(doc)
+        render.emit_json(json_document("advise", doc))
     else:
         _render(doc, args.limit)
     return 0

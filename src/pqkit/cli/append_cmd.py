@@ -1,5 +1,6 @@
 """pqinspect append: add the rows of another Parquet file to a file, crash-safe."""
 from pqkit.cli import render
+from pqkit.cli.common import json_document
 from pqkit.read.file import read_table
 from pqkit.write.surgery.append import append
 
@@ -27,7 +28,7 @@ def build(args):
 def run(args):
     doc = build(args)
     if args.json:
-        render.emit_json(doc)
+        render.emit_json(json_document("append", doc))
         return 0
     render.console().print(render.kv_table("append", list(doc.items())))
     return 0

@@ -19,6 +19,7 @@ import numpy as np
 from rich.markup import escape
 
 from pqkit.cli import render
+from pqkit.cli.common import json_document
 from pqkit.cli.opening import open_parquet
 from pqkit.errors import ParquetError
 from pqkit.inspect.bloom_probe import header_dict, probe_hash, read_chunk_bloom_filter
@@ -44,6 +45,8 @@ class _ColumnThenValues(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None):
         if getattr(namespace, "column", None) is not None:
             parser.error("give --column once")
+        if "," in values[0]:
+            parser.error(f"{option_string} {values[0]!r}: bloom probes one column at a time")
         namespace.column = values[0]
         namespace.values_after_column = list(values[1:])
 
@@ -53,8 +56,11 @@ def add_arguments(parser):
     parser.add_argument("file", help="Parquet file")
     parser.add_argument("values", nargs="*", metavar="VALUE",
                         help="values to probe for, read by the column's type")
-    parser.add_argument("--column", nargs="+", action=_ColumnThenValues, required=True,
-                        metavar="PATH", help="the column's dotted path (values may follow)")
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--column", nargs="+", action=_ColumnThenValues, metavar="PATH",
+                       help="the column's dotted path (values may follow)")
+    which.add_argument("--columns", nargs="+", action=_ColumnThenValues, metavar="PATH",
+                       help="the same, as other commands spell it; one column only")
     parser.add_argument("--row-group", type=int, action="append", dest="row_groups",
                         metavar="N", help="only row group N (repeatable)")
     parser.set_defaults(values_after_column=[])
@@ -187,7 +193,7 @@ def run(args):
         print(f"pqinspect bloom: {exc.args[0]}", file=sys.stderr)
         return 2
     if args.json:
-        render.emit_json(doc)
+        render.emit_json(json_document("bloom", doc))
     else:
         _render(doc)
     for p in doc["problems"]:

@@ -4,6 +4,7 @@ Argument groups (``--row-group``/``--column``, ``--limit``, the text style
 options), opening a file into (Source, FileMetadata), selecting column chunks,
 the ``problem`` records every structural command reports, and their rendering.
 """
+import argparse
 import sys
 
 from rich.markup import escape
@@ -15,13 +16,52 @@ from pqkit.read.fetch.remote import open_source
 from pqkit.textio.render import BINARY_FORMATS, ZONED_TIMESTAMPS, TextStyle
 
 DEFAULT_LIMIT = 50
+# The version of every --json document's layout (docs/CLI-JSON.md); it goes up when a
+# document drops or renames a field or changes a field's type, not when it gains one.
+JSON_SCHEMA_VERSION = 1
 
 
 def add_selection_arguments(parser):
     parser.add_argument("--row-group", type=int, action="append", dest="row_groups",
                         metavar="N", help="only row group N (repeatable)")
+    add_column_arguments(parser)
+
+
+class _CommaColumns(argparse.Action):
+    """``--columns A,B``: each comma-separated name joins the list ``--column`` builds."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        names = [c.strip() for c in values.split(",") if c.strip()]
+        if not names:
+            parser.error(f"{option_string} {values!r} names no column")
+        setattr(namespace, self.dest, list(getattr(namespace, self.dest) or []) + names)
+
+
+def add_column_arguments(parser, what="only the column with this dotted path",
+                         required=False):
+    """The column selection of every command that selects columns: ``--column PATH``
+    (repeatable) and ``--columns A,B.C`` (comma-separated), in any mix, into
+    ``args.columns`` (None when neither is given; with ``required`` the command's run
+    calls :func:`require_columns`)."""
     parser.add_argument("--column", action="append", dest="columns", metavar="PATH",
-                        help="only the column with this dotted path (repeatable)")
+                        help=f"{what} (repeatable)")
+    parser.add_argument("--columns", action=_CommaColumns, dest="columns", metavar="A,B.C",
+                        help="the same for several columns at once, comma-separated")
+    if required:
+        parser.set_defaults(column_parser=parser)
+
+
+def require_columns(args):
+    """The selected columns; a usage error (exit 2) when none was given."""
+    if not args.columns:
+        args.column_parser.error("give --column PATH or --columns A,B")
+    return args.columns
+
+
+def json_document(command, doc, schema_version=JSON_SCHEMA_VERSION):
+    """``doc`` as ``--json`` prints it: ``command`` and ``schema_version`` first, so a
+    consumer knows which document of docs/CLI-JSON.md it holds."""
+    return {"command": command, "schema_version": schema_version, **doc}
 
 
 def add_limit_argument(parser, what):

@@ -1,5 +1,6 @@
 """pqinspect concat: join Parquet files of one schema by copying their pages."""
 from pqkit.cli import render
+from pqkit.cli.common import json_document
 from pqkit.write.surgery.concat import concat
 
 HELP = "concatenate files of one schema by copying their column chunks (no decoding)"
@@ -26,7 +27,7 @@ def build(args):
 def run(args):
     doc = build(args)
     if args.json:
-        render.emit_json(doc)
+        render.emit_json(json_document("concat", doc))
         return 0
     rows = [(k, doc[k]) for k in ("output", "num_rows", "row_groups_in", "row_groups_out",
                                   "bytes_copied")]

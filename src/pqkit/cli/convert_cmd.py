@@ -15,6 +15,7 @@ from rich.progress import (
 )
 
 from pqkit.cli import render
+from pqkit.cli.common import json_document
 from pqkit.textio import FORMATS, convert, format_of
 from pqkit.textio.readers import (
     DEFAULT_BATCH_SIZE,
@@ -153,7 +154,7 @@ def run(args):
     # With the data on stdout the summary goes to stderr, so that the two never mix.
     to_stderr = args.output == "-"
     if args.json:
-        render.emit_json(doc, sys.stderr if to_stderr else None)
+        render.emit_json(json_document("convert", doc), sys.stderr if to_stderr else None)
     else:
         _render(doc, Console(stderr=True, highlight=False) if to_stderr else render.console())
     return 0

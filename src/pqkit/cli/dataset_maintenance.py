@@ -16,7 +16,9 @@ JSON documents (``--json``, schema version 1) carry the common keys of
   together), ``files_before``, ``files``;
 * restore: ``version_before``, ``restored_version``, ``version``,
   ``files_added``, ``files_removed`` (paths);
-* tag: ``tag``, ``version`` (the tagged one), ``deleted`` (with ``--delete``);
+* tag: ``tag``, ``version`` (the tagged one), ``moved_from`` (the version the tag
+  named before ``--force`` moved it, else null), ``deleted`` (with ``--delete``);
+  moving an existing tag to another version needs ``--force``;
 * publish: ``before`` and ``after``: :func:`pqkit.dataset.publish_state`;
 * index build / optimize: ``column``, ``version_before``, ``version``,
   ``segments_before``, ``segments``, ``files_uncovered_before``;
@@ -107,6 +109,8 @@ def _tag_options(parser):
     parser.add_argument("--delete", action="store_true", help="remove the tag instead")
     parser.add_argument("--dry-run", action="store_true",
                         help="with --delete: report whether the tag exists, remove nothing")
+    parser.add_argument("--force", action="store_true",
+                        help="move the tag if it already names another version")
 
 
 def _index_options(parser):
@@ -210,9 +214,24 @@ def build_tag(args):
         return doc
     if args.dry_run:
         raise DatasetError("--dry-run goes with --delete; a new tag deletes nothing")
+    doc["moved_from"] = _tagged_version(args.root, args.name)
+    if doc["moved_from"] is not None:
+        wanted = pds.open(args.root, version=args.version).version
+        if doc["moved_from"] != wanted and not args.force:
+            raise DatasetError(f"tag {args.name!r} already names version {doc['moved_from']}; "
+                               f"--force moves it to version {wanted}")
     pds.tag(args.root, args.name, args.version)
     doc["version"] = pds.open(args.root, tag=args.name).version
+    if doc["moved_from"] == doc["version"]:
+        doc["moved_from"] = None
     return doc
+
+
+def _tagged_version(root, name):
+    """The version the tag ``name`` names, or None when there is no such tag."""
+    if not any(map(os.path.exists, pds.Layout(root).tag_paths(name))):
+        return None
+    return pds.open(root, tag=name).version
 
 
 def build_publish(args):

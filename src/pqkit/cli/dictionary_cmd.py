@@ -23,7 +23,14 @@ from rich.markup import escape
 
 from pqkit.cli import render
 from pqkit.cli.chunk_walk import walk_chunk
-from pqkit.cli.common import VIEWER_STYLE, add_style_arguments, style_of
+from pqkit.cli.common import (
+    VIEWER_STYLE,
+    add_column_arguments,
+    add_style_arguments,
+    json_document,
+    require_columns,
+    style_of,
+)
 from pqkit.cli.opening import open_parquet
 from pqkit.cli.render import enum_name
 from pqkit.errors import ParquetError
@@ -50,8 +57,7 @@ _DICT_ENCODINGS = ("RLE_DICTIONARY", "PLAIN_DICTIONARY")
 
 def add_arguments(parser):
     parser.add_argument("file", help="Parquet file")
-    parser.add_argument("--column", action="append", dest="columns", metavar="PATH",
-                        required=True, help="the column's dotted path (repeatable)")
+    add_column_arguments(parser, "the column's dotted path (one is required)", required=True)
     parser.add_argument("--row-group", type=int, action="append", dest="row_groups",
                         metavar="N", help="only row group N (repeatable)")
     parser.add_argument("--limit", type=int, default=None, metavar="N",
@@ -207,13 +213,13 @@ def _row(d):
 
 def run(args):
     try:
-        doc = build(args.file, args.columns, args.row_groups,
+        doc = build(args.file, require_columns(args), args.row_groups,
                     args.limit if args.json else 0, style_of(args))
     except (KeyError, IndexError) as exc:
         print(f"pqinspect dictionary: {exc.args[0]}", file=sys.stderr)
         return 2
     if args.json:
-        render.emit_json(doc)
+        render.emit_json(json_document("dictionary", doc))
     else:
         _render(doc, args.limit)
     for p in doc["problems"]:

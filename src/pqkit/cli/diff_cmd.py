@@ -23,6 +23,7 @@ import json
 from rich.markup import escape
 
 from pqkit.cli import render
+from pqkit.cli.common import json_document
 from pqkit.cli.render import enum_name
 from pqkit.errors import ParquetError
 from pqkit.format import (
@@ -287,7 +288,7 @@ def _render(doc, limit):
 def run(args):
     doc = build(args.a, args.b, args.ignore)
     if args.json:
-        render.emit_json(doc)
+        render.emit_json(json_document("diff", doc))
     else:
         _render(doc, args.limit)
     return 0 if doc["identical"] else 1

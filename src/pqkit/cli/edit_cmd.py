@@ -2,6 +2,7 @@
 import sys
 
 from pqkit.cli import render
+from pqkit.cli.common import json_document
 from pqkit.read.fetch.footer import read_metadata
 from pqkit.write.surgery.footer_edit import edit_metadata
 
@@ -42,7 +43,7 @@ def build(args):
         changes["created_by"] = args.created_by
     if args.column_orders is not None:
         changes["column_orders"] = None if args.column_orders == "none" else "type_defined"
-    footer = edit_metadata(args.file, dest=args.output, **changes)
+    footer = edit_metadata(args.file, dest=args.output, replace=True, **changes)
     out = args.output or args.file
     after = read_metadata(out)
     return {"file": out, "footer_bytes": footer, "created_by": after.created_by,
@@ -56,7 +57,7 @@ def run(args):
         return 2
     doc = build(args)
     if args.json:
-        render.emit_json(doc)
+        render.emit_json(json_document("edit", doc))
         return 0
     rows = [("file", doc["file"]), ("footer bytes", doc["footer_bytes"]),
             ("created_by", doc["created_by"]), ("keys", ", ".join(doc["key_value_metadata"]))]

@@ -10,7 +10,13 @@ import sys
 from rich.markup import escape
 
 from pqkit.cli import render
-from pqkit.cli.common import add_limit_argument, limited_grid, short
+from pqkit.cli.common import (
+    add_column_arguments,
+    add_limit_argument,
+    json_document,
+    limited_grid,
+    short,
+)
 from pqkit.errors import SchemaError
 from pqkit.read.explain import explain_filter
 from pqkit.read.prune.filter_text import parse_filter
@@ -28,8 +34,7 @@ def add_arguments(parser):
     parser.add_argument("--where", required=True, metavar="EXPR",
                         help="the filter: comparisons (= != < <= > >=, [not] in (...)) "
                              "joined by and/or, with parentheses")
-    parser.add_argument("--column", action="append", dest="columns", metavar="NAME",
-                        help="a column the read returns (repeatable; default all)")
+    add_column_arguments(parser, "a column the read returns (default all)")
     add_limit_argument(parser, "pages")
 
 
@@ -90,7 +95,7 @@ def run(args):
         print(f"pqinspect explain: {exc}", file=sys.stderr)
         return 2
     if args.json:
-        render.emit_json(doc)
+        render.emit_json(json_document("explain", doc))
     else:
         _render(doc, args.limit)
     return 0

@@ -14,6 +14,7 @@ from pqkit.cli import render
 from pqkit.cli.common import (
     add_limit_argument,
     add_selection_arguments,
+    json_document,
     limited_grid,
     open_file,
     problem,
@@ -204,7 +205,7 @@ def run(args):
         print(f"pqinspect index: {exc.args[0]}", file=sys.stderr)
         return 2
     if args.json:
-        render.emit_json(doc)
+        render.emit_json(json_document("index", doc))
     else:
         _render(doc, args.limit)
     report_problems("index", doc["problems"])

@@ -30,7 +30,14 @@ from rich.markup import escape
 from pqkit import format as fmt
 from pqkit.cli import render
 from pqkit.cli.chunk_walk import walk_chunk
-from pqkit.cli.common import limited_grid, open_file, problem, report_problems, selected_chunks
+from pqkit.cli.common import (
+    json_document,
+    limited_grid,
+    open_file,
+    problem,
+    report_problems,
+    selected_chunks,
+)
 from pqkit.errors import ParquetError
 from pqkit.read.fetch.page_index import index_location
 
@@ -478,7 +485,7 @@ def run(args):
             out.write(to_html(doc))
         print(f"pqinspect layout: wrote {args.html}", file=sys.stderr)
     if args.json:
-        render.emit_json(doc)
+        render.emit_json(json_document("layout", doc))
     else:
         _render(doc, args.limit)
     report_problems("layout", doc["problems"])

@@ -22,6 +22,7 @@ import sys
 from rich.markup import escape
 
 from pqkit.cli import render
+from pqkit.cli.common import add_column_arguments, json_document
 from pqkit.errors import ParquetError
 from pqkit.format import CompressionCodec, Encoding, PageType, Type
 from pqkit.inspect.verify.paths import expand_paths
@@ -42,8 +43,7 @@ def add_arguments(parser):
                              "a summary per file")
     parser.add_argument("--row-group", type=int, action="append", dest="row_groups",
                         metavar="N", help="only row group N (repeatable)")
-    parser.add_argument("--column", action="append", dest="columns", metavar="PATH",
-                        help="only the column with this dotted path (repeatable)")
+    add_column_arguments(parser)
 
 
 
@@ -338,7 +338,7 @@ def _run_summary(args):
         return 2
     doc = build_summary(args.files)
     if args.json:
-        render.emit_json(doc)
+        render.emit_json(json_document("meta", doc))
     else:
         _render_summary(doc)
     for r in doc["files"]:
@@ -356,7 +356,7 @@ def run(args):
         print(f"pqinspect meta: {exc.args[0]}", file=sys.stderr)
         return 2
     if args.json:
-        render.emit_json(doc)
+        render.emit_json(json_document("meta", doc))
     else:
         _render(doc)
     return 0

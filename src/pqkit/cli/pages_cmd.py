@@ -21,6 +21,7 @@ from pqkit.cli.chunk_walk import walk_chunk
 from pqkit.cli.common import (
     add_limit_argument,
     add_selection_arguments,
+    json_document,
     limited_grid,
     open_file,
     report_problems,
@@ -117,7 +118,7 @@ def run(args):
         print(f"pqinspect pages: {exc.args[0]}", file=sys.stderr)
         return 2
     if args.json:
-        render.emit_json(doc)
+        render.emit_json(json_document("pages", doc))
     else:
         _render(doc, args.limit, args.raw)
     report_problems("pages", doc["problems"])

@@ -1,5 +1,6 @@
 """pqinspect recover: save the complete row groups of a file that lost its footer."""
 from pqkit.cli import render
+from pqkit.cli.common import json_document
 from pqkit.write.surgery.recover import recover
 
 HELP = "write the complete row groups of a file without footer (a crashed writer's) to a new file"
@@ -19,7 +20,7 @@ def run(args):
     result = recover(args.file, args.output, schema_from=args.schema_from)
     doc = {"file": args.file, "output": args.output, **result.to_dict()}
     if args.json:
-        render.emit_json(doc)
+        render.emit_json(json_document("recover", doc))
         return 0
     rows = [("output", doc["output"]), ("row groups saved", doc["row_groups"]),
             ("rows saved", doc["num_rows"]), ("pages found", doc["pages_found"]),

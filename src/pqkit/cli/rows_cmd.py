@@ -14,8 +14,9 @@ Output forms:
 * ``head`` (rich table), ``head --json`` (one document with a ``rows`` array);
 * ``cat --format table`` (aligned text, widths taken from the first 1000 rows,
   long cells cut with "…"), ``jsonl`` (one compact JSON object per row), ``csv``
-  (header row; null as an empty field; lists, structs and maps as JSON text; quoted
-  as :class:`pqkit.textio.writers.CsvLines` quotes, like ``pqinspect convert``),
+  (header row; null as an empty field, or ``--null-text``, and a string that would
+  read the same, such as the empty string, quoted: ``""``; lists, structs and maps
+  as JSON text; quoted as :class:`pqkit.textio.writers.CsvLines` quotes),
   ``cat --json`` (one document, written as the rows stream).
 
 A row group that cannot be decoded stops the output with exit 2 and a message
@@ -30,11 +31,18 @@ import sys
 from rich.markup import escape
 
 from pqkit.cli import render
-from pqkit.cli.common import VIEWER_STYLE, add_style_arguments, style_of
+from pqkit.cli.common import (
+    VIEWER_STYLE,
+    add_column_arguments,
+    add_style_arguments,
+    json_document,
+    style_of,
+)
 from pqkit.cli.opening import open_parquet
 from pqkit.cli.row_view import CELL_WIDTH, print_rows, short_cell
 from pqkit.errors import ParquetError
 from pqkit.chunk_range import chunk_start
+from pqkit.read.prune.filter_text import parse_filter
 from pqkit.textio.render import (
     JSON_TEXT,
     cell_text,
@@ -60,9 +68,11 @@ class _Command:
 
 def _common_arguments(parser):
     parser.add_argument("file", help="Parquet file")
-    parser.add_argument("--columns", metavar="A,B.C",
-                        help="only these columns: comma-separated top-level names or dotted "
-                             "paths into structs")
+    add_column_arguments(parser, "only this column: a top-level name or a dotted path into "
+                                 "structs")
+    parser.add_argument("--where", metavar="EXPR",
+                        help="only the rows that match, as in explain: comparisons (= != < "
+                             "<= > >=, [not] in (...)) joined by and/or, with parentheses")
     add_style_arguments(parser)
     parser.add_argument("--no-verify-checksums", dest="verify_checksums",
                         action="store_false", help="do not check page CRCs")
@@ -78,6 +88,9 @@ def _cat_arguments(parser):
     _common_arguments(parser)
     parser.add_argument("--format", choices=("table", "jsonl", "csv"), default="table",
                         help="output form (default table; --json gives one JSON document)")
+    parser.add_argument("--null-text", default="", metavar="TEXT",
+                        help="CSV: the text of a null (default: an empty field); a string "
+                             "that reads the same, such as the empty string, is quoted: \"\"")
 
 
 # --- reading -----------------------------------------------------------------------------
@@ -86,13 +99,20 @@ class _RowGroupFailure(Exception):
     """Decoding stopped at a row group; the message names it and its offset."""
 
 
-def _column_list(text):
-    if text is None:
+def _column_list(columns):
+    """Column names from a list (as --column/--columns give them) or a comma-separated
+    string; None for all."""
+    if columns is None:
         return None
-    names = [c.strip() for c in text.split(",") if c.strip()]
+    parts = columns.split(",") if isinstance(columns, str) else columns
+    names = [c.strip() for c in parts if c.strip()]
     if not names:
-        raise ParquetError(f"--columns {text!r} names no column")
+        raise ParquetError(f"--columns {columns!r} names no column")
     return names
+
+
+def _filters(where):
+    return None if where is None else parse_filter(where)
 
 
 def _row_group_offset(md, g):
@@ -117,11 +137,13 @@ def _failure_place(md, g, message):
     return f"row group {g} at file offset {_row_group_offset(md, g)}"
 
 
-def _batches(pf, columns, batch_rows):
-    """(batch Table) for every batch of every row group, in file order."""
+def _batches(pf, columns, batch_rows, filters=None):
+    """(batch Table) for every batch of every row group, in file order; with ``filters``
+    only the rows that match."""
+    only = {} if filters is None else {"filters": filters}
     for g in range(pf.num_row_groups):
         try:
-            yield from pf.iter_batches(batch_rows, columns=columns, row_groups=[g])
+            yield from pf.iter_batches(batch_rows, columns=columns, row_groups=[g], **only)
         except ParquetError as exc:
             place = _failure_place(pf.metadata, g, str(exc))
             raise _RowGroupFailure(f"{place}: {type(exc).__name__}: {exc}") from None
@@ -146,40 +168,43 @@ def _columns_doc(table):
 # --- head --------------------------------------------------------------------------------
 
 def build_head(path, rows=DEFAULT_HEAD_ROWS, columns=None, style=VIEWER_STYLE,
-               verify_checksums=True):
-    """The head document: file, columns (name, type) and the first ``rows`` rows, spelled
-    with ``style`` (a pqkit.textio.render.TextStyle)."""
+               verify_checksums=True, where=None):
+    """The head document: file, columns (name, type), the filter text (``where``) and the
+    first ``rows`` rows (that match it), spelled with ``style`` (a
+    pqkit.textio.render.TextStyle)."""
     if rows < 0:
         raise ParquetError(f"-n must be 0 or more, got {rows}")
     names = _column_list(columns)
+    filters = _filters(where)
     with open_parquet(path, verify_checksums) as pf:
         empty = pf.read(columns=names, row_groups=[])
         out = []
         if rows:
-            for batch in _batches(pf, names, min(rows, 65536)):
+            for batch in _batches(pf, names, min(rows, 65536), filters):
                 out.extend(_rows(batch.slice(0, rows - len(out)), style))
                 if len(out) >= rows:
                     break
         return {"file": path, "num_rows": _total_rows(pf), "columns": _columns_doc(empty),
-                "rows": out}
+                "where": where, "rows": out}
 
 
 def _render_head(doc):
     con = render.console()
+    where = "" if doc.get("where") is None else f" where {escape(doc['where'])}"
     con.print(f"[bold]{escape(doc['file'])}[/bold]: first {len(doc['rows'])} of "
-              f"{doc['num_rows']:,} rows")
+              f"{doc['num_rows']:,} rows{where}")
     print_rows(con, [c["name"] for c in doc["columns"]], doc["rows"])
 
 
 def run_head(args):
     try:
         doc = build_head(args.file, args.rows, args.columns, style_of(args),
-                         args.verify_checksums)
+                         args.verify_checksums, args.where)
     except _RowGroupFailure as exc:
         print(f"pqinspect head: {exc}", file=sys.stderr)
         return EXIT_UNUSABLE
     if args.json:
-        render.emit_json(doc)
+        render.emit_json(json_document("head", doc))
     else:
         _render_head(doc)
     return EXIT_OK
@@ -241,25 +266,30 @@ class _JsonLines:
 
 
 class _Csv:
-    def __init__(self, out, names):
+    """CSV with nulls (``null_text``, unquoted) apart from strings, which are quoted when
+    they would read as one."""
+
+    def __init__(self, out, names, null_text=""):
         self.out = out
         self.names = names
-        self.lines = CsvLines()
+        self.lines = CsvLines(null_text=null_text)
         out.write(self.lines.text([names]))
 
     def write(self, rows):
-        self.out.write(self.lines.text([cell_text(r[n]) for n in self.names] for r in rows))
+        self.out.write(self.lines.text(
+            [None if r[n] is None else cell_text(r[n]) for n in self.names] for r in rows))
 
     def close(self, error=None):
         pass
 
 
 class _JsonDocument:
-    """One JSON document written as the rows arrive: file, columns, rows[, error]."""
+    """One JSON document written as the rows arrive: file, columns, where, rows[, error]."""
 
-    def __init__(self, out, names, path, num_rows, columns):
+    def __init__(self, out, names, path, num_rows, columns, where=None):
         self.out = out
-        head = json.dumps({"file": path, "num_rows": num_rows, "columns": columns},
+        head = json.dumps(json_document("cat", {"file": path, "num_rows": num_rows,
+                                                "columns": columns, "where": where}),
                           ensure_ascii=False)
         out.write(head[:-1] + ', "rows": [')
         self.first = True
@@ -276,19 +306,22 @@ class _JsonDocument:
 
 
 def write_rows(path, out, form="table", columns=None, style=VIEWER_STYLE,
-               verify_checksums=True, as_json=False):
-    """Write every row of ``path`` to ``out``, spelled with ``style``; return None, or the
-    message of the row-group failure that stopped the output."""
+               verify_checksums=True, as_json=False, where=None, null_text=""):
+    """Write every row of ``path`` (that matches the filter text ``where``) to ``out``,
+    spelled with ``style`` (CSV nulls as ``null_text``); return None, or the message of
+    the row-group failure that stopped the output."""
     names_list = _column_list(columns)
+    filters = _filters(where)
     with open_parquet(path, verify_checksums) as pf:
         empty = pf.read(columns=names_list, row_groups=[])
         names = empty.column_names
         if as_json:
-            sink = _JsonDocument(out, names, path, _total_rows(pf), _columns_doc(empty))
+            sink = _JsonDocument(out, names, path, _total_rows(pf), _columns_doc(empty), where)
         else:
-            sink = {"table": _TextTable, "jsonl": _JsonLines, "csv": _Csv}[form](out, names)
+            sink = _Csv(out, names, null_text) if form == "csv" else \
+                {"table": _TextTable, "jsonl": _JsonLines}[form](out, names)
         try:
-            for batch in _batches(pf, names_list, CAT_BATCH_ROWS):
+            for batch in _batches(pf, names_list, CAT_BATCH_ROWS, filters):
                 sink.write(_rows(batch, style))
         except _RowGroupFailure as exc:
             sink.close(str(exc))
@@ -299,7 +332,7 @@ def write_rows(path, out, form="table", columns=None, style=VIEWER_STYLE,
 
 def run_cat(args):
     error = write_rows(args.file, sys.stdout, args.format, args.columns, style_of(args),
-                       args.verify_checksums, args.json)
+                       args.verify_checksums, args.json, args.where, args.null_text)
     if error is not None:
         print(f"pqinspect cat: {error}", file=sys.stderr)
         return EXIT_UNUSABLE
@@ -326,6 +359,7 @@ cat = _Command(
   pqinspect cat data.parquet --format csv --columns id,city
   pqinspect cat data.parquet --json | jq '.rows | length'
 
-Values as in head; CSV writes null as an empty field and nested values as JSON
-text. A row group that cannot be decoded stops the output with exit 2.""",
+Values as in head; CSV writes null as an empty field (--null-text TEXT: as TEXT),
+an empty string as "" and nested values as JSON text. A row group that cannot be
+decoded stops the output with exit 2.""",
     _cat_arguments, run_cat)

@@ -1,5 +1,6 @@
 """pqinspect schema: the schema tree with repetition, types, levels and field ids."""
 from pqkit.cli import render
+from pqkit.cli.common import json_document
 from pqkit.read.fetch.footer import read_metadata
 
 HELP = "show the schema tree (repetition, physical/logical/converted type, levels, field ids)"
@@ -42,7 +43,7 @@ def _add(tree, node):
 def run(args):
     doc = build(args.file)
     if args.json:
-        render.emit_json(doc)
+        render.emit_json(json_document("schema", doc))
         return 0
     root = doc["schema"]
     t = render.tree(f"[bold]{root['name']}[/bold] [dim]({doc['num_columns']} columns)[/dim]")

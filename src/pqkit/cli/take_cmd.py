@@ -11,7 +11,7 @@ import sys
 from rich.markup import escape
 
 from pqkit.cli import render
-from pqkit.cli.common import add_style_arguments, style_of
+from pqkit.cli.common import add_column_arguments, add_style_arguments, json_document, style_of
 from pqkit.cli.opening import open_parquet
 from pqkit.cli.row_view import print_rows
 from pqkit.read.column_selection import select_columns
@@ -30,9 +30,7 @@ def add_arguments(parser):
     parser.add_argument("file", help="Parquet file")
     parser.add_argument("rows", nargs="+", metavar="ROW",
                         help="row number (from 0) or range a:b (b excluded)")
-    parser.add_argument("--column", action="append", dest="columns", metavar="NAME",
-                        help="only this column (repeatable; dotted paths select nested "
-                             "fields)")
+    add_column_arguments(parser, "only this column (dotted paths select nested fields)")
     add_style_arguments(parser)
 
 
@@ -95,7 +93,7 @@ def run(args):
         print(f"pqinspect take: {exc}", file=sys.stderr)
         return 2
     if args.json:
-        render.emit_json(doc)
+        render.emit_json(json_document("take", doc))
     else:
         _render(doc)
     return 0

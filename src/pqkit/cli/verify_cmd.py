@@ -50,14 +50,15 @@ JSON output (``--json``), stable, schema version 1::
                  "pages_without_crc", "crc_mismatches", "values_checked": int}
     }
 
-``--list-rules --json`` prints ``{"rules": [{"rule", "severity", "area",
-"title"}]}``.
+``--list-rules --json`` prints ``{"command": "verify --list-rules", "schema_version": 1,
+"rules": [{"rule", "severity", "area", "title"}]}``.
 """
 import sys
 
 from rich.markup import escape
 
 from pqkit.cli import render
+from pqkit.cli.common import json_document
 from pqkit.inspect.verify import rules_table, verify_paths
 
 HELP = ("check files for format violations: footer, chunks, pages, CRCs, statistics, "
@@ -169,7 +170,7 @@ def _report_errors(doc, out=None):
 def _list_rules(as_json):
     rules = rules_table()
     if as_json:
-        render.emit_json({"rules": rules})
+        render.emit_json(json_document("verify --list-rules", {"rules": rules}))
         return 0
     render.console().print(render.grid("Rules", ["rule", "severity", "area", "title"], [
         (r["rule"], r["severity"], r["area"], escape(r["title"])) for r in rules]))

@@ -41,7 +41,7 @@ from pqkit.columnar.nested import (
     StructColumn,
     nulls,
 )
-from pqkit.errors import SchemaError, UnsupportedFeatureError
+from pqkit.errors import ArgumentError, SchemaError, UnsupportedFeatureError
 
 _INDEX_FORMATS = {"c", "C", "s", "S", "i", "I", "l", "L"}
 
@@ -283,8 +283,9 @@ def table_parts(data):
         snode = arrow_c.schema_from_capsule(schema_capsule)
         batches = iter([arrow_c.array_from_capsule(array_capsule)])
     else:
-        raise TypeError(f"{type(data).__name__} implements neither __arrow_c_stream__ nor "
-                        f"__arrow_c_array__")
+        raise ArgumentError(f"{type(data).__name__} implements neither __arrow_c_stream__ "
+                            f"nor __arrow_c_array__: give an Arrow producer (pyarrow, polars, "
+                            f"DuckDB, ...)")
     if snode[0] == "+s" and snode[5] is None:
         fields, metadata = fields_from_schema(snode)
         chunks = [_batch_columns(b, fields, snode) for b in batches]

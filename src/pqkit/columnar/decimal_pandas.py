@@ -31,6 +31,7 @@ from pqkit import datatypes as T
 from pqkit.columnar import pyvalues as pv
 from pqkit.columnar.column import BinaryColumn, PrimitiveColumn
 from pqkit.columnar.fixed import DecimalColumn
+from pqkit.errors import ArgumentError
 
 __all__ = ["DECIMAL_OPTIONS", "check_decimals_option", "decimals_as"]
 
@@ -43,7 +44,7 @@ _WIDE = Context(prec=100)       # scaleb exactly for any decimal128/256 value
 
 def check_decimals_option(decimals):
     if decimals not in DECIMAL_OPTIONS:
-        raise ValueError(f"decimals must be one of {DECIMAL_OPTIONS}, got {decimals!r}")
+        raise ArgumentError(f"decimals must be one of {DECIMAL_OPTIONS}, got {decimals!r}")
     return decimals
 
 

@@ -34,7 +34,7 @@ from pqkit.columnar.nested import (
     StructColumn,
     nulls,
 )
-from pqkit.errors import SchemaError
+from pqkit.errors import ArgumentError, ArgumentKeyError, SchemaError
 from pqkit.memory import uses_pool
 
 _REPR_ROWS = 5
@@ -145,8 +145,8 @@ class Table:
         if isinstance(key, str):
             names = self.column_names
             if names.count(key) != 1:
-                raise KeyError(f"no column named {key!r}" if key not in names
-                               else f"column name {key!r} is not unique")
+                raise ArgumentKeyError(f"no column named {key!r}" if key not in names
+                                       else f"column name {key!r} is not unique")
             return names.index(key)
         i = int(key)
         if not -len(self._columns) <= i < len(self._columns):
@@ -176,7 +176,11 @@ class Table:
 
     def slice(self, start=0, stop=None):
         """Rows ``start:stop`` (Python slice rules) as zero-copy views."""
-        rows = len(range(*slice(start, stop).indices(self._num_rows)))
+        try:
+            rows = len(range(*slice(start, stop).indices(self._num_rows)))
+        except TypeError:
+            raise ArgumentError(f"slice takes ints or None, got start={start!r}, "
+                                f"stop={stop!r}") from None
         return self._with_columns([c.slice(start, stop) for c in self._columns], num_rows=rows)
 
     def take(self, indices):

@@ -65,7 +65,7 @@ from pqkit._native.pyobjects import (
     utf8_objects,
 )
 from pqkit.columnar import pyvalues as pv
-from pqkit.errors import EncodingError, require
+from pqkit.errors import ArgumentError, EncodingError, require
 
 _NAT = np.iinfo(np.int64).min
 STRING_OPTIONS = ("str", "object")
@@ -90,7 +90,7 @@ def _string_dtype(pd):
 
 def check_strings_option(strings):
     if strings not in STRING_OPTIONS:
-        raise ValueError(f"strings must be one of {STRING_OPTIONS}, got {strings!r}")
+        raise ArgumentError(f"strings must be one of {STRING_OPTIONS}, got {strings!r}")
     return strings
 
 

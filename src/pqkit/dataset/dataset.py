@@ -21,6 +21,7 @@ from pqkit.dataset.planning import Planner, normalize_filters
 from pqkit.dataset.remote_source import ObjectManifestSource
 from pqkit.dataset.scan import FileReader, ManifestSource, open_entry
 from pqkit.errors import (
+    ArgumentError,
     DatasetError,
     DatasetIncomplete,
     ManifestCorrupted,
@@ -28,6 +29,17 @@ from pqkit.errors import (
 )
 from pqkit.filesystems import is_url
 from pqkit.read.fetch.footer import read_metadata
+
+
+def _version_number(version):
+    """``version`` as an int; ArgumentError for anything that is not a version number."""
+    try:
+        if isinstance(version, (bool, float)):
+            raise ValueError
+        return int(version)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"version must be a version number (an int), got {version!r}; "
+                            f"tags go in tag=, instants in as_of=") from None
 
 
 class DataFile:
@@ -230,7 +242,7 @@ class Dataset:
         if columns is None:
             return names
         if isinstance(columns, str):
-            raise TypeError("columns must be a list of names, not a string")
+            raise ArgumentError(f"columns must be a list of names, not a string: {columns!r}")
         unknown = [c for c in columns if c not in names]
         if unknown:
             raise DatasetError(f"no column {unknown[0]!r} in the dataset; columns are {names}")
@@ -382,7 +394,7 @@ def open_dataset(root, version=None, as_of=None, tag=None, *, publish=False, sou
         run_publish(source.layout)
     if version is not None:
         source.latest()                       # DatasetNotFound for an empty root
-        version = int(version)
+        version = _version_number(version)
         return Dataset(source, source.load_head(version) or source.load(version))
     if tag is not None:
         pinned = _read_tag(source.layout, tag, source.root)

@@ -5,7 +5,7 @@ a group selects every leaf below it. For a schema ``id, point{x, y}``,
 ``select_columns(schema, ["point.x"])`` is ``([point], {("point", "x")})``: the
 top-level nodes to assemble, in schema order, and the leaves to decode.
 """
-from pqkit.errors import SchemaError
+from pqkit.errors import ArgumentError, SchemaError
 
 __all__ = ["select_columns"]
 
@@ -21,8 +21,8 @@ def select_columns(schema, columns):
 
     Raises
     ------
-    TypeError
-        ``columns`` is a single string.
+    pqkit.ArgumentError
+        ``columns`` is a single string (also a TypeError).
     pqkit.SchemaError
         A name the schema does not have.
     """
@@ -30,7 +30,7 @@ def select_columns(schema, columns):
     if columns is None:
         return list(tops), {c.path for c in schema.columns}
     if isinstance(columns, str):
-        raise TypeError("columns must be a list of names, not a string")
+        raise ArgumentError(f"columns must be a list of names, not a string: {columns!r}")
     wanted = set()
     for name in columns:
         stack = [_find(schema, name)]

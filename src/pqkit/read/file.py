@@ -6,10 +6,13 @@ decode its pages (:mod:`pqkit.read.decode.chunk`), assemble its levels
 then nest the leaves into one column per top-level field (:mod:`pqkit.read.decode.assemble`)
 and restore the Arrow types a writer recorded (:mod:`pqkit.read.decode.arrow_restore`).
 """
+import numbers
+
 from pqkit import datatypes as T
 from pqkit.columnar.nested import StructColumn
 from pqkit.columnar.pandas_metadata import pandas_metadata_of
 from pqkit.columnar.table import Table
+from pqkit.errors import ArgumentError, ArgumentIndexError
 from pqkit.memory import uses_pool
 from pqkit.read.batches import BatchReader, concat_row_groups, row_group_stream
 from pqkit.read.column_selection import select_columns
@@ -143,9 +146,11 @@ class ParquetFile:
     def read_row_group(self, i, columns=None, use_threads=True):
         """Read row group ``i`` (the selected columns only) into a Table; ``use_threads``
         as in :meth:`read`."""
+        if isinstance(i, bool) or not isinstance(i, numbers.Integral):
+            raise ArgumentError(f"read_row_group: {i!r} is not a row group number")
         if not -self.num_row_groups <= i < self.num_row_groups:
-            raise IndexError(f"row group {i} out of range: the file has "
-                             f"{self.num_row_groups}")
+            raise ArgumentIndexError(f"row group {i} out of range: the file has "
+                                     f"{self.num_row_groups}")
         i %= self.num_row_groups
         tops, wanted = self._select(columns)
         return parallel.read_row_groups(self.row_group_reader, [i], tops, wanted,
@@ -289,7 +294,7 @@ class ParquetFile:
             (``__arrow_c_stream__``) that DuckDB, polars or pyarrow read lazily.
         """
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
-            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+            raise ArgumentError(f"batch_size must be a positive int, got {batch_size!r}")
         return self._batches(batch_size, columns, row_groups, filters)
 
     def _batches(self, batch_size, columns=None, row_groups=None, filters=None):
@@ -320,9 +325,11 @@ class ParquetFile:
     def _groups(self, row_groups):
         groups = range(self.num_row_groups) if row_groups is None else list(row_groups)
         for g in groups:
+            if isinstance(g, bool) or not isinstance(g, numbers.Integral):
+                raise ArgumentError(f"row_groups: {g!r} is not a row group number")
             if not 0 <= g < self.num_row_groups:
-                raise IndexError(f"row group {g} out of range: the file has "
-                                 f"{self.num_row_groups}")
+                raise ArgumentIndexError(f"row_groups: row group {g} out of range: the file "
+                                         f"has {self.num_row_groups}")
         return groups
 
     def _read_group(self, g, tops, wanted):
@@ -377,7 +384,7 @@ def read_table(source, columns=None, row_groups=None, *, filters=None, verify_ch
     >>> pqkit.read_table("fixtures/sample.parquet", columns=["id", "point.x"])  # doctest: +SKIP
     """
     if variant not in ("struct", "decode"):
-        raise ValueError(f"variant must be 'struct' or 'decode', got {variant!r}")
+        raise ArgumentError(f"variant must be 'struct' or 'decode', got {variant!r}")
     with ParquetFile(source, verify_checksums=verify_checksums,
                      coerce_int96_timestamp_unit=coerce_int96_timestamp_unit,
                      options=options, storage_options=storage_options,

@@ -21,7 +21,7 @@ header declares is cut at the declared size and reported as corrupt.
 """
 from dataclasses import dataclass
 
-from pqkit.errors import AllocationLimitError
+from pqkit.errors import AllocationLimitError, ArgumentError
 from pqkit.read.fetch.coalesce import CoalescePolicy
 
 __all__ = ["DEFAULT_OPTIONS", "ReadOptions"]
@@ -72,6 +72,12 @@ class ReadOptions:
     hole_size: int = 1 << 20
     max_range_size: int = 32 << 20
     max_concurrency: int = 8
+
+    def __post_init__(self):
+        for name, value in vars(self).items():
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ArgumentError(f"ReadOptions({name}=...) must be an int >= 0, "
+                                    f"got {value!r}")
 
     @property
     def coalesce_policy(self):

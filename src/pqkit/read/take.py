@@ -24,7 +24,7 @@ import numpy as np
 
 from pqkit.chunk_range import dictionary_segment, where_of
 from pqkit.columnar.table import Table
-from pqkit.errors import EncodingError
+from pqkit.errors import ArgumentError, ArgumentIndexError, EncodingError
 from pqkit.read.batches import concat_row_groups
 from pqkit.read.decode.records import keep_records
 from pqkit.read.fetch.page_index import page_row_ranges, read_offset_index
@@ -46,13 +46,13 @@ def check_row_indices(row_indices, num_rows):
     if idx.size == 0:
         return np.zeros(0, np.int64)
     if idx.ndim != 1 or not np.issubdtype(idx.dtype, np.integer):
-        raise TypeError(f"row_indices must be a sequence of ints, got {idx.dtype} "
-                        f"of shape {idx.shape}")
+        raise ArgumentError(f"row_indices must be a sequence of ints, got {idx.dtype} "
+                            f"of shape {idx.shape}")
     idx = idx.astype(np.int64)
     bad = (idx < 0) | (idx >= num_rows)
     if bad.any():
-        raise IndexError(f"row {int(idx[np.argmax(bad)])} out of range: the file has "
-                         f"{num_rows} rows")
+        raise ArgumentIndexError(f"row_indices: row {int(idx[np.argmax(bad)])} out of range: "
+                                 f"the file has {num_rows} rows")
     return idx
 
 

@@ -13,7 +13,7 @@ The footer stores the schema depth first, root first; a group gives its
 A leaf's max definition level counts the non-REQUIRED nodes on its path, its
 max repetition level the REPEATED ones (the root never counts).
 """
-from pqkit.errors import SchemaError
+from pqkit.errors import ArgumentKeyError, SchemaError
 from pqkit.format import (
     ConvertedType,
     EdgeInterpolationAlgorithm,
@@ -251,7 +251,7 @@ class Schema:
         try:
             return self._by_path[path]
         except KeyError:
-            raise KeyError(f"no column {'.'.join(path)!r} in the schema") from None
+            raise ArgumentKeyError(f"no column {'.'.join(path)!r} in the schema") from None
 
     @property
     def names(self):

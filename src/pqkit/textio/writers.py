@@ -25,22 +25,36 @@ class CsvLines:
     ----------
     delimiter : str, default ","
         One character other than a quote or a line break.
+    null_text : str, optional
+        Given, a row may hold None for a null, written as ``null_text`` unquoted, while a
+        string that would read the same (empty, or equal to ``null_text``) is quoted, so
+        that nulls and strings stay apart. ``null_text`` must need no quoting itself.
 
     Examples
     --------
     >>> CsvLines().text([["a", "b,c"], [""], ['say "hi" now', "x\\ry"]])
     'a,"b,c"\\n""\\n"say ""hi"" now","x\\ry"\\n'
+    >>> CsvLines(null_text="").text([[None, "", "x"]])
+    ',"",x\\n'
     """
 
-    def __init__(self, delimiter=","):
+    def __init__(self, delimiter=",", null_text=None):
         if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in '"\r\n':
             raise SchemaError(f"the CSV delimiter must be one character other than a quote "
                               f"or a line break, not {delimiter!r}")
         self.delimiter = delimiter
         self._special = re.compile(f"[{re.escape(delimiter)}\"\r\n]")
+        if null_text is not None and (not isinstance(null_text, str)
+                                      or self._special.search(null_text)):
+            raise SchemaError(f"the CSV null text must be a str without the delimiter, a "
+                              f"quote or a line break, not {null_text!r}")
+        self.null_text = null_text
+        self._reads_as_null = set() if null_text is None else {"", null_text}
 
     def _quote(self, text):
-        if self._special.search(text) is None:
+        if text is None and self.null_text is not None:
+            return self.null_text
+        if self._special.search(text) is None and text not in self._reads_as_null:
             return text
         return '"' + text.replace('"', '""') + '"'
 
@@ -51,7 +65,9 @@ class CsvLines:
         for row in rows:
             row = list(row)
             line = delimiter.join(map(quote, row))
-            lines.append(line if line or len(row) != 1 else '""')
+            # a lone empty string is quoted, not a blank line (a lone null with an empty
+            # null_text is one: nothing else could stand for it)
+            lines.append(line if line or len(row) != 1 or row[0] is None else '""')
         lines.append("")
         return "\n".join(lines) if len(lines) > 1 else ""
 

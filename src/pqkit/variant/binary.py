@@ -31,7 +31,7 @@ import numpy as np
 
 from pqkit import datatypes as T
 from pqkit.columnar import pyvalues
-from pqkit.errors import VariantError
+from pqkit.errors import ArgumentError, VariantError
 from pqkit.variant.metadata import VariantMetadata, read_uint
 
 __all__ = [
@@ -277,4 +277,10 @@ def decode(metadata, value, *, types=False):
     >>> decode(b"\\x01\\x01\\x00\\x01a", b"\\x02\\x01\\x00\\x00\\x02\\x0c\\x07")
     {'a': 7}
     """
+    for name, data in (("metadata", metadata), ("value", value)):
+        try:
+            memoryview(data)
+        except TypeError:
+            raise ArgumentError(f"{name} must be bytes-like, not {type(data).__name__}") \
+                from None
     return decode_value(VariantMetadata(metadata), value, types=types)

@@ -8,6 +8,7 @@ A file is written front to back::
 Each ``write`` call may complete row groups; rows beyond a full row group wait
 for the next call or ``close``, so memory stays bounded by one row group.
 """
+import numbers
 import os
 import platform
 
@@ -20,7 +21,7 @@ from pqkit.columnar.pandas_metadata import PANDAS_KEY
 from pqkit.columnar.table import Table, concat_tables
 from pqkit.compression import codec_from_name
 from pqkit.convert import is_dataframe, table_from_data
-from pqkit.errors import SchemaError
+from pqkit.errors import ArgumentError, SchemaError
 from pqkit.memory import uses_pool
 from pqkit.schema.arrow_write import encode_arrow_schema
 from pqkit.schema.from_table import parquet_schema
@@ -103,7 +104,10 @@ class ParquetWriter:
         if data_page_version not in ("1.0", "2.0"):
             raise SchemaError(f"data_page_version must be '1.0' or '2.0', not "
                               f"{data_page_version!r}")
-        if row_group_size is None or row_group_size <= 0:
+        if isinstance(row_group_size, bool) or not isinstance(row_group_size, numbers.Integral):
+            raise ArgumentError(f"row_group_size must be a positive int, got "
+                                f"{row_group_size!r}")
+        if row_group_size <= 0:
             raise SchemaError(f"row_group_size must be positive, got {row_group_size}")
         self.elements, self.specs = parquet_schema(self.fields)
         self.schema = Schema(self.elements)
@@ -153,6 +157,9 @@ class ParquetWriter:
         if isinstance(compression, dict):
             codec = compression.get(path, compression.get(top, "none"))
         lvl = level.get(path, level.get(top)) if isinstance(level, dict) else level
+        if lvl is not None and (isinstance(lvl, bool) or not isinstance(lvl, numbers.Integral)):
+            raise ArgumentError(f"compression_level for column {path} must be an int, got "
+                                f"{lvl!r}")
         encoding = None
         if column_encoding:
             enc = column_encoding if not isinstance(column_encoding, dict) else \

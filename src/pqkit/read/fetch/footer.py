@@ -13,7 +13,7 @@ import dataclasses
 import gc
 
 from pqkit import format as fmt
-from pqkit.errors import SchemaError
+from pqkit.errors import ArgumentIndexError, SchemaError
 from pqkit.read.fetch.metadata import RowGroupMetaData, format_version_name, key_values
 from pqkit.read.fetch.remote import open_source
 from pqkit.read.fetch.validate import check_file, check_row_group
@@ -104,8 +104,8 @@ class FileMetadata:
         """Row group `i` as a :class:`pqkit.read.fetch.metadata.RowGroupMetaData`
         (its Thrift struct is ``.thrift``, also ``raw.row_groups[i]``)."""
         if not -self.num_row_groups <= i < self.num_row_groups:
-            raise IndexError(f"row group index {i} out of range for a file of "
-                             f"{self.num_row_groups} row groups")
+            raise ArgumentIndexError(f"row group index {i} out of range for a file of "
+                                     f"{self.num_row_groups} row groups")
         return RowGroupMetaData(self.raw.row_groups[i], self.schema, self.raw.column_orders)
 
     def to_dict(self):

@@ -27,7 +27,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
-from pqkit.errors import CorruptFileError, ParquetError
+from pqkit.errors import ArgumentError, CorruptFileError, ParquetError
 from pqkit.filesystems import resolve
 from pqkit.read.fetch.coalesce import DEFAULT_POLICY, coalesce
 from pqkit.read.fetch.source import Source
@@ -229,10 +229,15 @@ class BufferSource:
         self.name = name
         self._cache = _Cache()
         items = buffers.items() if hasattr(buffers, "items") else buffers
-        for offset, data in items:
-            if isinstance(offset, tuple):      # {(offset, length): bytes}, as plan() keys it
-                offset = offset[0]
-            self._cache.add(int(offset), bytes(data))
+        try:
+            for offset, data in items:
+                if isinstance(offset, tuple):      # {(offset, length): bytes}, as plan() keys
+                    offset = offset[0]
+                self._cache.add(int(offset), bytes(data))
+        except (TypeError, ValueError) as exc:
+            raise ArgumentError(
+                f"buffers must be {{offset: bytes}}, {{(offset, length): bytes}} or (offset, "
+                f"bytes) pairs, as ParquetFile.plan() names the ranges: {exc}") from None
 
     def read_view(self, offset, length):
         view = self._cache.get(offset, length)

@@ -9,7 +9,7 @@ import threading
 
 import numpy as np
 
-from pqkit.errors import CorruptFileError
+from pqkit.errors import ArgumentError, CorruptFileError
 
 SCRATCH_KEEP = 64 << 20
 _local = threading.local()
@@ -52,7 +52,8 @@ class Source:
             self._file = source
             self.name = getattr(source, "name", None)
         else:
-            raise TypeError(f"cannot read Parquet from {type(source).__name__}")
+            raise ArgumentError(f"cannot read Parquet from {type(source).__name__}: give a path, "
+                                f"a URL, bytes or a binary file object")
         if self._file is not None:
             self._file.seek(0, io.SEEK_END)
             self.size = self._file.tell()

@@ -21,7 +21,7 @@ A literal on the left flips the operator (``5 < x`` is ``x > 5``). ``and`` over
 import datetime
 import re
 
-from pqkit.errors import SchemaError
+from pqkit.errors import ArgumentError, SchemaError
 
 __all__ = ["parse_filter", "MAX_CONJUNCTIONS"]
 
@@ -60,7 +60,7 @@ def parse_filter(text):
         A syntax error, naming the character position, or too many conjunctions.
     """
     if not isinstance(text, str):
-        raise TypeError(f"a filter expression is a str, not {type(text).__name__}")
+        raise ArgumentError(f"a filter expression is a str, not {type(text).__name__}")
     if len(text) > MAX_TEXT:
         raise SchemaError(f"filter expression of {len(text)} characters: at most {MAX_TEXT}")
     parser = _Parser(_tokens(text), text)

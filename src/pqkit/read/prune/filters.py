@@ -28,7 +28,7 @@ import numpy as np
 
 from pqkit import datatypes as T
 from pqkit.encodings.physical import struct_format
-from pqkit.errors import SchemaError
+from pqkit.errors import ArgumentError, SchemaError
 from pqkit.format import ConvertedType, Type
 from pqkit.read.prune.term_mask import term_mask
 from pqkit.statistics import is_unsigned, legacy_bound
@@ -40,6 +40,9 @@ def normalize(filters):
     """DNF as a list of lists of (path tuple, op, value); validates operators."""
     if not filters:
         return None
+    if isinstance(filters, str):
+        raise ArgumentError(f"filters: {filters!r} is text; give [(column, op, value), ...] "
+                            f"or pqkit.parse_filter(text)")
     if isinstance(filters[0], tuple) or (isinstance(filters[0], list) and filters[0]
                                          and isinstance(filters[0][0], str)):
         filters = [filters]
@@ -54,6 +57,9 @@ def normalize(filters):
             if op not in _OPS:
                 raise SchemaError(f"filter {term!r}: unknown operator {op!r}")
             if op in ("in", "not in"):
+                if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+                    raise ArgumentError(f"filters: {term!r}: {op!r} takes a list of values, "
+                                        f"not {type(value).__name__}")
                 value = list(value)
             path = tuple(col) if isinstance(col, (list, tuple)) else tuple(str(col).split("."))
             terms.append((path, "==" if op == "=" else op, value))

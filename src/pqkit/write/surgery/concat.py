@@ -29,7 +29,12 @@ from dataclasses import dataclass, field
 
 from pqkit import format as fmt
 from pqkit.chunk_range import exact_chunk_range
-from pqkit.errors import CorruptFileError, SchemaError, UnsupportedFeatureError
+from pqkit.errors import (
+    ArgumentError,
+    CorruptFileError,
+    SchemaError,
+    UnsupportedFeatureError,
+)
 from pqkit.tail import MAGIC, tail_bytes
 from pqkit.write.existing import read_existing, schema_difference
 from pqkit.write.surgery.chunk_merge import MergedChunk, can_merge
@@ -72,6 +77,13 @@ def concat(sources, dest, row_group_size=None):
         A source without a readable footer, a chunk past its data, or chunks stored in
         other files (``file_path``).
     """
+    if isinstance(sources, (str, bytes, os.PathLike)):
+        raise ArgumentError(f"sources must be a list of files, not one path: {sources!r}")
+    if row_group_size is not None and (isinstance(row_group_size, bool)
+                                       or not isinstance(row_group_size, int)
+                                       or row_group_size <= 0):
+        raise ArgumentError(f"row_group_size must be a positive int or None, got "
+                            f"{row_group_size!r}")
     sources = [os.fspath(s) for s in sources]
     if not sources:
         raise SchemaError("concat needs at least one source file")

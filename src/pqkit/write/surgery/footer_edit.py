@@ -10,26 +10,30 @@ import os
 import shutil
 
 from pqkit import format as fmt
-from pqkit.errors import SchemaError
+from pqkit.errors import ArgumentError, SchemaError
 from pqkit.tail import tail_bytes
 from pqkit.write.existing import TailSwitch, finish_interrupted, read_existing
 
 _KEEP = object()
 
 
-def edit_metadata(path, *, key_value_metadata=_KEEP, created_by=_KEEP, column_orders=_KEEP,
-                  dest=None):
+def edit_metadata(path, *, key_value_metadata=_KEEP, replace=False, created_by=_KEEP,
+                  column_orders=_KEEP, dest=None):
     """Rewrite only the footer of a Parquet file.
 
     Parameters
     ----------
     path : str or os.PathLike
     key_value_metadata : dict or None, optional
-        The new key/value metadata (a value may be None to store a key without value);
-        ``None`` removes it all. Omitted: unchanged. Merge yourself to keep entries:
-        ``{**pqkit.read_metadata(p).key_value_metadata, "k": "v"}``. Spark 4.x cannot
+        Entries to set (a value may be None to store a key without value): they are
+        merged into the file's entries, which are kept (``ARROW:schema``, ``pandas``,
+        ...) unless ``replace`` is true; ``None`` removes every entry. Omitted:
+        unchanged. Spark 4.x cannot
         read a file with a key without value (a NullPointerException in its vectorized
         reader, which copies the values into ``Set.of``): store ``""`` for Spark's sake.
+    replace : bool, default False
+        True: ``key_value_metadata`` becomes the whole set, dropping the entries it does
+        not name (to drop one key: pass the others, ``replace=True``).
     created_by : str or None, optional
         The new writer string. Readers use it to decide which statistics to trust, so
         change it only knowingly. Omitted: unchanged.
@@ -55,9 +59,8 @@ def edit_metadata(path, *, key_value_metadata=_KEEP, created_by=_KEEP, column_or
     existing = read_existing(path)
     meta = existing.meta
     if key_value_metadata is not _KEEP:
-        meta.key_value_metadata = None if key_value_metadata is None else [
-            fmt.KeyValue(key=str(k), value=None if v is None else str(v))
-            for k, v in key_value_metadata.items()] or None
+        meta.key_value_metadata = _key_values(meta.key_value_metadata, key_value_metadata,
+                                              replace)
     if created_by is not _KEEP:
         meta.created_by = created_by
     if column_orders is not _KEEP:
@@ -81,6 +84,18 @@ def edit_metadata(path, *, key_value_metadata=_KEEP, created_by=_KEEP, column_or
         os.fsync(out.fileno())
     os.replace(tmp, dest)
     return len(footer)
+
+
+def _key_values(current, new, replace):
+    """The footer's KeyValue list after setting ``new`` (a mapping or None) on ``current``."""
+    if new is None:
+        return None
+    if not hasattr(new, "items"):
+        raise ArgumentError(f"key_value_metadata must be a dict (or None), got "
+                          f"{type(new).__name__}")
+    merged = {} if replace else {kv.key: kv.value for kv in current or []}
+    merged.update((str(k), None if v is None else str(v)) for k, v in new.items())
+    return [fmt.KeyValue(key=k, value=v) for k, v in merged.items()] or None
 
 
 def _column_orders(value, leaves):
