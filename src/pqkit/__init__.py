@@ -12,6 +12,7 @@ from pqkit.read.file import ParquetFile, read_pandas, read_table
 from pqkit.read.prune.filter_text import parse_filter
 from pqkit.read.fetch.footer import FileMetaData, FileMetadata, read_metadata
 from pqkit.read.options import ReadOptions
+from pqkit.read.read_statistics import ReadStatistics
 from pqkit.schema.tree import Schema, SchemaNode
 from pqkit.write.surgery.append import append
 from pqkit.write.surgery.concat import concat
@@ -21,7 +22,8 @@ from pqkit.write.surgery.footer_edit import edit_metadata
 from pqkit.write.surgery.recover import recover
 
 __all__ = list(_error_names) + ["FileMetaData", "FileMetadata", "read_metadata", "Schema", "SchemaNode",
-                               "ParquetFile", "read_table", "read_pandas", "ReadOptions", "Table",
+                               "ParquetFile", "read_table", "read_pandas", "ReadOptions",
+                               "ReadStatistics", "Table",
                                "ParquetWriter", "write_table", "variant", "__version__",
                                "concat", "append", "edit_metadata", "recover", "finish_interrupted",
                                "parse_filter", "explain_filter"]

@@ -51,7 +51,7 @@ class ReadLog:
     def __init__(self, monkeypatch, path):
         self.reads = set()
         self.path = path
-        read_pages, read_chunk = RowGroupReader.read_pages, RowGroupReader.read_chunk
+        read_pages, decode_leaf = RowGroupReader.read_pages, RowGroupReader.decode_leaf
         log = self
 
         def pages(self, g, node, segments):
@@ -63,10 +63,10 @@ class ReadLog:
 
         def chunk(self, g, node):
             log.reads.add((g, node.dotted_path, None))
-            return read_chunk(self, g, node)
+            return decode_leaf(self, g, node)
 
         monkeypatch.setattr(RowGroupReader, "read_pages", pages)
-        monkeypatch.setattr(RowGroupReader, "read_chunk", chunk)
+        monkeypatch.setattr(RowGroupReader, "decode_leaf", chunk)
 
 
 def explained_reads(doc):

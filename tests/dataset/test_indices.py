@@ -175,14 +175,14 @@ def test_point_lookup_reads_one_index_row_group(tmp_path, monkeypatch):
     meta = read_metadata(_segment_path(root, seg))
     assert meta.num_rows == n + 1 and meta.num_row_groups == 2
     read = []
-    real = FilteredReader._read_rows
+    real = FilteredReader._match         # decodes a row group the pruning kept
 
-    def counting(self, g, *args, **kwargs):
-        if self.groups.metadata.num_rows == n + 1:
+    def counting(self, groups, g, *args, **kwargs):
+        if groups.metadata.num_rows == n + 1:
             read.append(g)
-        return real(self, g, *args, **kwargs)
+        return real(self, groups, g, *args, **kwargs)
 
-    monkeypatch.setattr(FilteredReader, "_read_rows", counting)
+    monkeypatch.setattr(FilteredReader, "_match", counting)
     files = ds.files([("k", "==", 69_000)])     # row 69,001: the second row group
     assert [f.key for f in files] == [ds.manifest.files[1]["key"]]
     assert set(read) == {1}

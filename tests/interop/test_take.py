@@ -13,7 +13,6 @@ from pqkit.read.decode.chunk import ChunkData
 from pqkit.read.decode.records import keep_records
 from pqkit.read.decode.row_group import RowGroupReader
 from pqkit.read.column_selection import select_columns
-from pqkit.read.take import RowTaker
 from pqkit.read.decode.values import FixedValues
 
 pytestmark = pytest.mark.interop
@@ -37,12 +36,12 @@ def big_file(tmp_path_factory):
 
 
 class Counting:
-    """Counts the data pages fetched through RowGroupReader.read_pages and the whole
-    chunks through read_chunk, per leaf path."""
+    """Counts the data pages fetched through RowGroupReader.read_pages and the chunks
+    decoded whole through decode_leaf, per leaf path."""
 
     def __init__(self, monkeypatch):
         self.pages, self.chunks = {}, {}
-        read_pages, read_chunk = RowGroupReader.read_pages, RowGroupReader.read_chunk
+        read_pages, decode_leaf = RowGroupReader.read_pages, RowGroupReader.decode_leaf
         counter = self
 
         def pages(self, g, node, segments):
@@ -55,10 +54,10 @@ class Counting:
 
         def chunk(self, g, node):
             counter.chunks[node.dotted_path] = counter.chunks.get(node.dotted_path, 0) + 1
-            return read_chunk(self, g, node)
+            return decode_leaf(self, g, node)
 
         monkeypatch.setattr(RowGroupReader, "read_pages", pages)
-        monkeypatch.setattr(RowGroupReader, "read_chunk", chunk)
+        monkeypatch.setattr(RowGroupReader, "decode_leaf", chunk)
 
 
 def test_ten_rows_of_ten_million_read_at_most_ten_pages_per_column(big_file, monkeypatch):
@@ -129,16 +128,17 @@ def test_nested_tables_equal_pyarrow_take(tmp_path, codec, writer, seed, page_si
     with pqkit.ParquetFile(path) as f:
         assert {c.meta_data.codec for rg in f.metadata.raw.row_groups
                 for c in rg.columns} == {codec_id}
-        taker = RowTaker(f.row_group_reader)
-        tops, wanted = select_columns(f.schema, columns)
-        got = taker.take(rows, tops, wanted, f.read(columns).slice(0, 0))
+        stats = pqkit.ReadStatistics()
+        got = f.take(rows, columns, statistics=stats)
+        _, wanted = select_columns(f.schema, columns)
     want = pq.read_table(path, columns=columns).take(pa.array(rows, pa.int64()))
     assert got.to_pydict() == want.to_pydict()
     if len(rows):
-        assert taker.chunks_read == {}          # every chunk has an OffsetIndex
-        # each leaf decodes at most one page per distinct row (records spanning pages
-        # are not written with a page index)
-        assert max(taker.pages_read.values()) <= len(set(rows.tolist()))
+        # every chunk has an OffsetIndex: a chunk is decoded whole only when each of
+        # its pages holds a row asked for, so each leaf decodes at most one page per
+        # distinct row (records spanning pages are not written with a page index)
+        assert stats.pages_decoded <= len(wanted) * len(set(rows.tolist()))
+        assert stats.chunks_paged > 0 or stats.pages_skipped == 0
 
 
 def test_without_page_index_whole_chunks_are_read(tmp_path, monkeypatch):

@@ -121,13 +121,14 @@ def test_filter_values_must_be_of_the_column_kind():
 
 @pytest.mark.parametrize("writer", sorted(FILES))
 def test_pages_are_skipped(writer):
-    pf = pqkit.ParquetFile(FILES[writer])
-    fr = FilteredReader(pf.row_group_reader, [("x", "<", 100)])
-    tops, wanted = pf._select(["x", "f"])
-    parts = [fr.read_group(g, tops, wanted) for g in range(pf.num_row_groups)]
-    assert sum(p.num_rows for p in parts if p is not None) == 100
-    assert [p is None for p in parts] == [False, True, True, True]   # row groups pruned
-    assert 0 < fr.pages_read < fr.pages_total / 4
+    stats = pqkit.ReadStatistics()
+    t = pqkit.read_table(FILES[writer], columns=["x", "f"], filters=[("x", "<", 100)],
+                         statistics=stats)
+    assert t.num_rows == 100
+    assert stats.row_groups == 4
+    assert stats.row_groups_skipped == {"statistics": 3}             # row groups pruned
+    assert 0 < stats.pages_decoded < stats.pages / 4
+    assert stats.pages_skipped == stats.pages - stats.pages_decoded
 
 
 def test_bad_filters_are_refused():

@@ -31,7 +31,8 @@ def test_pqkit_follows_the_layer_order():
 # (which takes only the coalescing policy), then fetch, decode, prune, and the front door.
 READ_STAGES = [
     Layer("coalescing policy", ("pqkit.read.fetch.coalesce",)),
-    Layer("options", ("pqkit.read.options",)),
+    Layer("options", ("pqkit.read.options", "pqkit.read.read_statistics",
+                       "pqkit.read.row_selection")),
     Layer("fetch", ("pqkit.read.fetch",)),
     Layer("decode", ("pqkit.read.decode",)),
     Layer("prune", ("pqkit.read.prune",)),

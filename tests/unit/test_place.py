@@ -8,7 +8,7 @@ for RLE and bit-packed runs (runs longer than the entries wanted included), and
 -1 for corrupt levels or too few values.
 
 Chunk level: a flat numeric, FIXED_LEN_BYTE_ARRAY or dictionary-encoded string
-column read through :mod:`pqkit.read.decode.placed` (``RowGroupReader.fused``, the
+column read through :mod:`pqkit.read.decode.placed` (``RowGroupReader.decode_leaf``, the
 default) must equal the general path's read of the same file, for random null
 patterns, pages of a few rows (page boundaries anywhere), PLAIN and dictionary
 pages, v1 and v2 pages and each codec.
@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from tests.reference import rle_ref as ref
 
 import pqkit
+from pqkit.read.batches import concat_row_groups
 from pqkit import datatypes as T
 from pqkit._native.place import count_present, place_values
 from pqkit.encodings.rle import decode_hybrid
@@ -152,8 +153,6 @@ def _all_dictionary(chunk):
 
 def read_both(buf, dictionary_only=False):
     fused = pqkit.ParquetFile(io.BytesIO(buf))
-    general = pqkit.ParquetFile(io.BytesIO(buf))
-    general.row_group_reader.fused = False
     # The placed path is taken for every chunk (a fallback would compare the general
     # path with itself); with dictionary_only, for every chunk of dictionary pages only.
     node = fused.schema.columns[0]
@@ -165,7 +164,18 @@ def read_both(buf, dictionary_only=False):
                 assert (placed is not None) == _all_dictionary(group.column(0))
             else:
                 assert placed is not None
-    return fused.read(use_threads=False), general.read(use_threads=False)
+    return fused.read(use_threads=False), general_read(pqkit.ParquetFile(io.BytesIO(buf)))
+
+
+def general_read(f):
+    """The file decoded by the general path only (levels, values, assembly): the
+    reference the placed path must equal."""
+    reader = f.row_group_reader
+    tops = reader.schema.root.children
+    tables = [reader.group_table(g, tops, {
+        node.path: reader.leaf(node, reader.read_chunk(g, node), f"row group {g}")
+        for node in reader.schema.columns}) for g in range(f.num_row_groups)]
+    return concat_row_groups(tables) if tables else f.read().slice(0, 0)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,4 +1,4 @@
-"""pqkit.read.decode.row_selection: ranges, set operations and the mapping to pages, against
+"""pqkit.read.row_selection: ranges, set operations and the mapping to pages, against
 plain boolean masks."""
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pqkit.errors import CorruptFileError
-from pqkit.read.decode.row_selection import RowSelection
+from pqkit.read.row_selection import RowSelection
 
 
 @st.composite

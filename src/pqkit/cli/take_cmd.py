@@ -1,8 +1,8 @@
 """pqinspect take: chosen rows by number, and how few pages it took to read them.
 
-Rows come from :class:`pqkit.read.take.RowTaker` (what ``ParquetFile.take``
-uses): only the pages holding them are decoded where a chunk has an OffsetIndex,
-whole chunks otherwise. Row numbers count from 0 over the whole file and may be
+Rows come from ``ParquetFile.take``: only the pages holding them are decoded
+where a chunk has an OffsetIndex, whole chunks otherwise (or where every page
+holds a row asked for); the counts come from its :class:`pqkit.ReadStatistics`. Row numbers count from 0 over the whole file and may be
 given in any order and more than once; ``a:b`` is the rows a to b-1. Values are
 spelled as ``head`` spells them.
 """
@@ -14,8 +14,7 @@ from pqkit.cli import render
 from pqkit.cli.common import add_column_arguments, add_style_arguments, json_document, style_of
 from pqkit.cli.opening import open_parquet
 from pqkit.cli.row_view import print_rows
-from pqkit.read.column_selection import select_columns
-from pqkit.read.take import RowTaker
+from pqkit.read.read_statistics import ReadStatistics
 from pqkit.textio.render import json_values
 
 HELP = "show rows by number, decoding only the pages that hold them (through the page index)"
@@ -58,10 +57,8 @@ def parse_rows(words):
 def build(path, rows, columns=None, style=None):
     """The take document: rows, their numbers, and pages/chunks decoded per column."""
     with open_parquet(path) as pf:
-        taker = RowTaker(pf.row_group_reader)
-        tops, wanted = select_columns(pf.schema, columns)
-        empty = pf.read(columns=columns, row_groups=[])
-        table = taker.take(rows, tops, wanted, empty)
+        stats = ReadStatistics()
+        table = pf.take(rows, columns, statistics=stats)
         names = table.column_names
         values = [json_values(c, style) for c in table.columns] if style else \
             [json_values(c) for c in table.columns]
@@ -69,8 +66,11 @@ def build(path, rows, columns=None, style=None):
             "file": path, "num_rows": pf.num_rows, "row_numbers": list(rows),
             "columns": [{"name": f.name, "type": str(f.type)} for f in table.schema],
             "rows": [dict(zip(names, r)) for r in zip(*values)],
-            "pages_read": {".".join(p): n for p, n in sorted(taker.pages_read.items())},
-            "chunks_read": {".".join(p): n for p, n in sorted(taker.chunks_read.items())},
+            "pages_read": {p: c["pages_decoded"] for p, c in stats.by_column.items()
+                           if c["chunks_paged"]},
+            "chunks_read": {p: c["chunks_whole"] for p, c in stats.by_column.items()
+                            if c["chunks_whole"]},
+            "statistics": stats.as_dict(),
         }
 
 

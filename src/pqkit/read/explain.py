@@ -2,7 +2,8 @@
 
 :func:`explain_filter` asks the filtered reader for its plan of every row group
 (:meth:`pqkit.read.prune.filtered.FilteredReader.explain`, which uses the decision
-function the read itself uses) and adds up bytes: a skipped row group avoids every
+and page-mapping functions the read itself uses, and decodes the filtered columns'
+candidate pages to know the matching rows as the read does) and adds up bytes: a skipped row group avoids every
 chunk the read would decode (the selected columns and the filtered ones); a leaf
 whose pages are chosen through its OffsetIndex avoids the pages it leaves out.
 Byte counts are compressed bytes in the file, page headers included.
@@ -26,7 +27,8 @@ __all__ = ["explain_filter"]
 
 
 def explain_filter(source, filters, columns=None):
-    """Explain a filtered read of ``source`` without decoding any page.
+    """Explain a filtered read of ``source``: what it skips and what it decodes (only the
+    filtered columns' candidate pages are decoded to find out).
 
     Parameters
     ----------

@@ -24,7 +24,7 @@ from pqkit.read.fetch.remote import BufferSource, open_source
 from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.read.prune.filtered import FilteredReader
 from pqkit.read.prune.pruning import read_bloom_filter
-from pqkit.read.take import RowTaker
+from pqkit.read.take import take_rows
 from pqkit.variant import decode_table
 
 __all__ = ["ParquetFile", "read_table"]
@@ -172,7 +172,7 @@ class ParquetFile:
 
     @uses_pool
     def read(self, columns=None, row_groups=None, filters=None, use_threads=True, *,
-             buffers=None):
+             buffers=None, statistics=None):
         """Read the whole file (or the given row groups) into one Table.
 
         ``filters`` (DNF, as in pyarrow: ``[("x", "<", 5)]`` or a list of such lists)
@@ -182,17 +182,21 @@ class ParquetFile:
         named, fetched by the caller) makes the read decode from them and fetch nothing.
         With ``use_threads`` (the default) column chunks are decoded on
         :func:`pqkit.threads.max_threads` threads (:mod:`pqkit.read.decode.parallel`); the
-        Table is the same either way.
+        Table is the same either way. ``statistics``, a :class:`pqkit.ReadStatistics`,
+        counts what the read considered, skipped, decoded and read.
         """
         tops, wanted = self._select(columns)
-        tables = self._read_groups(tops, wanted, row_groups, filters, use_threads, buffers)
-        if not tables:
-            return self._empty(tops, wanted)
-        return concat_row_groups(tables)
+        tables = self._read_groups(tops, wanted, row_groups, filters, use_threads, buffers,
+                                   statistics)
+        table = concat_row_groups(tables) if tables else self._empty(tops, wanted)
+        if statistics is not None:
+            statistics.add(rows_returned=table.num_rows)
+        return table
 
-    def _read_groups(self, tops, wanted, row_groups, filters, use_threads, buffers=None):
+    def _read_groups(self, tops, wanted, row_groups, filters, use_threads, buffers=None,
+                     statistics=None):
         groups = self._groups(row_groups)
-        reader = self.row_group_reader
+        reader = self.row_group_reader.with_statistics(statistics)
         if buffers is not None:
             reader = reader.with_source(BufferSource(self.metadata.file_size, buffers,
                                                      self._source.name))
@@ -200,9 +204,11 @@ class ParquetFile:
         fetch_ahead(reader, groups, wanted, fr)
         try:
             if fr is not None:
-                tables = [t for t in (fr.read_group(g, tops, wanted) for g in groups)
-                          if t is not None]
+                tables = [t for t in (fr.read_group(g, tops, wanted, use_threads)
+                                      for g in groups) if t is not None]
             else:
+                if statistics is not None:
+                    statistics.add(row_groups=len(groups))
                 tables = parallel.read_row_groups(reader, groups, tops, wanted, use_threads)
         finally:
             reader.source.forget(self.metadata.file_size - self._tail_read)
@@ -249,7 +255,7 @@ class ParquetFile:
         return self.read(columns=columns, row_groups=row_groups, use_threads=use_threads)
 
     @uses_pool
-    def take(self, row_indices, columns=None):
+    def take(self, row_indices, columns=None, *, use_threads=True, statistics=None):
         """The rows numbered ``row_indices`` (file-wide, in that order, repeats allowed),
         decoding only the pages that hold them where a chunk has an OffsetIndex
         (whole chunks otherwise); see :mod:`pqkit.read.take`.
@@ -260,6 +266,10 @@ class ParquetFile:
             Each in ``[0, num_rows)``.
         columns : list of str, optional
             As :meth:`read`.
+        use_threads : bool, default True
+            Decode the columns on the worker threads.
+        statistics : pqkit.ReadStatistics, optional
+            Counts row groups, pages and bytes the read touched.
 
         Returns
         -------
@@ -272,8 +282,11 @@ class ParquetFile:
             A row number outside the file.
         """
         tops, wanted = self._select(columns)
-        return RowTaker(self.row_group_reader).take(row_indices, tops, wanted,
-                                                    self._empty(tops, wanted))
+        table = take_rows(self.row_group_reader.with_statistics(statistics), row_indices,
+                          tops, wanted, self._empty(tops, wanted), use_threads)
+        if statistics is not None:
+            statistics.add(rows_returned=table.num_rows)
+        return table
 
     def iter_batches(self, batch_size=65536, columns=None, row_groups=None, *, filters=None):
         """Batches of ``batch_size`` rows, decoding one row group at a time.
@@ -304,7 +317,7 @@ class ParquetFile:
             fr = FilteredReader(self.row_group_reader, filters)
             def read_group(g):
                 fetch_ahead(self.row_group_reader, [g], wanted, fr)
-                return fr.read_group(g, tops, wanted)
+                return fr.read_group(g, tops, wanted, use_threads=False)
         else:
             def read_group(g):
                 fetch_ahead(self.row_group_reader, [g], wanted)
@@ -341,7 +354,7 @@ class ParquetFile:
 
 def read_table(source, columns=None, row_groups=None, *, filters=None, verify_checksums=True,
                variant="struct", coerce_int96_timestamp_unit=None, options=None,
-               storage_options=None, filesystem=None, use_threads=True):
+               storage_options=None, filesystem=None, use_threads=True, statistics=None):
     """Read a Parquet file into a :class:`pqkit.Table`.
 
     Parameters
@@ -378,6 +391,9 @@ def read_table(source, columns=None, row_groups=None, *, filters=None, verify_ch
     use_threads : bool, default True
         Decode column chunks on several threads (:func:`pqkit.threads.max_threads`,
         ``PQKIT_NUM_THREADS``); False decodes in the calling thread. Same result.
+    statistics : pqkit.ReadStatistics, optional
+        Filled in with the row groups and pages the read considered, skipped (and by
+        which rule), decoded, and the bytes it read.
 
     Examples
     --------
@@ -390,7 +406,7 @@ def read_table(source, columns=None, row_groups=None, *, filters=None, verify_ch
                      options=options, storage_options=storage_options,
                      filesystem=filesystem) as f:
         table = f.read(columns=columns, row_groups=row_groups, filters=filters,
-                       use_threads=use_threads)
+                       use_threads=use_threads, statistics=statistics)
         if columns is not None:
             table = _as_requested(table, columns)
         return decode_table(table, f.schema) if variant == "decode" else table

@@ -98,6 +98,7 @@ class ColumnChunkReader:
         # File offsets of pages whose CRC was checked: each is checked once, right
         # before its first decode, while its bytes are about to be read anyway.
         self._crc_checked = set()
+        self.data_pages = 0           # data pages of the last walk (read statistics)
 
     def read(self, data, offset):
         """Decode the chunk held in ``data`` (which starts at file offset ``offset``)."""
@@ -165,6 +166,8 @@ class ColumnChunkReader:
         limits = self.options.thrift_limits()
         pages = [page for data, offset in segments
                  for page in PageWalker(data, offset, n, self.where, False, limits)]
+        self.data_pages = sum(p.type in (PageType.DATA_PAGE, PageType.DATA_PAGE_V2)
+                              for p in pages)
         held = self._held_values(pages, n, exact, segments[0][1])
         # Each level entry takes at least a bit on disk (RLE runs compress further, but
         # never below one header byte per run of up to 2**31): cap what a page header's

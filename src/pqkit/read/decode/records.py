@@ -16,14 +16,15 @@ from pqkit.read.decode.values import BinaryValues, DictionaryValues, FixedValues
 __all__ = ["keep_records"]
 
 
-def keep_records(chunk, records, max_def, where):
-    """The ChunkData of records ``records`` (sorted, unique positions) of ``chunk``.
+def keep_records(chunk, records, max_def, where, expected=None):
+    """The ChunkData of records ``records`` (sorted, unique positions) of ``chunk``;
+    ``expected``, when given, is how many records the chunk must hold.
 
     Raises
     ------
     pqkit.CorruptFileError
-        The chunk holds fewer records than asked for (a page index that does not
-        match the pages).
+        The chunk holds fewer records than asked for, or not the ``expected`` number
+        (a page index that does not match the pages).
     """
     n = chunk.num_entries
     if chunk.rep_levels is None:
@@ -33,6 +34,9 @@ def keep_records(chunk, records, max_def, where):
         starts = chunk.rep_levels[:n] == 0
         record_of = np.cumsum(starts) - 1
         count = int(starts.sum())
+    if expected is not None and count != expected:
+        raise CorruptFileError(f"OffsetIndex of {where}: the pages read hold {count} rows, "
+                               f"their first_row_index entries give {expected}")
     if len(records) and records[-1] >= count:
         raise CorruptFileError(f"{where}: the pages read hold {count} records, but the "
                                f"OffsetIndex puts record {int(records[-1])} in them")

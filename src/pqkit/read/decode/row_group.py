@@ -85,15 +85,28 @@ class RowGroupReader:
         self.arrow = ArrowTypes.from_metadata(metadata.key_value_metadata)
         # parquet-mr before 1.2.9 left the dictionary page header out of chunk sizes.
         self.pad = dictionary_header_padding(metadata.created_by)
-        # Flat numeric chunks decode straight into their rows (pqkit.read.decode.placed); the
-        # general path is the reference the tests compare it with.
-        self.fused = True
+        # A pqkit.ReadStatistics the reads count into, or None.
+        self.stats = None
 
     def with_source(self, source):
         """A reader of the same file that takes its bytes from ``source``."""
         other = copy.copy(self)
         other.source = source
         return other
+
+    def with_statistics(self, stats):
+        """A reader of the same file whose reads count into ``stats`` (a
+        :class:`pqkit.ReadStatistics`, or None for no counting)."""
+        if stats is self.stats:
+            return self
+        other = copy.copy(self)
+        other.stats = stats
+        return other
+
+    def _count_whole(self, node, reader, length):
+        if self.stats is not None:
+            self.stats.add_column(node.dotted_path, chunks_whole=1, pages=reader.data_pages,
+                                  pages_decoded=reader.data_pages, bytes_read=length)
 
     # --- one column chunk ---------------------------------------------------------------
     def column_chunk(self, g, node):
@@ -116,12 +129,17 @@ class RowGroupReader:
             return self.empty_chunk(node)          # some writers give no pages at all
         where = where_of(node, g)
         start, length = chunk_range(chunk, self.metadata.footer_offset, where, self.pad)
-        return self.chunk_reader(g, node).read(self.source.read_view(start, length), start)
+        reader = self.chunk_reader(g, node)
+        data = reader.read(self.source.read_view(start, length), start)
+        self._count_whole(node, reader, length)
+        return data
 
     def read_pages(self, g, node, segments):
         """Decode only some pages of a chunk: ``segments`` are (file offset, length) pairs
         of whole pages, the dictionary page first if the chunk has one."""
         pieces = self.source.read_many(segments)
+        if self.stats is not None:
+            self.stats.add(bytes_read=sum(length for _, length in segments))
         data = list(zip(pieces, (offset for offset, _ in segments)))
         return self.chunk_reader(g, node).read_pages(data)
 
@@ -188,21 +206,20 @@ class RowGroupReader:
     def decode_leaf(self, g, node):
         """(assembled levels, typed leaf column) of leaf ``node`` in row group ``g``: the
         unit of work :mod:`pqkit.read.decode.parallel` runs on several threads."""
-        if self.fused:
-            type_ = self.leaf_type(node)
-            chunk = self.column_chunk(g, node)
-            if placeable(node, type_) and chunk.meta_data.num_values != 0:
-                # One read of the chunk's bytes and one walk of its pages serve both
-                # paths: a chunk the placed path gives back goes to the general one.
-                where = where_of(node, g)
-                start, length = chunk_range(chunk, self.metadata.footer_offset, where,
-                                            self.pad)
-                reader = self.chunk_reader(g, node)
-                data = self.source.read_view(start, length)
-                placed = reader.read_placed(data, start)
-                if placed is not None:
-                    return placed_leaf(node, placed, type_)
-                return self.leaf(node, reader.read(data, start), where)
+        type_ = self.leaf_type(node)
+        chunk = self.column_chunk(g, node)
+        if placeable(node, type_) and chunk.meta_data.num_values != 0:
+            # One read of the chunk's bytes and one walk of its pages serve both
+            # paths: a chunk the placed path gives back goes to the general one.
+            where = where_of(node, g)
+            start, length = chunk_range(chunk, self.metadata.footer_offset, where, self.pad)
+            reader = self.chunk_reader(g, node)
+            data = self.source.read_view(start, length)
+            placed = reader.read_placed(data, start)
+            self._count_whole(node, reader, length)
+            if placed is not None:
+                return placed_leaf(node, placed, type_)
+            return self.leaf(node, reader.read(data, start), where)
         return self.leaf(node, self.read_chunk(g, node), where_of(node, g))
 
     def read_placed(self, g, node):

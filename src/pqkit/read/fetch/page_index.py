@@ -25,7 +25,6 @@ non-positive length, a range outside the bytes before the footer, malformed
 Thrift, or lists that do not line up raise :class:`pqkit.CorruptFileError`
 naming the column path, the row group and the offset.
 """
-import bisect
 from collections import namedtuple
 
 from pqkit import format as fmt
@@ -33,6 +32,7 @@ from pqkit.chunk_range import where_of
 from pqkit.errors import CorruptFileError, EncryptedFileError, ThriftDecodeError
 from pqkit.read.fetch.footer import read_metadata_from
 from pqkit.read.fetch.source import Source
+from pqkit.read.row_selection import RowSelection
 
 __all__ = ["PageIndex", "IndexLocation", "index_location", "read_column_index",
            "read_offset_index", "read_page_index", "page_row_ranges", "pages_for_rows"]
@@ -304,12 +304,5 @@ def pages_for_rows(offset_index, num_rows, start, stop):
     if start < 0:
         raise ValueError(f"start row {start} is negative")
     ranges = page_row_ranges(offset_index, num_rows)
-    stop = min(stop, num_rows)
-    if start >= stop:
-        return []
-    firsts = [a for a, _ in ranges]
-    # The last page starting at or before `start` holds it; pages starting
-    # before `stop` may hold later rows. Empty pages (first == stop) are skipped.
-    lo = max(bisect.bisect_right(firsts, start) - 1, 0)
-    hi = bisect.bisect_left(firsts, stop)
-    return [i for i in range(lo, hi) if ranges[i][0] < ranges[i][1]]
+    selection = RowSelection.from_ranges([(start, min(stop, num_rows))], num_rows)
+    return selection.pages([a for a, _ in ranges]).tolist()

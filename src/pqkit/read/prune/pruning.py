@@ -15,7 +15,8 @@ never a second opinion. For a row group and a filter in DNF:
    page's bounds; the rows of the pages that may match are the predicate's rows,
    and the candidate rows are the union over conjunctions of the intersections of
    their predicates' rows (None when no predicate has a page index: every row);
-3. :func:`pages_with_rows` gives the pages of a chunk that hold candidate rows.
+3. the candidate rows become the :class:`RowSelection` the read decodes
+   (:attr:`GroupPlan.selection`); the decoder maps it to each chunk's pages.
 
 Example: ``[("x", ">", 50)]`` over a row group whose chunk statistics give x in
 [0, 99] and whose pages hold x in [0, 49] and [50, 99] keeps the row group, rules
@@ -31,12 +32,13 @@ from pqkit.bloom import parse_bloom_filter
 from pqkit.chunk_range import dictionary_segment, where_of
 from pqkit.errors import CorruptFileError
 from pqkit.format import ConvertedType, Encoding, PageType, Type
+from pqkit.read.row_selection import RowSelection
 from pqkit.read.decode.values import FixedValues
 from pqkit.read.fetch.page_index import page_row_ranges, read_column_index, read_offset_index
 from pqkit.read.prune.filters import PY_OPS, chunk_statistics, term_may_match
 from pqkit.statistics import is_unsigned
 
-__all__ = ["Verdict", "GroupPlan", "plan_group", "pages_with_rows", "read_bloom_filter"]
+__all__ = ["Verdict", "GroupPlan", "plan_group", "read_bloom_filter"]
 
 _FLOATS = (Type.FLOAT, Type.DOUBLE)
 MAX_BLOOM_READ = MAX_BLOOM_BYTES + 1024     # bitset plus a generous header
@@ -100,6 +102,25 @@ class GroupPlan:
     skipped: bool = False
     page_verdicts: list = field(default_factory=list)
     candidates: np.ndarray | None = None
+
+    @property
+    def selection(self):
+        """The candidate rows as a :class:`RowSelection` (every row when the page index
+        ruled nothing out)."""
+        if self.candidates is None:
+            return RowSelection.all(self.num_rows)
+        return RowSelection.from_rows(self.candidates, self.num_rows)
+
+    @property
+    def skipped_by(self):
+        """What ruled the row group out (its failing checks' kinds, ``"statistics and
+        bloom filter"``, ...), or None when it is read."""
+        if not self.skipped:
+            return None
+        kinds = {v.source for conj in self.chunk_verdicts for v in conj if not v.may_match}
+        if self.candidates is not None:
+            kinds.add("page index")
+        return " and ".join(sorted(kinds))
 
 
 def plan_group(groups, dnf, leaves, decoders, g):
@@ -331,15 +352,3 @@ def _term_rows(groups, rg, g, node, term, decode, plan):
                                  Verdict(term, "page index", ok, detail)))
     plan.page_verdicts.append((term, pages))
     return rows
-
-
-def pages_with_rows(spans, candidates):
-    """For each page holding candidate rows: (page number, first, stop) where
-    ``candidates[first:stop]`` are its rows. ``spans`` are the pages' row ranges."""
-    out = []
-    for i, (a, b) in enumerate(spans):
-        lo = int(np.searchsorted(candidates, a))
-        hi = int(np.searchsorted(candidates, b))
-        if lo < hi:
-            out.append((i, lo, hi))
-    return out
