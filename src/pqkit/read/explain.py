@@ -69,7 +69,7 @@ def _group(f, reader, g, tops, wanted):
     pages = [dict(_verdict(p.verdict), page=p.page, offset=p.offset, size=p.size,
                   rows=list(p.rows)) for _, ps in plan.page_verdicts for p in ps]
     out = {"row_group": g, "num_rows": plan.num_rows, "skipped": plan.skipped,
-           "skipped_by": _skipped_by(plan), "checks": checks, "pages": pages,
+           "skipped_by": plan.skipped_by, "checks": checks, "pages": pages,
            "candidate_rows": None if plan.candidates is None else len(plan.candidates)}
     if plan.skipped:
         leaves = _leaves_read(f, reader, tops, wanted)
@@ -89,16 +89,6 @@ def _verdict(v, conj=None):
     if conj is not None:
         d["conjunction"] = conj
     return d
-
-
-def _skipped_by(plan):
-    """What ruled the row group out: the metadata kinds of its failing checks."""
-    if not plan.skipped:
-        return None
-    kinds = {v.source for conj in plan.chunk_verdicts for v in conj if not v.may_match}
-    if plan.candidates is not None:
-        kinds.add("page index")
-    return " and ".join(sorted(kinds))
 
 
 def _leaves_read(f, reader, tops, wanted):
