@@ -9,15 +9,9 @@ import pytest
 from dshelpers import pyarrow_rows, row_set
 
 import pqkit.dataset as pds
-from pqkit import (
-    DatasetError,
-    DatasetIncomplete,
-    DatasetNotFound,
-    ManifestCorrupted,
-    SchemaError,
-)
-from pqkit.dataset import fsops
+from pqkit import DatasetError, DatasetIncomplete, DatasetNotFound, ManifestCorrupted, SchemaError
 from pqkit.dataset.commit import _cache
+from pqkit.dataset.core import fsops
 from pqkit.dataset.layout import SHADOW_SUFFIX, Layout, new_txn
 
 
@@ -249,7 +243,7 @@ def test_lost_races_retry_past_ten_attempts_until_the_patience_runs_out(tmp_path
 
     from pqkit import CommitConflict
     commit = importlib.import_module("pqkit.dataset.commit")
-    storage = importlib.import_module("pqkit.dataset.storage")
+    storage = importlib.import_module("pqkit.dataset.core.storage")
     root = str(tmp_path / "ds")
     pds.write(root, {"a": [1]}, mode="create")
     attempts, peers, inside = [], [], []

@@ -10,7 +10,7 @@ import pqkit
 import pqkit.dataset as pds
 import pqkit.datatypes as T
 from pqkit import SchemaError
-from pqkit.dataset import scan
+from pqkit.dataset.core import scan
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """The PQDS/1 commit primitive on the local S3 server: put-if-absent by If-None-Match.
 
-The version-file creation goes through :mod:`pqkit.dataset.storage`; these
+The version-file creation goes through :mod:`pqkit.dataset.core.storage`; these
 tests pin down what it relies on: the server answers 412 to a conditional
 PUT of an existing key, exactly one of several racing writers creates a version,
 and a store that ignores the condition is refused for writing.
@@ -12,8 +12,8 @@ import botocore.exceptions
 import fsspec
 import pytest
 
+from pqkit.dataset.core.storage import ObjectStorage
 from pqkit.dataset.layout import Layout
-from pqkit.dataset.storage import ObjectStorage
 from pqkit.errors import UnsupportedFeature
 from s3server import BUCKET
 

@@ -1,5 +1,5 @@
 """Fuzz the dataset manifest loaders: a PQDS/1 version file
-(``pqkit.dataset.manifest.Manifest.load``, then its accessors) and an RFC-style
+(``pqkit.dataset.core.snapshot.Manifest.load``, then its accessors) and an RFC-style
 ``manifest.json`` (``pqkit.dataset.rfc_manifest.read_manifest``).
 
 Input: byte 0 picks the loader (bit 0), the rest is the file's bytes, written to
@@ -17,7 +17,7 @@ import seeds
 
 with atheris.instrument_imports():
     import pqkit
-    from pqkit.dataset.manifest import Manifest
+    from pqkit.dataset.core.snapshot import Manifest
     from pqkit.dataset.rfc_manifest import read_manifest
 
 SCRATCH = os.path.join(tempfile.mkdtemp(prefix="pqkit-fuzz-manifest-"), "manifest.json")

@@ -51,10 +51,9 @@ import re
 
 from rich.markup import escape
 
-from pqkit import dataset as pds
-from pqkit import datatypes as T
+from pqkit import dataset as pds, datatypes as T
 from pqkit.cli import dataset_maintenance, render
-from pqkit.dataset.canonical import field_to_json, type_to_json
+from pqkit.dataset.core.canonical import field_to_json, type_to_json
 from pqkit.dataset.layouts import LAYOUTS, layout_of
 from pqkit.errors import SchemaError
 

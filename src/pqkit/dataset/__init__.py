@@ -50,10 +50,15 @@ store behind the commit: a link locally, a conditional PUT on an object store),
 ``kartothek`` / ``kartothek_import`` (Kartothek v4: metadata, read-only source, import),
 ``rfc_schema`` (RFC-0008's schema_hash), ``rfc_store`` (RFC-0008's API names).
 """
-from pqkit.dataset import index_ops as _index_ops
-from pqkit.dataset import maintenance as _maintenance
-from pqkit.dataset import merging as _merging
+from pqkit.dataset import index_ops as _index_ops, maintenance as _maintenance, merging as _merging
 from pqkit.dataset.commit import find_latest
+from pqkit.dataset.core.partitioning import (
+    HIVE_NULL,
+    escape_path_component,
+    parse_partition_dirs,
+    unescape_path_component,
+)
+from pqkit.dataset.core.scan import FileSource, ManifestSource
 from pqkit.dataset.dataset import DataFile, Dataset, VerifyReport, open_dataset
 from pqkit.dataset.front import (
     commit,
@@ -68,12 +73,6 @@ from pqkit.dataset.front import (
 from pqkit.dataset.kartothek_import import import_kartothek, open_kartothek
 from pqkit.dataset.layout import Layout
 from pqkit.dataset.layouts import local_only
-from pqkit.dataset.partitioning import (
-    HIVE_NULL,
-    escape_path_component,
-    parse_partition_dirs,
-    unescape_path_component,
-)
 from pqkit.dataset.publish import publish as _publish
 from pqkit.dataset.rfc_store import (
     DatasetManifest,
@@ -81,7 +80,6 @@ from pqkit.dataset.rfc_store import (
     dataset_exists,
     delete_dataset,
 )
-from pqkit.dataset.scan import FileSource, ManifestSource
 from pqkit.dataset.staging import stage_file as _stage_file
 from pqkit.dataset.vacuum import vacuum as _vacuum
 from pqkit.dataset.write import MODES

@@ -37,9 +37,9 @@ import random
 import time
 from collections import OrderedDict
 
-from pqkit.dataset import fsops
+from pqkit.dataset.core import fsops
+from pqkit.dataset.core.snapshot import Manifest
 from pqkit.dataset.layout import HIDDEN, new_txn, parse_version_file_name
-from pqkit.dataset.manifest import Manifest
 from pqkit.errors import (
     CommitConflict,
     DatasetError,

@@ -13,19 +13,14 @@ from dataclasses import dataclass
 from pqkit import datatypes as T
 from pqkit.columnar.nested import nulls
 from pqkit.columnar.table import Table, concat_tables
-from pqkit.dataset import fsops
+from pqkit.dataset.core import fsops
+from pqkit.dataset.core.planning import Planner, normalize_filters
+from pqkit.dataset.core.scan import FileReader, ManifestSource, open_entry
+from pqkit.dataset.core.snapshot import parse_utc
 from pqkit.dataset.indices import IndexPruner, manifest_indices
 from pqkit.dataset.layouts import open_source
-from pqkit.dataset.manifest import parse_utc
-from pqkit.dataset.planning import Planner, normalize_filters
 from pqkit.dataset.remote_source import ObjectManifestSource
-from pqkit.dataset.scan import FileReader, ManifestSource, open_entry
-from pqkit.errors import (
-    DatasetError,
-    DatasetIncomplete,
-    ManifestCorrupted,
-    ParquetError,
-)
+from pqkit.errors import DatasetError, DatasetIncomplete, ManifestCorrupted, ParquetError
 from pqkit.filesystems import is_url
 from pqkit.read.footer import read_metadata
 
@@ -211,7 +206,7 @@ class Dataset:
         Parameters
         ----------
         filters : DNF list, optional
-            See :mod:`pqkit.dataset.planning`; partition terms are exact, data terms use
+            See :mod:`pqkit.dataset.core.planning`; partition terms are exact, data terms use
             per-file bounds.
 
         Returns

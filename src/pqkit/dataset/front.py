@@ -6,9 +6,10 @@ PQDS/1 layer or to the RFC-manifest writer accordingly.
 """
 import os
 
-from pqkit.dataset import rfc_write
-from pqkit.dataset import write as pqds_write
+from pqkit.dataset import rfc_write, write as pqds_write
 from pqkit.dataset.commit import find_latest
+from pqkit.dataset.core.scan import FileReader
+from pqkit.dataset.core.snapshot import with_field_ids
 from pqkit.dataset.dataset import VerifyReport, open_dataset
 from pqkit.dataset.layout import Layout, new_txn
 from pqkit.dataset.layouts import (
@@ -18,10 +19,8 @@ from pqkit.dataset.layouts import (
     pqds_only,
     refuse_foreign_root,
 )
-from pqkit.dataset.manifest import with_field_ids
 from pqkit.dataset.publish import published_version
 from pqkit.dataset.rfc_manifest import SUCCESS
-from pqkit.dataset.scan import FileReader
 from pqkit.dataset.staging import stage_file
 from pqkit.dataset.vacuum import repair as repair_pqds
 from pqkit.errors import DatasetError, SchemaError

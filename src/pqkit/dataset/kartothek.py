@@ -25,7 +25,21 @@ on the store (one dataset), on ``<store>/<uuid>`` or on ``<store>/<uuid>/<table>
 import os
 
 from pqkit import datatypes as T
-from pqkit.dataset.filefacts import merge_fields, read_facts, snapshot, table_schema, utc_text
+from pqkit.dataset.core.footer_snapshot import (
+    merge_fields,
+    read_facts,
+    snapshot,
+    table_schema,
+    utc_text,
+)
+from pqkit.dataset.core.fsops import check_relative_path
+from pqkit.dataset.core.partitioning import (
+    Partitioning,
+    canonical_text,
+    typed_partition_column,
+    unescape_path_component,
+)
+from pqkit.dataset.core.scan import SnapshotSource
 from pqkit.dataset.kartothek_meta import (
     COMMON_METADATA,
     INDEX_SUFFIX,
@@ -33,10 +47,6 @@ from pqkit.dataset.kartothek_meta import (
     choose_uuid,
     read_document,
 )
-from pqkit.dataset.layout import check_relative_path
-from pqkit.dataset.legacy_hive import canonical_text, typed_partition_column
-from pqkit.dataset.partitioning import Partitioning, unescape_path_component
-from pqkit.dataset.scan import SnapshotSource
 from pqkit.errors import DatasetError, DatasetIncomplete, ManifestCorrupted, ParquetError
 from pqkit.read.file import ParquetFile
 

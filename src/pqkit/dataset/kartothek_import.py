@@ -16,13 +16,13 @@ refused: publishing it would move a file Kartothek still lists.
 """
 import os
 
-from pqkit.dataset import fsops
 from pqkit.dataset.commit import find_latest
+from pqkit.dataset.core import fsops
+from pqkit.dataset.core.snapshot import Manifest, TableSchema, utc_now_text, with_field_ids
 from pqkit.dataset.dataset import open_dataset
 from pqkit.dataset.indices import KIND, ValueMap, indexed_field, write_segment
 from pqkit.dataset.kartothek import KartothekSource
 from pqkit.dataset.layout import Layout, new_txn
-from pqkit.dataset.manifest import Manifest, TableSchema, utc_now_text, with_field_ids
 from pqkit.dataset.publish import try_publish
 from pqkit.errors import DatasetExists, DatasetNotFound
 from pqkit.read.file import read_table

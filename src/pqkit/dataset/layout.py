@@ -39,11 +39,11 @@ import os
 import re
 import uuid
 
-from pqkit.dataset.storage import LocalStorage, ObjectStorage
+from pqkit.dataset.core.fsops import META_DIR
+from pqkit.dataset.core.storage import LocalStorage, ObjectStorage
 from pqkit.errors import DatasetError
 from pqkit.filesystems import is_url, url_filesystem
 
-META_DIR = "_pqkit"
 VERSION_DIGITS = 20
 DATA_FILE_RE = re.compile(r"part-(\d{5})-([0-9a-f]{32})\.parquet")
 TXN_RE = re.compile(r"[0-9a-f]{32}")
@@ -77,22 +77,9 @@ def file_key(seq, txn):
     return f"{txn}-{int(seq):05d}"
 
 
-def check_relative_path(path, where):
-    """A version file's data path must stay inside the root and avoid reserved names."""
-    parts = path.split("/")
-    if not path or path.startswith("/") or "\\" in path or \
-            any(p in ("", ".", "..") for p in parts):
-        raise DatasetError(f"{where}: data path {path!r} is not a relative POSIX path "
-                           "inside the dataset root")
-    if parts[0] == META_DIR or any(p.startswith(("_metadata", "_common_metadata"))
-                                   for p in parts):
-        raise DatasetError(f"{where}: data path {path!r} uses a reserved name")
-    return path
-
-
 class Layout:
     """Paths of one dataset root, and the store they are on (``storage``: a local
-    :class:`~pqkit.dataset.storage.LocalStorage` unless one is given)."""
+    :class:`~pqkit.dataset.core.storage.LocalStorage` unless one is given)."""
 
     def __init__(self, root, storage=None):
         self.storage = storage if storage is not None else LocalStorage()

@@ -21,12 +21,13 @@ the files one at a time into a new PQDS/1 dataset (memory: one file).
 import functools
 import os
 
+from pqkit.dataset.core.fsops import META_DIR
+from pqkit.dataset.core.scan import ManifestSource
 from pqkit.dataset.kartothek import KartothekSource
 from pqkit.dataset.kartothek_meta import locate as locate_kartothek
-from pqkit.dataset.layout import META_DIR, Layout, parse_version_file_name
+from pqkit.dataset.layout import Layout, parse_version_file_name
 from pqkit.dataset.legacy_hive import HiveSource, hidden
 from pqkit.dataset.rfc_manifest import SUCCESS, RfcManifestSource, manifest_path
-from pqkit.dataset.scan import ManifestSource
 from pqkit.errors import DatasetError, DatasetIncomplete, UnsupportedFeature
 from pqkit.filesystems import is_url
 
@@ -69,7 +70,7 @@ def _has_versions(layout):
 
 
 def open_source(root, layout="auto", require_success=None, *, strict=True):
-    """The :class:`~.scan.FileSource` for ``root`` in the given (or detected) layout.
+    """The :class:`~pqkit.dataset.core.scan.FileSource` for ``root`` in the given (or detected) layout.
 
     Parameters
     ----------

@@ -34,35 +34,23 @@ such a directory is refused (see :func:`pqkit.dataset.convert` to copy it
 into a PQDS/1 dataset).
 """
 import os
-import re
 
-from pqkit import datatypes as T
-from pqkit.dataset.canonical import TimestampCodec
-from pqkit.dataset.filefacts import (
+from pqkit.dataset.core.footer_snapshot import (
     merge_fields,
     read_facts,
     snapshot,
     table_schema,
     utc_text,
 )
-from pqkit.dataset.partitioning import (
-    HIVE_NULL,
-    PartitionColumn,
+from pqkit.dataset.core.partitioning import (
     Partitioning,
-    unescape_path_component,
+    canonical_text,
+    parse_partition_dirs,
+    typed_partition_column,
 )
-from pqkit.dataset.scan import SnapshotSource
-from pqkit.errors import (
-    DatasetError,
-    DatasetIncomplete,
-    DatasetNotFound,
-    ParquetError,
-    SchemaError,
-)
+from pqkit.dataset.core.scan import SnapshotSource
+from pqkit.errors import DatasetError, DatasetIncomplete, DatasetNotFound, ParquetError
 from pqkit.read.file import ParquetFile
-
-_INT_RE = re.compile(r"[+-]?\d{1,19}")
-_INT64 = (-(1 << 63), (1 << 63) - 1)
 
 
 def hidden(name):
@@ -80,18 +68,6 @@ def list_data_files(root):
             if not hidden(name) and os.path.isfile(os.path.join(dirpath, name)):
                 out.append(name if rel == "." else f"{rel}/{name}")
     return sorted(out)
-
-
-def partition_segments(relpath):
-    """[(column name, value text or None)] of the ``name=value`` directories of a path."""
-    out = []
-    for segment in relpath.split("/")[:-1]:
-        if "=" not in segment:
-            continue
-        name, _, value = segment.partition("=")
-        value = unescape_path_component(value)
-        out.append((unescape_path_component(name), None if value == HIVE_NULL else value))
-    return out
 
 
 class HiveSource(SnapshotSource):
@@ -167,7 +143,7 @@ class HiveSource(SnapshotSource):
         """({path: [value text or None per column]}, column names); inconsistent paths left out."""
         names, first, out = None, None, {}
         for rel in paths:
-            segments = partition_segments(rel)
+            segments = parse_partition_dirs(rel)
             these = [n for n, _ in segments]
             if len(set(these)) != len(these):
                 self._problem(rel, f"repeats a partition column ({these})")
@@ -198,46 +174,3 @@ class HiveSource(SnapshotSource):
 
     def _column(self, name, values, declared):
         return typed_partition_column(name, values, declared, self.root)
-
-
-def typed_partition_column(name, values, declared, where):
-    """The PartitionColumn of ``name``: the ``declared`` type (from ``_common_metadata``,
-    every value must parse as it), else int64 or string by the directory values."""
-    col = None
-    try:
-        if declared is not None:
-            try:
-                col = PartitionColumn(name, declared)
-            except SchemaError:
-                col = None                # not a partition type: infer instead
-        if col is not None:
-            for v in values:
-                canonical_text(col, v)
-            return col
-        return PartitionColumn(name, T.int64() if _all_int64(values) else T.string())
-    except (ValueError, TypeError, OverflowError) as exc:
-        raise SchemaError(f"{where}: partition column {name!r} is declared {declared} "
-                          f"in _common_metadata, but a directory value does not parse as "
-                          f"one: {exc}") from None
-    except SchemaError as exc:
-        raise SchemaError(f"{where}: {exc}") from None
-
-
-def canonical_text(column, text):
-    """The canonical text of a directory value of ``column`` (None stays None)."""
-    if text is None:
-        return None
-    if isinstance(column.codec, TimestampCodec):
-        return column.codec.from_path_text(text)
-    return column.codec.text(column.codec.raw(text))
-
-
-def _all_int64(values):
-    seen = False
-    for v in values:
-        if v is None:
-            continue
-        if not _INT_RE.fullmatch(v) or not _INT64[0] <= int(v) <= _INT64[1]:
-            return False
-        seen = True
-    return seen

@@ -12,14 +12,14 @@
 import numpy as np
 
 from pqkit.columnar.table import concat_tables
-from pqkit.dataset import fsops
 from pqkit.dataset.commit import commit_operation, load_version
+from pqkit.dataset.core import fsops
+from pqkit.dataset.core.planning import Planner, normalize_filters
+from pqkit.dataset.core.scan import row_mask
 from pqkit.dataset.dataset import open_dataset
 from pqkit.dataset.layout import Layout, data_file_name, file_key, new_txn
 from pqkit.dataset.operations import Operation
-from pqkit.dataset.planning import Planner, normalize_filters
 from pqkit.dataset.publish import try_publish
-from pqkit.dataset.scan import row_mask
 from pqkit.dataset.staging import write_data_file
 from pqkit.dataset.write import discard_staged
 from pqkit.errors import DatasetError, DatasetIncomplete
@@ -33,7 +33,7 @@ def _rewrite_entry(layout, ds, entry, table, txn, seq, writer_options):
     relpath = (directory + "/" if directory else "") + data_file_name(seq, txn)
     fields = ds.table_schema.fields
     facts = write_data_file(layout, relpath, table, fields, **writer_options)
-    from pqkit.dataset.canonical import field_to_json
+    from pqkit.dataset.core.canonical import field_to_json
     return {"key": file_key(seq, txn), "path": relpath,
             "partition": dict(entry.get("partition") or {}), **facts,
             "schema": [field_to_json(f) for f in fields]}

@@ -35,11 +35,11 @@ import numpy as np
 from pqkit import datatypes as T
 from pqkit.columnar.table import Table
 from pqkit.convert import column_from_values
+from pqkit.dataset.core.tables import as_table, cast_to_fields, plain_table
 from pqkit.dataset.dataset import open_dataset
 from pqkit.dataset.layout import Layout, new_txn
 from pqkit.dataset.maintenance import _commit, _data_table, _rewrite_entry
 from pqkit.dataset.operations import Operation
-from pqkit.dataset.staging import as_table, cast_to_fields, plain_table
 from pqkit.dataset.write import _as_partition_type, _stage, discard_staged
 from pqkit.errors import DatasetError, SchemaError
 

@@ -35,17 +35,19 @@ with everything except overwrite (not retryable).
 """
 from pqkit import datatypes as T
 from pqkit._version import __version__
-from pqkit.dataset.canonical import field_from_json, field_to_json
-from pqkit.dataset.layout import check_relative_path, data_file_name
-from pqkit.dataset.manifest import (
+from pqkit.dataset.core.canonical import field_from_json, field_to_json
+from pqkit.dataset.core.fsops import check_relative_path
+from pqkit.dataset.core.partitioning import PartitionColumn, Partitioning
+from pqkit.dataset.core.snapshot import (
     DEFAULT_PROPERTIES,
     FORMAT,
     FORMAT_VERSION,
     TableSchema,
     utc_now_text,
+    widens,
     with_field_ids,
 )
-from pqkit.dataset.partitioning import PartitionColumn, Partitioning
+from pqkit.dataset.layout import data_file_name
 from pqkit.errors import CommitConflict, DatasetExists, SchemaError
 
 ENGINE = f"pqkit {__version__}"
@@ -309,7 +311,7 @@ class Operation:
 
 
 def _fid(f):
-    from pqkit.dataset.canonical import field_id
+    from pqkit.dataset.core.canonical import field_id
     return field_id(f) or 0
 
 
@@ -325,7 +327,7 @@ def _staged_partitioning(entries, partition_by):
     if partition_by is not None and names != partition_by:
         raise SchemaError(f"partition_by {partition_by} but the files are partitioned by "
                           f"{names}")
-    from pqkit.dataset.canonical import type_from_json
+    from pqkit.dataset.core.canonical import type_from_json
     return Partitioning([PartitionColumn(n, type_from_json(types[n], "partition_types"))
                          for n in names])
 
@@ -353,21 +355,6 @@ def _merged_entry_fields(entries, base):
     with_schema = sum(1 for e in entries if "schema" in e)
     return [f if seen_in[f.name] == with_schema else T.Field(f.name, f.type, True, f.metadata)
             for f in merged.values()]
-
-
-_WIDENINGS = {("int8", "int16"), ("int8", "int32"), ("int8", "int64"), ("int16", "int32"),
-              ("int16", "int64"), ("int32", "int64"), ("uint8", "uint16"), ("uint8", "uint32"),
-              ("uint8", "uint64"), ("uint16", "uint32"), ("uint16", "uint64"),
-              ("uint32", "uint64"), ("float", "double"), ("halffloat", "float"),
-              ("halffloat", "double")}
-
-
-def widens(old, new):
-    """Whether type ``new`` is an allowed widening of ``old`` (§3.9)."""
-    if (str(old), str(new)) in _WIDENINGS:
-        return True
-    return isinstance(old, T.DecimalType) and isinstance(new, T.DecimalType) and \
-        new.scale == old.scale and new.precision > old.precision
 
 
 def evolve(base_fields, target_fields, allowed):
@@ -405,7 +392,7 @@ def evolve(base_fields, target_fields, allowed):
     if extra and not allowed:
         raise SchemaError(f"column {extra[0].name!r} is not in the dataset (columns "
                           f"{[f.name for f in base_fields]}); pass evolve_schema=True to add it")
-    from pqkit.dataset.manifest import max_field_id
+    from pqkit.dataset.core.snapshot import max_field_id
     added, _ = with_field_ids([T.Field(f.name, f.type, True, f.metadata) for f in extra],
                               max_field_id(base_fields) + 1, {}, keep_own=True)
     return out + added

@@ -32,9 +32,9 @@ import os
 from pqkit import datatypes as T
 from pqkit.columnar.table import Table
 from pqkit.convert import column_from_values
-from pqkit.dataset import fsops
+from pqkit.dataset.core import fsops
+from pqkit.dataset.core.planning import PQKIT_OPS
 from pqkit.dataset.layout import HIDDEN, hidden_name
-from pqkit.dataset.planning import PQKIT_OPS
 from pqkit.errors import ParquetError
 from pqkit.read.file import read_table
 from pqkit.read.footer import read_metadata

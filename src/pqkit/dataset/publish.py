@@ -23,8 +23,9 @@ import os
 import struct
 
 from pqkit import format as fmt
-from pqkit.dataset import fsops, planindex
+from pqkit.dataset import planindex
 from pqkit.dataset.commit import find_latest, load_latest, load_version
+from pqkit.dataset.core import fsops
 from pqkit.dataset.layout import DATA_FILE_RE
 from pqkit.errors import DatasetIncomplete, ManifestCorrupted
 from pqkit.read.footer import read_metadata

@@ -19,11 +19,11 @@ version gives them, their size taken from the snapshot (no HEAD). Only when the 
 later version retired (overwrite, delete, compact) was copied to its shadow key;
 an older version reading it finds it there after the visible key's 404.
 """
-from pqkit.dataset import fsops
+from pqkit.dataset.core import fsops
+from pqkit.dataset.core.scan import FileSource
+from pqkit.dataset.core.snapshot import Manifest
+from pqkit.dataset.core.storage import ObjectStorage
 from pqkit.dataset.layout import Layout, parse_version_file_name
-from pqkit.dataset.manifest import Manifest
-from pqkit.dataset.scan import FileSource
-from pqkit.dataset.storage import ObjectStorage
 from pqkit.errors import DatasetIncomplete, DatasetNotFound, ManifestCorrupted
 from pqkit.filesystems import url_filesystem
 from pqkit.read.file import ParquetFile

@@ -33,22 +33,22 @@ its size and footer row count equal the stated facts and its schema hash the
 manifest's, and the row counts add up to ``row_count`` (``ManifestCorrupted``).
 ``sha256`` is checked by ``verify(level="sha256")`` and by repair, which read
 every byte. Per-file bounds for planning come from the parts' footers
-(:mod:`.filefacts`), never from the manifest's ``stats``.
+(:mod:`pqkit.dataset.core.footer_snapshot`), never from the manifest's ``stats``.
 """
 import os
 
-from pqkit.dataset import fsops
-from pqkit.dataset.filefacts import (
+from pqkit.dataset.core import fsops
+from pqkit.dataset.core.footer_snapshot import (
     merge_fields,
     read_facts,
     snapshot,
     table_schema,
     utc_text,
 )
-from pqkit.dataset.layout import check_relative_path
-from pqkit.dataset.partitioning import Partitioning
+from pqkit.dataset.core.fsops import check_relative_path
+from pqkit.dataset.core.partitioning import Partitioning
+from pqkit.dataset.core.scan import SnapshotSource
 from pqkit.dataset.rfc_schema import file_schema_hash, hash_matches
-from pqkit.dataset.scan import SnapshotSource
 from pqkit.errors import (
     DatasetError,
     DatasetIncomplete,

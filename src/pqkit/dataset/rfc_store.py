@@ -25,8 +25,8 @@ import os
 import shutil
 
 from pqkit.dataset import rfc_write
+from pqkit.dataset.core.fsops import check_relative_path
 from pqkit.dataset.dataset import open_dataset
-from pqkit.dataset.layout import check_relative_path
 from pqkit.dataset.rfc_manifest import SUCCESS, manifest_path
 from pqkit.errors import AlreadyExists, DatasetError, DatasetNotFound, ManifestCorrupted
 

@@ -25,10 +25,12 @@ import os
 import re
 
 from pqkit.columnar.table import Table
-from pqkit.dataset import fsops
-from pqkit.dataset.filefacts import read_facts
-from pqkit.dataset.layout import META_DIR, new_txn
-from pqkit.dataset.manifest import DEFAULT_PROPERTIES, utc_now_text
+from pqkit.dataset.core import fsops
+from pqkit.dataset.core.footer_snapshot import read_facts
+from pqkit.dataset.core.fsops import META_DIR
+from pqkit.dataset.core.snapshot import DEFAULT_PROPERTIES, utc_now_text
+from pqkit.dataset.core.tables import HashingSink, as_table, cast_to_fields, new_writer, plain_table
+from pqkit.dataset.layout import new_txn
 from pqkit.dataset.rfc_manifest import (
     MANIFEST_NAMES,
     SUCCESS,
@@ -37,13 +39,6 @@ from pqkit.dataset.rfc_manifest import (
     read_manifest,
 )
 from pqkit.dataset.rfc_schema import file_schema_hash, hash_matches
-from pqkit.dataset.staging import (
-    HashingSink,
-    as_table,
-    cast_to_fields,
-    new_writer,
-    plain_table,
-)
 from pqkit.errors import DatasetError, DatasetExists, ManifestCorrupted, SchemaError
 
 MODES = ("create", "overwrite", "append")
@@ -202,7 +197,7 @@ def _part_names(count, keep):
 
 def _write_part(root, name, txn, table, fields, stats_columns, options):
     """Write one part to its hidden temporary name; returns its manifest entry and paths."""
-    from pqkit.dataset.filestats import file_statistics
+    from pqkit.dataset.core.entry_stats import file_statistics
     tmp = os.path.join(root, f".{name}.{txn}.tmp")
     with open(tmp, "xb") as f:
         sink = HashingSink(f)

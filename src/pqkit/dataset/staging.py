@@ -9,76 +9,17 @@ lists for it, plus two staging-only keys the commit consumes
 values were given as). Nothing is visible to any reader until a commit lists
 the entry and the publish step moves the file to its visible path.
 """
-import hashlib
-
 from pqkit import datatypes as T
-from pqkit.columnar.nested import DictionaryColumn
 from pqkit.columnar.table import Table
-from pqkit.convert import column_from_values, table_from_data
-from pqkit.dataset import fsops
-from pqkit.dataset.canonical import field_to_json, type_to_json
-from pqkit.dataset.filestats import codec_name, file_statistics
+from pqkit.convert import column_from_values
+from pqkit.dataset.core import fsops
+from pqkit.dataset.core.canonical import field_to_json, type_to_json
+from pqkit.dataset.core.entry_stats import codec_name, file_statistics
+from pqkit.dataset.core.partitioning import PartitionColumn, Partitioning
+from pqkit.dataset.core.snapshot import DEFAULT_PROPERTIES, with_field_ids
+from pqkit.dataset.core.tables import HashingSink, as_table, cast_to_fields, new_writer, plain_table
 from pqkit.dataset.layout import Layout, data_file_name, file_key, new_txn
-from pqkit.dataset.manifest import DEFAULT_PROPERTIES, with_field_ids
-from pqkit.dataset.partitioning import PartitionColumn, Partitioning
-from pqkit.errors import DatasetNotFound, SchemaError
-from pqkit.write.file import ParquetWriter
-
-
-class HashingSink:
-    """The binary sink the writer sees: bytes go to the file and into a sha256."""
-
-    def __init__(self, f):
-        self.f = f
-        self.hash = hashlib.sha256()
-        self.size = 0
-
-    def write(self, data):
-        self.f.write(data)
-        self.hash.update(data)
-        self.size += len(data)
-        return len(data)
-
-
-def new_writer(sink, fields, options):
-    """A ParquetWriter on ``sink``; an unknown writer option is the caller's SchemaError."""
-    try:
-        return ParquetWriter(sink, fields, **options)
-    except TypeError as exc:
-        raise SchemaError(f"bad writer option: {exc}") from None
-
-
-def plain_table(table):
-    """``table`` with dictionary columns decoded: a dataset stores values, not dictionaries."""
-    cols, fields = [], []
-    for f, col in zip(table.schema, table.columns):
-        if isinstance(col, DictionaryColumn):
-            col = col.decode()
-            f = T.Field(f.name, col.type, f.nullable, f.metadata)
-        cols.append(col)
-        fields.append(f)
-    return Table(cols, fields, table.metadata)
-
-
-def as_table(data):
-    """A pqkit Table of ``data``: a Table, a dict of columns, a pandas DataFrame, or any
-    producer of the Arrow PyCapsule interface (pyarrow, polars, DuckDB, ...)."""
-    if isinstance(data, Table):
-        return data
-    if _arrow_producer(data):
-        return Table.from_arrow(data)
-    try:
-        return table_from_data(data)
-    except SchemaError:
-        raise
-    except (TypeError, ValueError, OverflowError) as exc:   # user data that is not tabular
-        raise SchemaError(f"cannot make a table of the data: {exc}") from None
-
-
-def _arrow_producer(data):
-    # A pandas frame may export Arrow too, but its own path keeps the pandas metadata.
-    return (hasattr(data, "__arrow_c_stream__") or hasattr(data, "__arrow_c_array__")) and \
-        not isinstance(data, dict) and not type(data).__module__.startswith("pandas")
+from pqkit.errors import DatasetNotFound
 
 
 def write_data_file(layout, relpath, table, fields, *, stats_columns=32, **writer_options):
@@ -200,7 +141,7 @@ def data_fields(table, known_fields):
 
     Columns the dataset lacks get fresh ids after the largest one in use.
     """
-    from pqkit.dataset.manifest import max_field_id
+    from pqkit.dataset.core.snapshot import max_field_id
     known = {f.name: f for f in (known_fields or [])}
     fields = []
     for f in table.schema:
@@ -214,20 +155,3 @@ def data_fields(table, known_fields):
 
 def _same_nullable_or_wider(old, new):
     return old.nullable or not new.nullable
-
-
-def cast_to_fields(table, fields):
-    """The table's columns converted to ``fields``' types (SchemaError if one does not fit)."""
-    cols = []
-    for f, col in zip(fields, table.columns):
-        if col.type != f.type:
-            try:
-                col = column_from_values(col, f.type)
-            except SchemaError as exc:
-                raise SchemaError(f"column {f.name!r} ({col.type}) does not fit the dataset's "
-                                  f"type {f.type}: {exc}") from None
-        if not f.nullable and col.null_count:
-            raise SchemaError(f"column {f.name!r} is not nullable in the dataset but holds "
-                              f"{col.null_count} nulls")
-        cols.append(col)
-    return Table(cols, fields)

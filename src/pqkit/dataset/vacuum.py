@@ -31,11 +31,12 @@ import os
 import re
 import time
 
-from pqkit.dataset import fsops, planindex
+from pqkit.dataset import planindex
 from pqkit.dataset.commit import find_latest, list_versions, load_version
+from pqkit.dataset.core import fsops
+from pqkit.dataset.core.snapshot import parse_utc
 from pqkit.dataset.indices import manifest_indices
 from pqkit.dataset.layout import DATA_FILE_RE, Layout
-from pqkit.dataset.manifest import parse_utc
 from pqkit.dataset.publish import _write_derived, publish, unhide, visible_data_files
 from pqkit.errors import DatasetError, DatasetIncomplete, ManifestCorrupted
 

@@ -16,15 +16,16 @@ import copy
 
 from pqkit import datatypes as T
 from pqkit.columnar.table import Table
-from pqkit.dataset import fsops
 from pqkit.dataset.commit import commit_operation, load_latest
+from pqkit.dataset.core import fsops
+from pqkit.dataset.core.partitioning import PartitionColumn, Partitioning
+from pqkit.dataset.core.snapshot import max_field_id, widens, with_field_ids
+from pqkit.dataset.core.tables import as_table, cast_to_fields, plain_table
 from pqkit.dataset.indices import append_segments, manifest_indices, remove_segments
 from pqkit.dataset.layout import Layout, data_file_name, file_key, new_txn
-from pqkit.dataset.manifest import max_field_id, with_field_ids
-from pqkit.dataset.operations import Operation, scope_matches, widens
-from pqkit.dataset.partitioning import PartitionColumn, Partitioning
+from pqkit.dataset.operations import Operation, scope_matches
 from pqkit.dataset.publish import try_publish
-from pqkit.dataset.staging import as_table, cast_to_fields, plain_table, write_data_file
+from pqkit.dataset.staging import write_data_file
 from pqkit.errors import DatasetExists, SchemaError
 
 MODES = ("create", "append", "overwrite", "replace_partitions")
@@ -222,7 +223,7 @@ def _stage(layout, partitioning, texts, table, fields, txn, seq, stats_columns, 
     facts = write_data_file(layout, relpath, table, fields, stats_columns=stats_columns,
                             **options)
     fsops.crash_point("stage.written")
-    from pqkit.dataset.canonical import field_to_json, type_to_json
+    from pqkit.dataset.core.canonical import field_to_json, type_to_json
     return {"key": file_key(seq, txn), "path": relpath, "partition": dict(texts), **facts,
             "schema": [field_to_json(f) for f in fields],
             "partition_types": {c.name: type_to_json(c.type) for c in partitioning.columns}}
@@ -337,7 +338,7 @@ def commit(root, file_entries, *, mode, partition_by=None, run_id=None, schema=N
 
 
 def _entries_partitioning(entries, names):
-    from pqkit.dataset.canonical import type_from_json
+    from pqkit.dataset.core.canonical import type_from_json
     types = (entries[0].get("partition_types") or {}) if entries else {}
     missing = [n for n in names if n not in types]
     if missing:

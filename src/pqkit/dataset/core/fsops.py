@@ -21,6 +21,8 @@ import signal
 import sys
 import uuid
 
+from pqkit.errors import DatasetError
+
 CRASH_ENV = "PQKIT_DATASET_CRASH_AT"
 _crash_counts = {}
 
@@ -225,3 +227,21 @@ class FileLock:
                 msvcrt.locking(self.fd, msvcrt.LK_UNLCK, 1)
             os.close(self.fd)       # closing the descriptor releases flock
             self.fd = None
+
+
+# The directory under a dataset root that pqkit keeps for itself (PQDS/1 §3.2); no
+# format's data path may enter it.
+META_DIR = "_pqkit"
+
+
+def check_relative_path(path, where):
+    """A version file's data path must stay inside the root and avoid reserved names."""
+    parts = path.split("/")
+    if not path or path.startswith("/") or "\\" in path or \
+            any(p in ("", ".", "..") for p in parts):
+        raise DatasetError(f"{where}: data path {path!r} is not a relative POSIX path "
+                           "inside the dataset root")
+    if parts[0] == META_DIR or any(p.startswith(("_metadata", "_common_metadata"))
+                                   for p in parts):
+        raise DatasetError(f"{where}: data path {path!r} uses a reserved name")
+    return path

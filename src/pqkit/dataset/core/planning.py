@@ -26,7 +26,7 @@ int64/uint64 and timestamps, Decimal, str, bytes), never through float64.
 import math
 
 from pqkit import datatypes as T
-from pqkit.dataset.canonical import codec_for
+from pqkit.dataset.core.canonical import codec_for
 from pqkit.errors import SchemaError
 
 OPS = ("==", "!=", "<", "<=", ">", ">=", "in", "not in", "is_null", "is_not_null")

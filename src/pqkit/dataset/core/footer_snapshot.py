@@ -1,7 +1,7 @@
 """Facts about Parquet files pqkit did not write, read from their footers (legacy layouts).
 
 A plain Hive directory and an RFC-style single-manifest dataset have no PQDS/1
-version file, so their *snapshot* (:class:`~.manifest.Manifest`) is built here
+version file, so their *snapshot* (:class:`~pqkit.dataset.core.snapshot.Manifest`) is built here
 from one footer read per file: row count, row groups, codec, the file's fields,
 and per-file bounds for planning.
 
@@ -12,7 +12,7 @@ pruning stays sound on files from any writer:
   without it have no defined order for ``min_value``/``max_value``);
 * no known writer bug of :mod:`pqkit.inspect.verify.writer_bugs` touches the column's
   bounds or null counts;
-* the physical type is the one :mod:`.filestats` decodes for the field's type
+* the physical type is the one :mod:`pqkit.dataset.core.entry_stats` decodes for the field's type
   (decimals stored as INT32/INT64, INT96 and second-unit timestamps, fixed-size
   binary and float16 get none); float columns also need ``nan_count``.
 
@@ -23,9 +23,8 @@ import datetime
 import os
 
 from pqkit import datatypes as T
-from pqkit.dataset.filestats import codec_name, file_statistics
-from pqkit.dataset.manifest import FORMAT, FORMAT_VERSION, Manifest, TableSchema
-from pqkit.dataset.operations import widens
+from pqkit.dataset.core.entry_stats import codec_name, file_statistics
+from pqkit.dataset.core.snapshot import FORMAT, FORMAT_VERSION, Manifest, TableSchema, widens
 from pqkit.errors import DatasetError, ParquetError, SchemaError
 from pqkit.format import Type
 from pqkit.inspect.verify.ordering import orderings
@@ -47,7 +46,7 @@ class FileFacts:
     codec : str
         Compression of the first column chunk, lower case.
     stats : dict
-        Per-column bounds in PQDS/1 form (see :mod:`.filestats`), trusted columns only.
+        Per-column bounds in PQDS/1 form (see :mod:`pqkit.dataset.core.entry_stats`), trusted columns only.
     """
 
     __slots__ = ("fields", "size", "row_count", "row_groups", "codec", "stats")
@@ -115,7 +114,7 @@ def trusted_statistics(fields, md, row_groups, limit=32):
 
 
 def _physical_matches(t, node, ordering):
-    """Whether ``node`` stores type ``t`` the way :mod:`.filestats` decodes it."""
+    """Whether ``node`` stores type ``t`` the way :mod:`pqkit.dataset.core.entry_stats` decodes it."""
     phys = node.physical_type
     if isinstance(t, T.DictionaryType):
         t = t.value_type
@@ -213,7 +212,7 @@ def utc_text(value):
 
 def snapshot(entries, schema, partitioning, *, committed_at_utc, operation, where,
              dataset_key=None, properties=None, metadata=None):
-    """The one-version :class:`~.manifest.Manifest` of a legacy layout (version 0)."""
+    """The one-version :class:`~pqkit.dataset.core.snapshot.Manifest` of a legacy layout (version 0)."""
     data = {
         "format": FORMAT, "format_version": FORMAT_VERSION,
         "reader_features": [], "writer_features": [],

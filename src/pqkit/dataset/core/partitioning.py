@@ -13,6 +13,8 @@ The empty string is refused (Spark and Hive turn it into null, pyarrow writes
 ``k=``, which Spark rejects) unless the caller asks for ``empty_string_as_null``;
 the literal ``__HIVE_DEFAULT_PARTITION__`` is refused as a value.
 """
+import re
+
 import numpy as np
 
 from pqkit import datatypes as T
@@ -20,12 +22,7 @@ from pqkit.columnar.column import BinaryColumn, PrimitiveColumn
 from pqkit.columnar.fixed import DecimalColumn
 from pqkit.columnar.nested import DictionaryColumn, nulls
 from pqkit.convert import column_from_values
-from pqkit.dataset.canonical import (
-    TimestampCodec,
-    codec_for,
-    type_from_json,
-    type_to_json,
-)
+from pqkit.dataset.core.canonical import TimestampCodec, codec_for, type_from_json, type_to_json
 from pqkit.errors import SchemaError
 
 HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
@@ -307,3 +304,50 @@ def _factorize(col):
     for i, v in enumerate(_raw_values(col)):
         codes[i] = seen.setdefault(v, len(seen))
     return codes, list(seen)
+
+
+_INT_RE = re.compile(r"[+-]?\d{1,19}")
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def typed_partition_column(name, values, declared, where):
+    """The PartitionColumn of ``name``: the ``declared`` type (from ``_common_metadata``,
+    every value must parse as it), else int64 or string by the directory values."""
+    col = None
+    try:
+        if declared is not None:
+            try:
+                col = PartitionColumn(name, declared)
+            except SchemaError:
+                col = None                # not a partition type: infer instead
+        if col is not None:
+            for v in values:
+                canonical_text(col, v)
+            return col
+        return PartitionColumn(name, T.int64() if _all_int64(values) else T.string())
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise SchemaError(f"{where}: partition column {name!r} is declared {declared} "
+                          f"in _common_metadata, but a directory value does not parse as "
+                          f"one: {exc}") from None
+    except SchemaError as exc:
+        raise SchemaError(f"{where}: {exc}") from None
+
+
+def canonical_text(column, text):
+    """The canonical text of a directory value of ``column`` (None stays None)."""
+    if text is None:
+        return None
+    if isinstance(column.codec, TimestampCodec):
+        return column.codec.from_path_text(text)
+    return column.codec.text(column.codec.raw(text))
+
+
+def _all_int64(values):
+    seen = False
+    for v in values:
+        if v is None:
+            continue
+        if not _INT_RE.fullmatch(v) or not _INT64[0] <= int(v) <= _INT64[1]:
+            return False
+        seen = True
+    return seen

@@ -4,7 +4,7 @@ A *file source* (:class:`FileSource`) says where file entries and their bytes
 come from. For PQDS/1 it is the version files (:class:`ManifestSource`);
 sources for other layouts (plain Hive directories, ``_SUCCESS``-only
 directories, …) provide the same three things: the latest version number, a
-:class:`~.manifest.Manifest` per version, and the absolute path of a file entry.
+:class:`~pqkit.dataset.core.snapshot.Manifest` per version, and the absolute path of a file entry.
 
 Resolving a PQDS/1 data path tries ``root/<path>``, then its hidden copy under
 ``_pqkit/shadow/`` (``p=a/_part-….parquet.shadow``, or one of the two older names,
@@ -27,7 +27,6 @@ from pqkit.columnar.nested import nulls
 from pqkit.columnar.table import Table
 from pqkit.convert import column_from_values
 from pqkit.dataset import planindex
-from pqkit.dataset.canonical import codec_for
 from pqkit.dataset.commit import (
     find_latest,
     list_versions,
@@ -35,9 +34,11 @@ from pqkit.dataset.commit import (
     load_readable,
     load_version,
 )
-from pqkit.dataset.layout import Layout, check_relative_path
-from pqkit.dataset.manifest import Manifest
-from pqkit.dataset.planning import PQKIT_OPS, term_holds
+from pqkit.dataset.core.canonical import codec_for
+from pqkit.dataset.core.fsops import check_relative_path
+from pqkit.dataset.core.planning import PQKIT_OPS, term_holds
+from pqkit.dataset.core.snapshot import Manifest
+from pqkit.dataset.layout import Layout
 from pqkit.errors import DatasetError, DatasetIncomplete, ManifestCorrupted, SchemaError
 from pqkit.read.file import ParquetFile
 
@@ -58,7 +59,7 @@ class FileSource:
         raise NotImplementedError
 
     def load(self, version):
-        """The full :class:`~.manifest.Manifest` of ``version``."""
+        """The full :class:`~pqkit.dataset.core.snapshot.Manifest` of ``version``."""
         raise NotImplementedError
 
     def resolve(self, entry):

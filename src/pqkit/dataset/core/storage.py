@@ -4,7 +4,7 @@ PQDS/1 commits a version by creating ``_pqkit/versions/_<n>.json`` only if it
 does not exist (§3.6). The two stores give that in different ways:
 
 * :class:`LocalStorage` (POSIX, NFS, Windows): write a temporary file, fsync,
-  then hard-link it to the version name (:func:`pqkit.dataset.fsops.publish_if_absent`);
+  then hard-link it to the version name (:func:`pqkit.dataset.core.fsops.publish_if_absent`);
 * :class:`ObjectStorage` (S3 and S3-compatible stores through fsspec): one PUT
   with ``If-None-Match: *`` (fsspec's ``pipe_file(..., mode="create")``). The
   store answers 412 Precondition Failed when the key exists, which s3fs raises
@@ -28,7 +28,7 @@ import contextlib
 import os
 import uuid
 
-from pqkit.dataset import fsops
+from pqkit.dataset.core import fsops
 from pqkit.errors import UnsupportedFeature
 
 __all__ = ["LocalStorage", "ObjectStorage"]

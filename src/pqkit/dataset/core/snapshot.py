@@ -25,9 +25,9 @@ import hashlib
 import json
 
 from pqkit import datatypes as T
-from pqkit.dataset.canonical import field_from_json, field_id, field_to_json
-from pqkit.dataset.fsops import read_json
-from pqkit.dataset.partitioning import Partitioning
+from pqkit.dataset.core.canonical import field_from_json, field_id, field_to_json
+from pqkit.dataset.core.fsops import read_json
+from pqkit.dataset.core.partitioning import Partitioning
 from pqkit.errors import ManifestCorrupted, SchemaError, UnsupportedFeature
 
 FORMAT = "pqds"
@@ -297,3 +297,17 @@ def _features(data, key, where):
                                 f"{names!r:.80}")
     return set(names)
 
+
+_WIDENINGS = {("int8", "int16"), ("int8", "int32"), ("int8", "int64"), ("int16", "int32"),
+              ("int16", "int64"), ("int32", "int64"), ("uint8", "uint16"), ("uint8", "uint32"),
+              ("uint8", "uint64"), ("uint16", "uint32"), ("uint16", "uint64"),
+              ("uint32", "uint64"), ("float", "double"), ("halffloat", "float"),
+              ("halffloat", "double")}
+
+
+def widens(old, new):
+    """Whether type ``new`` is an allowed widening of ``old`` (§3.9)."""
+    if (str(old), str(new)) in _WIDENINGS:
+        return True
+    return isinstance(old, T.DecimalType) and isinstance(new, T.DecimalType) and \
+        new.scale == old.scale and new.precision > old.precision

@@ -4,7 +4,7 @@ Only ``min_value``/``max_value`` are used (the type-defined order pqkit's
 writer records), never the deprecated ``min``/``max``. A column gets an entry
 only when every row group has statistics for it; a row group of only nulls
 (and NaNs) contributes its counts but no bounds. Bounds are canonical text
-(:mod:`.canonical`)::
+(:mod:`pqkit.dataset.core.canonical`)::
 
     "id":   {"min": "1", "max": "500000", "nulls": 0}
     "x":    {"min": "-0.0", "max": "2.5", "nulls": 3, "nans": 1}
@@ -17,7 +17,7 @@ that is impossible.
 import struct
 
 from pqkit import datatypes as T
-from pqkit.dataset.canonical import BOUND_BYTES, codec_for, truncate_max, truncate_min
+from pqkit.dataset.core.canonical import BOUND_BYTES, codec_for, truncate_max, truncate_min
 from pqkit.format import CompressionCodec
 
 _TS_STORED = {"s": 1000}          # timestamp[s] / time32[s] are stored as milliseconds
