@@ -10,7 +10,7 @@ written today to exactly those names, so tests can run today's code on it.
 """
 import os
 
-from pqkit.dataset.layout import HIDDEN, SHADOW_SUFFIX, Layout
+from pqkit.dataset.pqds.paths import HIDDEN, SHADOW_SUFFIX, Layout
 
 KEPT = {"_latest"}          # a name that had its prefix from the start
 

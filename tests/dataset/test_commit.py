@@ -10,9 +10,9 @@ from dshelpers import pyarrow_rows, row_set
 
 import pqkit.dataset as pds
 from pqkit import DatasetError, DatasetIncomplete, DatasetNotFound, ManifestCorrupted, SchemaError
-from pqkit.dataset.commit import _cache
 from pqkit.dataset.core import fsops
-from pqkit.dataset.layout import SHADOW_SUFFIX, Layout, new_txn
+from pqkit.dataset.pqds.commit import _cache
+from pqkit.dataset.pqds.paths import SHADOW_SUFFIX, Layout, new_txn
 
 
 # --- the link-if-absent primitive -----------------------------------------------------------------
@@ -208,8 +208,8 @@ def test_vacuum_respects_the_grace_period_for_staged_files(tmp_path):
 
 def test_vacuumed_versions_make_stale_writers_conflict(tmp_path):
     from pqkit import CommitConflict
-    from pqkit.dataset.commit import commit_operation
-    from pqkit.dataset.operations import Operation
+    from pqkit.dataset.pqds.commit import commit_operation
+    from pqkit.dataset.pqds.operations import Operation
     root = str(tmp_path / "ds")
     pds.write(root, {"x": [1]})
     e = pds.stage_file(root, {"x": [2]})
@@ -242,7 +242,7 @@ def test_lost_races_retry_past_ten_attempts_until_the_patience_runs_out(tmp_path
     import importlib
 
     from pqkit import CommitConflict
-    commit = importlib.import_module("pqkit.dataset.commit")
+    commit = importlib.import_module("pqkit.dataset.pqds.commit")
     storage = importlib.import_module("pqkit.dataset.core.storage")
     root = str(tmp_path / "ds")
     pds.write(root, {"a": [1]}, mode="create")

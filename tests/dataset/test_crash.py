@@ -14,7 +14,7 @@ import pytest
 from dshelpers import pyarrow_rows, pyarrow_rows_untyped, row_set, run_forked
 
 import pqkit.dataset as pds
-from pqkit.dataset.layout import Layout
+from pqkit.dataset.pqds.paths import Layout
 
 STEPS_BEFORE_COMMIT = ["stage.partial", "stage.written", "commit.tmp_partial",
                        "commit.tmp_written"]

@@ -18,10 +18,10 @@ from dshelpers import pyarrow_rows, row_set
 import pqkit.dataset as pds
 from dataset_states import unprefixed_files
 from legacy_names import prefixed_files, to_legacy_names
-from pqkit.dataset.indices import check_segments_present, manifest_indices, read_segment
-from pqkit.dataset.layout import Layout
+from pqkit.dataset.pqds.index_segments import check_segments_present, manifest_indices, read_segment
+from pqkit.dataset.pqds.paths import Layout
 
-commit = importlib.import_module("pqkit.dataset.commit")
+commit = importlib.import_module("pqkit.dataset.pqds.commit")
 
 
 def _legacy_dataset(root, shadow_suffix=True):

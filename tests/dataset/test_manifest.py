@@ -9,8 +9,8 @@ import pqkit
 import pqkit.dataset as pds
 import pqkit.datatypes as T
 from pqkit import DatasetNotFound, ManifestCorrupted, UnsupportedFeature
-from pqkit.dataset.commit import _cache
-from pqkit.dataset.layout import Layout
+from pqkit.dataset.pqds.commit import _cache
+from pqkit.dataset.pqds.paths import Layout
 
 
 def _version_json(root, v):

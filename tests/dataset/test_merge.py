@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 import pqkit.dataset as pds
 from pqkit import CommitConflict, DatasetError, SchemaError
-from pqkit.dataset import merging as merge_module
-from pqkit.dataset.layout import Layout
+from pqkit.dataset.pqds import merging as merge_module
+from pqkit.dataset.pqds.paths import Layout
 
 COLUMNS = ["id", "p", "v"]
 

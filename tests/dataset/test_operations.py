@@ -11,9 +11,9 @@ from dshelpers import pyarrow_rows, row_set
 
 import pqkit.dataset as pds
 from pqkit import CommitConflict, DatasetExists, SchemaError
-from pqkit.dataset.commit import commit_operation
-from pqkit.dataset.layout import Layout, new_txn
-from pqkit.dataset.operations import Operation
+from pqkit.dataset.pqds.commit import commit_operation
+from pqkit.dataset.pqds.operations import Operation
+from pqkit.dataset.pqds.paths import Layout, new_txn
 
 
 def _base(root):

@@ -20,7 +20,7 @@ from dshelpers import pyarrow_rows, pyarrow_rows_untyped, row_set
 import pqkit.dataset as pds
 import pqkit.datatypes as T
 from pqkit import SchemaError
-from pqkit.dataset.layout import Layout
+from pqkit.dataset.pqds.paths import Layout
 
 SPECIAL = ["a/b", "k=v", "50%", "12:30", "why?", "#1", "two words", "é", "a+b", None,
            "%2F", "__x", ".hidden", "<tag>|", "back\\slash", "日本"]

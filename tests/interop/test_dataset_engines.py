@@ -20,7 +20,7 @@ import pytest
 
 import pqkit.dataset as pds
 from dataset_states import lifecycle_states, parquet_files_under, rows, unprefixed_files
-from pqkit.dataset.layout import Layout
+from pqkit.dataset.pqds.paths import Layout
 
 pytestmark = pytest.mark.interop
 

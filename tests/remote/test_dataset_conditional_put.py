@@ -13,7 +13,7 @@ import fsspec
 import pytest
 
 from pqkit.dataset.core.storage import ObjectStorage
-from pqkit.dataset.layout import Layout
+from pqkit.dataset.pqds.paths import Layout
 from pqkit.errors import UnsupportedFeature
 from s3server import BUCKET
 

@@ -10,7 +10,7 @@ action shows a rich progress bar on stderr.
 JSON documents (``--json``, schema version 1) carry the common keys of
 :mod:`pqkit.cli.dataset_cmd` plus ``dry_run`` and:
 
-* vacuum: ``result`` = :func:`pqkit.dataset.vacuum`'s dict (``versions_deleted``,
+* vacuum: ``result`` = :func:`pqkit.dataset.pqds.vacuum`'s dict (``versions_deleted``,
   ``files_deleted``, ``dirs_removed``);
 * compact: ``version_before``, ``version``, ``groups`` (lists of paths rewritten
   together), ``files_before``, ``files``;

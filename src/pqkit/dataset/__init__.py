@@ -19,11 +19,11 @@ pinned to a version, and planning needs no directory listing::
 Distributed writers stage files with :func:`stage_file` (e.g. on Spark
 executors) and commit them as one version with :func:`commit`. :func:`merge`
 upserts or deletes by key (copy-on-write). Maintenance: :func:`delete`, :func:`compact`, :func:`restore`, :func:`tag`, :func:`vacuum`,
-:func:`repair`, :func:`publish`. Inverted indices (:mod:`.indices`):
+:func:`repair`, :func:`publish`. Inverted indices (:mod:`pqkit.dataset.pqds.index_segments`):
 :func:`build_index` indexes a column, appends index their own files in the same
 commit, ``==``/``in`` filters on it prune files, :func:`optimize_index` merges the
 segments. Versions of 1000 files or more also get a
-derived planning index (:mod:`.planindex`), so that a partition query reads a
+derived planning index (:mod:`pqkit.dataset.pqds.file_list`), so that a partition query reads a
 page of it instead of parsing the whole JSON file list. The design is
 ``docs/DATASET.md`` (PQDS/1).
 
@@ -50,16 +50,13 @@ store behind the commit: a link locally, a conditional PUT on an object store),
 ``kartothek`` / ``kartothek_import`` (Kartothek v4: metadata, read-only source, import),
 ``rfc_schema`` (RFC-0008's schema_hash), ``rfc_store`` (RFC-0008's API names).
 """
-from pqkit.dataset import index_ops as _index_ops, maintenance as _maintenance, merging as _merging
-from pqkit.dataset.commit import find_latest
 from pqkit.dataset.core.partitioning import (
     HIVE_NULL,
     escape_path_component,
     parse_partition_dirs,
     unescape_path_component,
 )
-from pqkit.dataset.core.scan import FileSource, ManifestSource
-from pqkit.dataset.dataset import DataFile, Dataset, VerifyReport, open_dataset
+from pqkit.dataset.core.scan import FileSource
 from pqkit.dataset.front import (
     commit,
     convert,
@@ -71,18 +68,27 @@ from pqkit.dataset.front import (
     write,
 )
 from pqkit.dataset.kartothek_import import import_kartothek, open_kartothek
-from pqkit.dataset.layout import Layout
 from pqkit.dataset.layouts import local_only
-from pqkit.dataset.publish import publish as _publish
+from pqkit.dataset.opening import open_dataset
+from pqkit.dataset.pqds import (
+    index_build as _index_ops,
+    maintenance as _maintenance,
+    merging as _merging,
+)
+from pqkit.dataset.pqds.commit import find_latest
+from pqkit.dataset.pqds.paths import Layout
+from pqkit.dataset.pqds.publish import publish as _publish
+from pqkit.dataset.pqds.reader import DataFile, Dataset, VerifyReport
+from pqkit.dataset.pqds.sources import ManifestSource
+from pqkit.dataset.pqds.staging import stage_file as _stage_file
+from pqkit.dataset.pqds.vacuum import vacuum as _vacuum
+from pqkit.dataset.pqds.write import MODES
 from pqkit.dataset.rfc_store import (
     DatasetManifest,
     ParquetDatasetStore,
     dataset_exists,
     delete_dataset,
 )
-from pqkit.dataset.staging import stage_file as _stage_file
-from pqkit.dataset.vacuum import vacuum as _vacuum
-from pqkit.dataset.write import MODES
 from pqkit.errors import (
     AlreadyExists,
     CommitConflict,

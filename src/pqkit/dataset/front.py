@@ -6,12 +6,9 @@ PQDS/1 layer or to the RFC-manifest writer accordingly.
 """
 import os
 
-from pqkit.dataset import rfc_write, write as pqds_write
-from pqkit.dataset.commit import find_latest
+from pqkit.dataset import rfc_write
 from pqkit.dataset.core.scan import FileReader
 from pqkit.dataset.core.snapshot import with_field_ids
-from pqkit.dataset.dataset import VerifyReport, open_dataset
-from pqkit.dataset.layout import Layout, new_txn
 from pqkit.dataset.layouts import (
     detect_layout,
     layout_of,
@@ -19,10 +16,15 @@ from pqkit.dataset.layouts import (
     pqds_only,
     refuse_foreign_root,
 )
-from pqkit.dataset.publish import published_version
+from pqkit.dataset.opening import open_dataset
+from pqkit.dataset.pqds import write as pqds_write
+from pqkit.dataset.pqds.commit import find_latest
+from pqkit.dataset.pqds.paths import Layout, new_txn
+from pqkit.dataset.pqds.publish import published_version
+from pqkit.dataset.pqds.reader import VerifyReport
+from pqkit.dataset.pqds.staging import stage_file
+from pqkit.dataset.pqds.vacuum import repair as repair_pqds
 from pqkit.dataset.rfc_manifest import SUCCESS
-from pqkit.dataset.staging import stage_file
-from pqkit.dataset.vacuum import repair as repair_pqds
 from pqkit.errors import DatasetError, SchemaError
 from pqkit.filesystems import is_url
 
@@ -65,7 +67,7 @@ def write(root, data, *, layout="pqds", **options):
 
 
 def commit(root, file_entries, **options):
-    """:func:`pqkit.dataset.write.commit` (staged files -> one version), refusing foreign roots.
+    """:func:`pqkit.dataset.pqds.write.commit` (staged files -> one version), refusing foreign roots.
 
     See ``pqkit/dataset/write.py`` for the parameters (``mode``, ``partition_by``,
     ``run_id``, ``schema``, ``scope``, ``blind``, ``evolve_schema``, ``read_version``).
@@ -77,7 +79,7 @@ def commit(root, file_entries, **options):
 def repair(root, *, grace=None, storage_options=None):
     """Bring a dataset back to a clean state after crashes, in its layout's way.
 
-    PQDS/1: :func:`pqkit.dataset.vacuum.repair` (torn version set aside, visible tree
+    PQDS/1: :func:`pqkit.dataset.pqds.vacuum.repair` (torn version set aside, visible tree
     and derived files reconciled, old orphans deleted). RFC single manifest:
     :func:`pqkit.dataset.rfc_write.repair` (a crashed write rolled forward or back,
     ``_SUCCESS`` restored). A plain Hive directory has no pqkit state: DatasetError.

@@ -16,14 +16,14 @@ refused: publishing it would move a file Kartothek still lists.
 """
 import os
 
-from pqkit.dataset.commit import find_latest
 from pqkit.dataset.core import fsops
 from pqkit.dataset.core.snapshot import Manifest, TableSchema, utc_now_text, with_field_ids
-from pqkit.dataset.dataset import open_dataset
-from pqkit.dataset.indices import KIND, ValueMap, indexed_field, write_segment
 from pqkit.dataset.kartothek import KartothekSource
-from pqkit.dataset.layout import Layout, new_txn
-from pqkit.dataset.publish import try_publish
+from pqkit.dataset.pqds.commit import find_latest
+from pqkit.dataset.pqds.index_segments import KIND, ValueMap, indexed_field, write_segment
+from pqkit.dataset.pqds.paths import Layout, new_txn
+from pqkit.dataset.pqds.publish import try_publish
+from pqkit.dataset.pqds.reader import open_snapshot
 from pqkit.errors import DatasetExists, DatasetNotFound
 from pqkit.read.file import read_table
 
@@ -47,7 +47,7 @@ def open_kartothek(store, uuid=None, table=None):
         Its ``root`` is ``<store>/<uuid>/<table>``.
     """
     source = KartothekSource(store, uuid, table)
-    return open_dataset(source.root, source=source)
+    return open_snapshot(source)
 
 
 def import_kartothek(store, uuid=None, table=None, *, run_id=None):

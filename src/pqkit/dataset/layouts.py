@@ -22,11 +22,11 @@ import functools
 import os
 
 from pqkit.dataset.core.fsops import META_DIR
-from pqkit.dataset.core.scan import ManifestSource
 from pqkit.dataset.kartothek import KartothekSource
 from pqkit.dataset.kartothek_meta import locate as locate_kartothek
-from pqkit.dataset.layout import Layout, parse_version_file_name
 from pqkit.dataset.legacy_hive import HiveSource, hidden
+from pqkit.dataset.pqds.paths import Layout, parse_version_file_name
+from pqkit.dataset.pqds.sources import ManifestSource
 from pqkit.dataset.rfc_manifest import SUCCESS, RfcManifestSource, manifest_path
 from pqkit.errors import DatasetError, DatasetIncomplete, UnsupportedFeature
 from pqkit.filesystems import is_url

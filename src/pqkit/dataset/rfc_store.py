@@ -26,8 +26,8 @@ import shutil
 
 from pqkit.dataset import rfc_write
 from pqkit.dataset.core.fsops import check_relative_path
-from pqkit.dataset.dataset import open_dataset
-from pqkit.dataset.rfc_manifest import SUCCESS, manifest_path
+from pqkit.dataset.pqds.reader import open_snapshot
+from pqkit.dataset.rfc_manifest import SUCCESS, RfcManifestSource, manifest_path
 from pqkit.errors import AlreadyExists, DatasetError, DatasetNotFound, ManifestCorrupted
 
 REQUIRED = ("dataset_key", "parts", "row_count", "schema_hash", "compression",
@@ -138,7 +138,8 @@ class ParquetDatasetStore:
     def read_dataset(self, key, *, columns=None):
         """The rows of dataset ``key`` (DatasetIncomplete without ``_SUCCESS`` or with a
         part missing; ManifestCorrupted when a part disagrees with the manifest)."""
-        return open_dataset(self._root(key), layout="manifest").read(columns=columns)
+        source = RfcManifestSource(self._root(key), require_success=True)
+        return open_snapshot(source).read(columns=columns)
 
     def read_manifest(self, key):
         """The :class:`DatasetManifest` of ``key`` (DatasetNotFound without a manifest)."""

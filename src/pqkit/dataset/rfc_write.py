@@ -30,7 +30,7 @@ from pqkit.dataset.core.footer_snapshot import read_facts
 from pqkit.dataset.core.fsops import META_DIR
 from pqkit.dataset.core.snapshot import DEFAULT_PROPERTIES, utc_now_text
 from pqkit.dataset.core.tables import HashingSink, as_table, cast_to_fields, new_writer, plain_table
-from pqkit.dataset.layout import new_txn
+from pqkit.dataset.pqds.paths import new_txn
 from pqkit.dataset.rfc_manifest import (
     MANIFEST_NAMES,
     SUCCESS,

@@ -12,7 +12,7 @@ Writing: each ``mapInPandas`` task stages its rows with
 ``rows_per_file`` rows (memory: those rows), under the dataset's hidden
 ``_pqkit/shadow`` directory (on an object store: at the file's final key, as
 there is no rename), and returns the file entries. The driver commits
-all entries as one version with :func:`pqkit.dataset.commit`. A failed job
+all entries as one version with :func:`pqkit.dataset.pqds.commit`. A failed job
 commits nothing, so readers of the dataset and plain readers of the visible
 tree see no new data; a failing task removes its own staged files, and files of
 tasks that finished before the failure stay hidden until ``vacuum``.

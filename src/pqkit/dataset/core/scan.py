@@ -1,16 +1,13 @@
 """Reading the files of a snapshot: where a file is, and its rows as dataset columns.
 
 A *file source* (:class:`FileSource`) says where file entries and their bytes
-come from. For PQDS/1 it is the version files (:class:`ManifestSource`);
-sources for other layouts (plain Hive directories, ``_SUCCESS``-only
-directories, …) provide the same three things: the latest version number, a
-:class:`~pqkit.dataset.core.snapshot.Manifest` per version, and the absolute path of a file entry.
-
-Resolving a PQDS/1 data path tries ``root/<path>``, then its hidden copy under
-``_pqkit/shadow/`` (``p=a/_part-….parquet.shadow``, or one of the two older names,
-:meth:`~.layout.Layout.shadow_copies`), then ``root/<path>`` again (a publish may
-be moving it); the size on disk must equal the entry's (``ManifestCorrupted`` if
-not).
+come from: for PQDS/1 the version files (:mod:`pqkit.dataset.pqds.sources`); for
+the formats without versions (:class:`SnapshotSource`: plain Hive directories,
+RFC-0008 manifests, Kartothek tables) one snapshot built when the root is
+opened. Every source provides the same three things: the latest version number,
+a :class:`~pqkit.dataset.core.snapshot.Manifest` per version, and the absolute
+path of a file entry, whose size on disk must equal the entry's
+(``ManifestCorrupted`` if not).
 
 Reading one file: the columns the file has are read with pqkit (the residual
 predicate goes to :meth:`pqkit.ParquetFile.read` as ``filters=``, after bloom
@@ -26,25 +23,14 @@ from pqkit import datatypes as T
 from pqkit.columnar.nested import nulls
 from pqkit.columnar.table import Table
 from pqkit.convert import column_from_values
-from pqkit.dataset import planindex
-from pqkit.dataset.commit import (
-    find_latest,
-    list_versions,
-    load_latest,
-    load_readable,
-    load_version,
-)
 from pqkit.dataset.core.canonical import codec_for
-from pqkit.dataset.core.fsops import check_relative_path
 from pqkit.dataset.core.planning import PQKIT_OPS, term_holds
-from pqkit.dataset.core.snapshot import Manifest
-from pqkit.dataset.layout import Layout
-from pqkit.errors import DatasetError, DatasetIncomplete, ManifestCorrupted, SchemaError
+from pqkit.errors import DatasetIncomplete, ManifestCorrupted, SchemaError
 from pqkit.read.file import ParquetFile
 
 
 class FileSource:
-    """Where a :class:`~.dataset.Dataset` gets its versions, file entries and file bytes.
+    """Where a :class:`~pqkit.dataset.pqds.reader.Dataset` gets its versions, file entries and file bytes.
 
     Subclasses implement :meth:`latest`, :meth:`load` and :meth:`resolve`; a source
     for a layout without versions (a plain Hive directory, say) has one version,
@@ -86,7 +72,6 @@ class FileSource:
         return None
 
 
-
 class SnapshotSource(FileSource):
     """A layout without versions: one version, 0, whose Manifest ``_manifest`` the
     subclass builds when opened. ``KIND`` names the layout in error messages."""
@@ -109,58 +94,6 @@ class SnapshotSource(FileSource):
         except FileNotFoundError:
             raise DatasetIncomplete(f"file {entry['path']} of {self.root} was listed when the "
                                     "dataset was opened but is gone now") from None
-
-class ManifestSource(FileSource):
-    """File entries from PQDS/1 version files; bytes from the visible or shadow copy."""
-
-    def __init__(self, root):
-        self.layout = Layout(root)
-
-    @property
-    def root(self):
-        return self.layout.root
-
-    def latest(self):
-        return find_latest(self.layout)
-
-    def load_latest(self, latest=None):
-        """(version, Manifest) of the newest readable version (torn newest: the one before)."""
-        if latest is None:
-            return load_latest(self.layout)
-        return load_readable(self.layout, latest)
-
-    def load(self, version):
-        return load_version(self.layout, version)
-
-    def versions(self):
-        return list_versions(self.layout)
-
-    def load_head(self, version):
-        """The version without its file list, from a current planning index (else None)."""
-        head = planindex.load_head(self.layout, version)
-        return None if head is None else Manifest(head, where=f"planning index of version "
-                                                         f"{version}", head=True)
-
-    def entries(self, version, partitioning, dnf):
-        """File entries ``dnf`` may select, read from the planning index (None: unknown)."""
-        return planindex.entries(self.layout, version, partitioning, dnf)
-
-    def resolve(self, entry):
-        """(absolute path, size on disk) of a file entry; DatasetIncomplete when it is gone."""
-        rel = entry["path"]
-        try:
-            check_relative_path(rel, f"file {entry.get('key')!r}")
-        except DatasetError as exc:
-            raise ManifestCorrupted(str(exc)) from None
-        layout = self.layout
-        for path in (layout.visible(rel), *layout.shadow_copies(rel), layout.visible(rel)):
-            try:
-                return path, os.stat(path).st_size
-            except FileNotFoundError:
-                continue
-        raise DatasetIncomplete(f"file {rel} of version {entry.get('added_version', '?')}+ "
-                                f"is missing from {layout.root}: vacuumed or deleted outside "
-                                "pqkit")
 
 
 def open_entry(source, entry):

@@ -31,13 +31,13 @@ import os
 import re
 import time
 
-from pqkit.dataset import planindex
-from pqkit.dataset.commit import find_latest, list_versions, load_version
 from pqkit.dataset.core import fsops
 from pqkit.dataset.core.snapshot import parse_utc
-from pqkit.dataset.indices import manifest_indices
-from pqkit.dataset.layout import DATA_FILE_RE, Layout
-from pqkit.dataset.publish import _write_derived, publish, unhide, visible_data_files
+from pqkit.dataset.pqds import file_list
+from pqkit.dataset.pqds.commit import find_latest, list_versions, load_version
+from pqkit.dataset.pqds.index_segments import manifest_indices
+from pqkit.dataset.pqds.paths import DATA_FILE_RE, Layout
+from pqkit.dataset.pqds.publish import _write_derived, publish, unhide, visible_data_files
 from pqkit.errors import DatasetError, DatasetIncomplete, ManifestCorrupted
 
 _TMP_RE = re.compile(r".*\.[0-9a-f]{32}\.tmp")
@@ -131,7 +131,7 @@ def _orphans(layout, referenced, cutoff):
             out.append(path)
     if _old_enough(layout, layout.legacy_publish_lock, cutoff):
         out.append(layout.legacy_publish_lock)
-    for top in (layout.root, layout.meta, planindex.index_dir(layout)):
+    for top in (layout.root, layout.meta, file_list.index_dir(layout)):
         try:
             names = layout.storage.listdir(top)
         except FileNotFoundError:
@@ -212,7 +212,7 @@ def vacuum(root, *, retention=None, keep_last=None, grace=None, dry_run=False,
         for path in orphans:
             layout.storage.remove(path)
         if not layout.storage.remote:
-            planindex.remove_stale(layout, set(keep))
+            file_list.remove_stale(layout, set(keep))
     dirs = 0 if dry_run else _remove_empty_dirs(layout, cutoff)
     return {"versions_deleted": expired,
             "files_deleted": sorted(os.path.relpath(p, layout.root).replace(os.sep, "/")

@@ -1,6 +1,10 @@
-"""Reading a PQDS/1 dataset on an object store: versions by key, never by listing.
+"""Where a PQDS/1 dataset's versions and files come from: a file system or an object store.
 
-On S3 a listing costs a request per 1,000 keys, so the read side names every
+:class:`ManifestSource` reads the version files of a local (or mounted) root and
+finds each data file at its visible path or its hidden copy.
+
+:class:`ObjectManifestSource` reads a dataset on an object store by key, never by
+listing. On S3 a listing costs a request per 1,000 keys, so the read side names every
 object it needs: opening the latest version is
 
 1. GET ``_pqkit/_latest`` (the hint ``h``),
@@ -19,17 +23,28 @@ version gives them, their size taken from the snapshot (no HEAD). Only when the 
 later version retired (overwrite, delete, compact) was copied to its shadow key;
 an older version reading it finds it there after the visible key's 404.
 """
+import os
+
 from pqkit.dataset.core import fsops
+from pqkit.dataset.core.fsops import check_relative_path
 from pqkit.dataset.core.scan import FileSource
 from pqkit.dataset.core.snapshot import Manifest
 from pqkit.dataset.core.storage import ObjectStorage
-from pqkit.dataset.layout import Layout, parse_version_file_name
-from pqkit.errors import DatasetIncomplete, DatasetNotFound, ManifestCorrupted
+from pqkit.dataset.pqds import file_list
+from pqkit.dataset.pqds.commit import (
+    find_latest,
+    list_versions,
+    load_latest,
+    load_readable,
+    load_version,
+)
+from pqkit.dataset.pqds.paths import Layout, parse_version_file_name
+from pqkit.errors import DatasetError, DatasetIncomplete, DatasetNotFound, ManifestCorrupted
 from pqkit.filesystems import url_filesystem
 from pqkit.read.file import ParquetFile
 from pqkit.read.remote import RangeSource
 
-__all__ = ["ObjectManifestSource"]
+__all__ = ["ManifestSource", "ObjectManifestSource"]
 
 
 class ObjectManifestSource(FileSource):
@@ -143,3 +158,56 @@ class ObjectManifestSource(FileSource):
                 continue
         raise FileNotFoundError(f"{path}: neither it nor its retired copy under "
                                 "_pqkit/shadow/ exists (removed by vacuum?)")
+
+
+class ManifestSource(FileSource):
+    """File entries from PQDS/1 version files; bytes from the visible or shadow copy."""
+
+    def __init__(self, root):
+        self.layout = Layout(root)
+
+    @property
+    def root(self):
+        return self.layout.root
+
+    def latest(self):
+        return find_latest(self.layout)
+
+    def load_latest(self, latest=None):
+        """(version, Manifest) of the newest readable version (torn newest: the one before)."""
+        if latest is None:
+            return load_latest(self.layout)
+        return load_readable(self.layout, latest)
+
+    def load(self, version):
+        return load_version(self.layout, version)
+
+    def versions(self):
+        return list_versions(self.layout)
+
+    def load_head(self, version):
+        """The version without its file list, from a current planning index (else None)."""
+        head = file_list.load_head(self.layout, version)
+        return None if head is None else Manifest(head, where=f"planning index of version "
+                                                         f"{version}", head=True)
+
+    def entries(self, version, partitioning, dnf):
+        """File entries ``dnf`` may select, read from the planning index (None: unknown)."""
+        return file_list.entries(self.layout, version, partitioning, dnf)
+
+    def resolve(self, entry):
+        """(absolute path, size on disk) of a file entry; DatasetIncomplete when it is gone."""
+        rel = entry["path"]
+        try:
+            check_relative_path(rel, f"file {entry.get('key')!r}")
+        except DatasetError as exc:
+            raise ManifestCorrupted(str(exc)) from None
+        layout = self.layout
+        for path in (layout.visible(rel), *layout.shadow_copies(rel), layout.visible(rel)):
+            try:
+                return path, os.stat(path).st_size
+            except FileNotFoundError:
+                continue
+        raise DatasetIncomplete(f"file {rel} of version {entry.get('added_version', '?')}+ "
+                                f"is missing from {layout.root}: vacuumed or deleted outside "
+                                "pqkit")

@@ -6,9 +6,8 @@ compactions (their removed files become dead keys) and other index builds
 (segments merge); it conflicts (retryably) with an overwrite or restore and with
 a schema change that dropped the column.
 """
-from pqkit.dataset.commit import commit_operation
-from pqkit.dataset.dataset import open_dataset
-from pqkit.dataset.indices import (
+from pqkit.dataset.pqds.commit import commit_operation
+from pqkit.dataset.pqds.index_segments import (
     ValueMap,
     column_index,
     covered_keys,
@@ -18,9 +17,10 @@ from pqkit.dataset.indices import (
     remove_segments,
     write_segment,
 )
-from pqkit.dataset.layout import Layout, new_txn
-from pqkit.dataset.operations import Operation
-from pqkit.dataset.publish import try_publish
+from pqkit.dataset.pqds.operations import Operation
+from pqkit.dataset.pqds.paths import Layout, new_txn
+from pqkit.dataset.pqds.publish import try_publish
+from pqkit.dataset.pqds.reader import open_pqds
 
 
 def _file_values(ds, field, entries, values):
@@ -56,7 +56,7 @@ def build_index(root, column):
         meanwhile (retryable).
     """
     layout = Layout(root)
-    ds = open_dataset(root, layout="pqds")
+    ds = open_pqds(root)
     field = indexed_field(ds.table_schema, ds.partitioning, column)
     current = column_index(manifest_indices(ds.manifest), column)
     covered = covered_keys(current) if current is not None else set()
@@ -75,7 +75,7 @@ def optimize_index(root, column):
     live files no segment covered. Returns the new version (the current one when the
     index already is a single segment covering exactly the live files)."""
     layout = Layout(root)
-    ds = open_dataset(root, layout="pqds")
+    ds = open_pqds(root)
     field = indexed_field(ds.table_schema, ds.partitioning, column)
     current = column_index(manifest_indices(ds.manifest), column)
     if current is None:

@@ -1,9 +1,10 @@
-"""Opening a dataset at a version and reading it (§3.8, §3.10).
+"""A snapshot opened at a version, and reading it (§3.8, §3.10).
 
-``open(root)`` costs one hint read, about two stats and one JSON read; no
-directory is listed. The returned :class:`Dataset` is pinned to its version:
-later commits do not change what it reads, and files retired by later
-versions are still found in ``_pqkit/shadow``.
+:class:`Dataset` reads the snapshot of any :class:`~pqkit.dataset.core.scan.FileSource`
+(every format is read as a PQDS/1 snapshot): planning by partitions, per-file
+bounds and inverted indices, then the files. :func:`open_snapshot` pins a source
+to a version (by number, ``as_of`` or tag); :func:`open_pqds` opens a PQDS/1 root,
+for the operations of this package, which never read another format.
 """
 import bisect
 import datetime
@@ -15,11 +16,11 @@ from pqkit.columnar.nested import nulls
 from pqkit.columnar.table import Table, concat_tables
 from pqkit.dataset.core import fsops
 from pqkit.dataset.core.planning import Planner, normalize_filters
-from pqkit.dataset.core.scan import FileReader, ManifestSource, open_entry
+from pqkit.dataset.core.scan import FileReader, open_entry
 from pqkit.dataset.core.snapshot import parse_utc
-from pqkit.dataset.indices import IndexPruner, manifest_indices
-from pqkit.dataset.layouts import open_source
-from pqkit.dataset.remote_source import ObjectManifestSource
+from pqkit.dataset.pqds.index_segments import IndexPruner, manifest_indices
+from pqkit.dataset.pqds.publish import publish as run_publish
+from pqkit.dataset.pqds.sources import ManifestSource, ObjectManifestSource
 from pqkit.errors import DatasetError, DatasetIncomplete, ManifestCorrupted, ParquetError
 from pqkit.filesystems import is_url
 from pqkit.read.footer import read_metadata
@@ -320,60 +321,14 @@ class Dataset:
 
 
 # --- opening ---------------------------------------------------------------------------------
-def open_dataset(root, version=None, as_of=None, tag=None, *, publish=False, source=None,
-                 layout="auto", require_success=None, storage_options=None):
-    """Open a dataset at its latest version, or at ``version``, ``as_of`` or ``tag``.
-
-    Besides PQDS/1, this reads (read-only) plain Hive-partitioned directories and
-    RFC-style single-manifest datasets as one version, 0 (see :mod:`.layouts`).
-
-    Parameters
-    ----------
-    root : path or URL
-        A URL (``s3://bucket/table``) opens a published PQDS/1 dataset on an object
-        store for reading, with no listing (:mod:`.remote_source`).
-    version : int, optional
-        Open exactly this version.
-    as_of : datetime.datetime or ISO-8601 str, optional
-        The newest retained version committed at or before this instant (naive
-        datetimes are taken as UTC).
-    tag : str, optional
-        A version named by :func:`pqkit.dataset.tag`.
-    publish : bool, default False
-        Finish a crashed publish first (read-only readers never publish).
-    source : FileSource, optional
-        Where versions and files come from; default chosen by ``layout``.
-    layout : {"auto", "pqds", "hive", "manifest"}, default "auto"
-        ``auto``: PQDS/1 when ``root/_pqkit`` holds a version, else the RFC layout when a
-        ``manifest.json`` (or ``_manifest.json``) exists, else a plain Hive directory
-        when ``root`` holds visible files (listed once, every footer read once).
-    require_success : bool, optional
-        Raise DatasetIncomplete when ``root/_SUCCESS`` is missing. Default: only for
-        the RFC layout, whose contract requires it (and which also checks every part's
-        existence, size, row count and schema hash on open).
-    storage_options : dict, optional
-        fsspec options of a URL ``root``.
-
-    Raises
-    ------
-    DatasetNotFound
-        No version exists under ``root``.
-    DatasetIncomplete
-        The requested version was never committed or has been vacuumed; or
-        ``_SUCCESS`` is required and missing; or a file of a legacy layout is missing.
-    ManifestCorrupted, UnsupportedFeature
-        The version file is unreadable or needs features this pqkit lacks.
-    """
-    if source is None and is_url(root):
-        source = ObjectManifestSource(root, storage_options)
-    if source is None:
-        source = open_source(root, layout, require_success)
+def open_snapshot(source, version=None, as_of=None, tag=None, *, publish=False):
+    """The :class:`Dataset` of ``source`` at its latest version, or at ``version``,
+    ``as_of`` or ``tag`` (see :func:`pqkit.dataset.open`, which picks the source)."""
     if sum(x is not None for x in (version, as_of, tag)) > 1:
         raise DatasetError("give at most one of version, as_of and tag")
     if (publish or tag is not None) and not isinstance(source, ManifestSource):
         raise DatasetError("publish and tags exist only for PQDS/1 datasets")
     if publish:
-        from pqkit.dataset.publish import publish as run_publish
         run_publish(source.layout)
     if version is not None:
         source.latest()                       # DatasetNotFound for an empty root
@@ -390,6 +345,14 @@ def open_dataset(root, version=None, as_of=None, tag=None, *, publish=False, sou
         return Dataset(source, head)
     _, manifest = source.load_latest(latest)
     return Dataset(source, manifest)
+
+
+def open_pqds(root, version=None, *, storage_options=None):
+    """The :class:`Dataset` of the PQDS/1 dataset at ``root`` (a path, or a URL read
+    with ``storage_options``), at its latest version or at ``version``."""
+    source = ObjectManifestSource(root, storage_options) if is_url(root) \
+        else ManifestSource(root)
+    return open_snapshot(source, version)
 
 
 def _as_of(source, as_of):

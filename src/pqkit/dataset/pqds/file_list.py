@@ -34,7 +34,7 @@ from pqkit.columnar.table import Table
 from pqkit.convert import column_from_values
 from pqkit.dataset.core import fsops
 from pqkit.dataset.core.planning import PQKIT_OPS
-from pqkit.dataset.layout import HIDDEN, hidden_name
+from pqkit.dataset.pqds.paths import HIDDEN, hidden_name
 from pqkit.errors import ParquetError
 from pqkit.read.file import read_table
 from pqkit.read.footer import read_metadata

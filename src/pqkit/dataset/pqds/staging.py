@@ -2,7 +2,7 @@
 
 A data file is written with pqkit's :class:`~pqkit.ParquetWriter` straight to
 its hidden copy ``_pqkit/shadow/<partition dirs>/_part-{seq:05d}-{txn}.parquet.shadow``
-(on a file system; :meth:`~.layout.Layout.shadow`), fsynced with its
+(on a file system; :meth:`~pqkit.dataset.pqds.paths.Layout.shadow`), fsynced with its
 directories, and described by a *file entry*: the JSON-able dict a version file
 lists for it, plus two staging-only keys the commit consumes
 (``schema``: the file's fields, ``partition_types``: the types the partition
@@ -18,7 +18,7 @@ from pqkit.dataset.core.entry_stats import codec_name, file_statistics
 from pqkit.dataset.core.partitioning import PartitionColumn, Partitioning
 from pqkit.dataset.core.snapshot import DEFAULT_PROPERTIES, with_field_ids
 from pqkit.dataset.core.tables import HashingSink, as_table, cast_to_fields, new_writer, plain_table
-from pqkit.dataset.layout import Layout, data_file_name, file_key, new_txn
+from pqkit.dataset.pqds.paths import Layout, data_file_name, file_key, new_txn
 from pqkit.errors import DatasetNotFound
 
 
@@ -48,7 +48,7 @@ def stage_file(root, table, partition_values=None, *, txn=None, seq=0, schema=No
     """Write one data file into the staging area and return its file entry.
 
     This is the executor half of a distributed write: executors stage files,
-    the driver passes all entries to :func:`pqkit.dataset.commit`, which makes
+    the driver passes all entries to :func:`pqkit.dataset.pqds.commit`, which makes
     them one version. A staged file that is never committed stays invisible and
     is removed by ``vacuum`` after the grace period.
 
@@ -113,7 +113,7 @@ def stage_file(root, table, partition_values=None, *, txn=None, seq=0, schema=No
 
 def _dataset_defaults(layout, schema):
     """(data fields with ids or None, Partitioning or None) of the latest version, if any."""
-    from pqkit.dataset.commit import find_latest, load_version
+    from pqkit.dataset.pqds.commit import find_latest, load_version
     try:
         latest = find_latest(layout)
     except DatasetNotFound:

@@ -23,10 +23,10 @@ import os
 import struct
 
 from pqkit import format as fmt
-from pqkit.dataset import planindex
-from pqkit.dataset.commit import find_latest, load_latest, load_version
 from pqkit.dataset.core import fsops
-from pqkit.dataset.layout import DATA_FILE_RE
+from pqkit.dataset.pqds import file_list
+from pqkit.dataset.pqds.commit import find_latest, load_latest, load_version
+from pqkit.dataset.pqds.paths import DATA_FILE_RE
 from pqkit.errors import DatasetIncomplete, ManifestCorrupted
 from pqkit.read.footer import read_metadata
 from pqkit.write.file import ParquetWriter, created_by
@@ -203,7 +203,7 @@ def _write_index(layout, manifest):
     # The planning index is a local accelerator (keyed by inode and mtime); the object
     # store read side plans from the version file alone (remote_source).
     if not layout.storage.remote:
-        planindex.write_index(layout, manifest)
+        file_list.write_index(layout, manifest)
 
 
 def try_publish(layout):

@@ -12,16 +12,16 @@
 import numpy as np
 
 from pqkit.columnar.table import concat_tables
-from pqkit.dataset.commit import commit_operation, load_version
 from pqkit.dataset.core import fsops
 from pqkit.dataset.core.planning import Planner, normalize_filters
 from pqkit.dataset.core.scan import row_mask
-from pqkit.dataset.dataset import open_dataset
-from pqkit.dataset.layout import Layout, data_file_name, file_key, new_txn
-from pqkit.dataset.operations import Operation
-from pqkit.dataset.publish import try_publish
-from pqkit.dataset.staging import write_data_file
-from pqkit.dataset.write import discard_staged
+from pqkit.dataset.pqds.commit import commit_operation, load_version
+from pqkit.dataset.pqds.operations import Operation
+from pqkit.dataset.pqds.paths import Layout, data_file_name, file_key, new_txn
+from pqkit.dataset.pqds.publish import try_publish
+from pqkit.dataset.pqds.reader import open_pqds
+from pqkit.dataset.pqds.staging import write_data_file
+from pqkit.dataset.pqds.write import discard_staged
 from pqkit.errors import DatasetError, DatasetIncomplete
 
 DEFAULT_TARGET_SIZE = 128 << 20
@@ -63,7 +63,7 @@ def delete(root, filters, *, run_id=None, storage_options=None, **writer_options
     if dnf is None:
         raise DatasetError("delete needs a filter; to remove everything overwrite the dataset")
     layout = Layout.at(root, storage_options)
-    ds = open_dataset(root, storage_options=storage_options)
+    ds = open_pqds(root, storage_options=storage_options)
     planner = Planner(ds.table_schema, ds.partitioning, dnf)
     txn, removed, staged = new_txn(), set(), []
     try:
@@ -101,7 +101,7 @@ def compact(root, *, target_size=DEFAULT_TARGET_SIZE, run_id=None, storage_optio
     URL ``root`` is a dataset on an object store (``storage_options``: its fsspec options).
     """
     layout = Layout.at(root, storage_options)
-    ds = open_dataset(root, storage_options=storage_options)
+    ds = open_pqds(root, storage_options=storage_options)
     txn, removed, staged = new_txn(), set(), []
     try:
         for group in _compact_groups(ds, target_size):
@@ -129,7 +129,7 @@ def compact_plan(root, *, target_size=DEFAULT_TARGET_SIZE):
     list of list of str
         The groups of file paths that would each be rewritten into one file.
     """
-    ds = open_dataset(root)
+    ds = open_pqds(root)
     return [[e["path"] for e in group] for group in _compact_groups(ds, target_size)]
 
 
@@ -162,7 +162,7 @@ def restore(root, version, *, run_id=None):
     """Commit a new version whose files (and schema) are those of ``version``."""
     layout = Layout(root)
     target = load_version(layout, int(version))
-    ds = open_dataset(root)
+    ds = open_pqds(root)
     missing = [f["path"] for f in target.files if not _present(layout, f["path"])]
     if missing:
         raise DatasetIncomplete(f"cannot restore version {version}: file {missing[0]!r} was "
@@ -182,7 +182,7 @@ def _present(layout, relpath):
 def tag(root, name, version=None):
     """Name ``version`` (default: the latest); vacuum keeps tagged versions."""
     layout = Layout(root)
-    ds = open_dataset(root, version=version)
+    ds = open_pqds(root, version)
     current, old = layout.tag_paths(name)
     fsops.atomic_replace(current, fsops.dump_json({"version": ds.version}))
     fsops.remove_if_exists(old)        # the name before the prefix would shadow nothing now

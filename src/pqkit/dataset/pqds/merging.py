@@ -36,11 +36,11 @@ from pqkit import datatypes as T
 from pqkit.columnar.table import Table
 from pqkit.convert import column_from_values
 from pqkit.dataset.core.tables import as_table, cast_to_fields, plain_table
-from pqkit.dataset.dataset import open_dataset
-from pqkit.dataset.layout import Layout, new_txn
-from pqkit.dataset.maintenance import _commit, _data_table, _rewrite_entry
-from pqkit.dataset.operations import Operation
-from pqkit.dataset.write import _as_partition_type, _stage, discard_staged
+from pqkit.dataset.pqds.maintenance import _commit, _data_table, _rewrite_entry
+from pqkit.dataset.pqds.operations import Operation
+from pqkit.dataset.pqds.paths import Layout, new_txn
+from pqkit.dataset.pqds.reader import open_pqds
+from pqkit.dataset.pqds.write import _as_partition_type, _stage, discard_staged
 from pqkit.errors import DatasetError, SchemaError
 
 WHEN_MATCHED = ("update", "delete")
@@ -66,7 +66,7 @@ def merge(root, data, on, *, when_matched="update", when_not_matched="insert", r
     when_not_matched : {"insert", "ignore"}
         Whether source rows with no target row are added.
     run_id : str, optional
-        ``"app:run"`` idempotency key, as for :func:`pqkit.dataset.write`.
+        ``"app:run"`` idempotency key, as for :func:`pqkit.dataset.pqds.write`.
     stats_columns : int, default 32
     **writer_options
         Passed to :class:`pqkit.ParquetWriter` for the files written.
@@ -88,7 +88,7 @@ def merge(root, data, on, *, when_matched="update", when_not_matched="insert", r
     """
     _check_choices(when_matched, when_not_matched)
     layout = Layout(root)
-    ds = open_dataset(root)
+    ds = open_pqds(root)
     on = [on] if isinstance(on, str) else list(on)
     source, missing = _source_table(ds, data, on, when_not_matched)
     keys = source_keys(source, on)
@@ -129,7 +129,7 @@ def merge_plan(root, data, on, *, when_matched="update", when_not_matched="inser
         ``rows_written`` (source rows the merge would write: updated and inserted).
     """
     _check_choices(when_matched, when_not_matched)
-    ds = open_dataset(root)
+    ds = open_pqds(root)
     on = [on] if isinstance(on, str) else list(on)
     source, missing = _source_table(ds, data, on, when_not_matched)
     keys = source_keys(source, on)

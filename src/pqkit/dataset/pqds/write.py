@@ -2,7 +2,7 @@
 
 ``write`` splits the data by partition, stages one file per partition (more
 with ``max_rows_per_file``) under one transaction id, commits them as one
-version with the commit algorithm of :mod:`.commit`, then publishes. Modes:
+version with the commit algorithm of :mod:`pqkit.dataset.pqds.commit`, then publishes. Modes:
 
 * ``create``: version 0; DatasetExists if the dataset exists.
 * ``append``: add files (creates the dataset if there is none).
@@ -16,16 +16,16 @@ import copy
 
 from pqkit import datatypes as T
 from pqkit.columnar.table import Table
-from pqkit.dataset.commit import commit_operation, load_latest
 from pqkit.dataset.core import fsops
 from pqkit.dataset.core.partitioning import PartitionColumn, Partitioning
 from pqkit.dataset.core.snapshot import max_field_id, widens, with_field_ids
 from pqkit.dataset.core.tables import as_table, cast_to_fields, plain_table
-from pqkit.dataset.indices import append_segments, manifest_indices, remove_segments
-from pqkit.dataset.layout import Layout, data_file_name, file_key, new_txn
-from pqkit.dataset.operations import Operation, scope_matches
-from pqkit.dataset.publish import try_publish
-from pqkit.dataset.staging import write_data_file
+from pqkit.dataset.pqds.commit import commit_operation, load_latest
+from pqkit.dataset.pqds.index_segments import append_segments, manifest_indices, remove_segments
+from pqkit.dataset.pqds.operations import Operation, scope_matches
+from pqkit.dataset.pqds.paths import Layout, data_file_name, file_key, new_txn
+from pqkit.dataset.pqds.publish import try_publish
+from pqkit.dataset.pqds.staging import write_data_file
 from pqkit.errors import DatasetExists, SchemaError
 
 MODES = ("create", "append", "overwrite", "replace_partitions")

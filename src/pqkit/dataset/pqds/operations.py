@@ -47,7 +47,7 @@ from pqkit.dataset.core.snapshot import (
     widens,
     with_field_ids,
 )
-from pqkit.dataset.layout import data_file_name
+from pqkit.dataset.pqds.paths import data_file_name
 from pqkit.errors import CommitConflict, DatasetExists, SchemaError
 
 ENGINE = f"pqkit {__version__}"
@@ -229,7 +229,7 @@ class Operation:
 
     def _indices(self, parent):
         """The next version's index segments (§3.4): the parent's plus ours."""
-        from pqkit.dataset.indices import manifest_indices, next_indices
+        from pqkit.dataset.pqds.index_segments import manifest_indices, next_indices
         if self.type == "restore":
             base = manifest_indices(self.restore_from)
         elif self.type in ("overwrite", "create") or parent is None:

@@ -44,7 +44,7 @@ from pqkit.convert import column_from_values
 from pqkit.dataset.core import fsops
 from pqkit.dataset.core.fsops import META_DIR
 from pqkit.dataset.core.partitioning import escape_path_component
-from pqkit.dataset.layout import INDEX_SUFFIX, hidden_name
+from pqkit.dataset.pqds.paths import INDEX_SUFFIX, hidden_name
 from pqkit.errors import DatasetIncomplete, ParquetError, SchemaError
 from pqkit.read.file import read_table
 from pqkit.write.file import ParquetWriter
