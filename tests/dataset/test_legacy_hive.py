@@ -21,7 +21,7 @@ import pqkit.dataset as pds
 from pqkit import CorruptFileError, SchemaError
 from pqkit.dataset import DatasetError, DatasetIncomplete, DatasetNotFound
 from pqkit.dataset.core.footer_snapshot import read_facts
-from pqkit.dataset.legacy_hive import HiveSource
+from pqkit.dataset.hive.source import HiveSource
 
 SPECIAL = ["a/b", "k=v", "50%", "12:30", "why?", "#1", "two words", "é", "a+b", None, ""]
 

@@ -22,9 +22,9 @@ import functools
 import os
 
 from pqkit.dataset.core.fsops import META_DIR
+from pqkit.dataset.hive.source import HiveSource, hidden
 from pqkit.dataset.kartothek import KartothekSource
 from pqkit.dataset.kartothek_meta import locate as locate_kartothek
-from pqkit.dataset.legacy_hive import HiveSource, hidden
 from pqkit.dataset.pqds.paths import Layout, parse_version_file_name
 from pqkit.dataset.pqds.sources import ManifestSource
 from pqkit.dataset.rfc_manifest import SUCCESS, RfcManifestSource, manifest_path

@@ -1,0 +1,1 @@
+"""Plain Hive-partitioned directories (Spark, Hive, pyarrow, DuckDB output), read-only."""
