@@ -83,7 +83,7 @@ from pqkit.dataset.pqds.sources import ManifestSource
 from pqkit.dataset.pqds.staging import stage_file as _stage_file
 from pqkit.dataset.pqds.vacuum import vacuum as _vacuum
 from pqkit.dataset.pqds.write import MODES
-from pqkit.dataset.rfc_store import (
+from pqkit.dataset.rfc0008.store import (
     DatasetManifest,
     ParquetDatasetStore,
     dataset_exists,

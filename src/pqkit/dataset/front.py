@@ -6,7 +6,6 @@ PQDS/1 layer or to the RFC-manifest writer accordingly.
 """
 import os
 
-from pqkit.dataset import rfc_write
 from pqkit.dataset.core.scan import FileReader
 from pqkit.dataset.core.snapshot import with_field_ids
 from pqkit.dataset.layouts import (
@@ -24,7 +23,8 @@ from pqkit.dataset.pqds.publish import published_version
 from pqkit.dataset.pqds.reader import VerifyReport
 from pqkit.dataset.pqds.staging import stage_file
 from pqkit.dataset.pqds.vacuum import repair as repair_pqds
-from pqkit.dataset.rfc_manifest import SUCCESS
+from pqkit.dataset.rfc0008 import write as rfc_write
+from pqkit.dataset.rfc0008.manifest import SUCCESS
 from pqkit.errors import DatasetError, SchemaError
 from pqkit.filesystems import is_url
 
@@ -46,7 +46,7 @@ def write(root, data, *, layout="pqds", **options):
         plain Hive directory or an RFC dataset is refused (DatasetError; see
         :func:`convert`).
         ``"manifest"``: ``<root>/data.parquet`` or ``part-NNNNN.parquet`` plus
-        ``manifest.json`` and ``_SUCCESS`` (see :func:`pqkit.dataset.rfc_write.write`:
+        ``manifest.json`` and ``_SUCCESS`` (see :func:`pqkit.dataset.rfc0008.write.write`:
         ``mode`` = create/overwrite/append, ``run_id``, ``dataset_key``,
         ``metadata``, ``max_rows_per_file``, ``manifest_name``).
     **options
@@ -81,7 +81,7 @@ def repair(root, *, grace=None, storage_options=None):
 
     PQDS/1: :func:`pqkit.dataset.pqds.vacuum.repair` (torn version set aside, visible tree
     and derived files reconciled, old orphans deleted). RFC single manifest:
-    :func:`pqkit.dataset.rfc_write.repair` (a crashed write rolled forward or back,
+    :func:`pqkit.dataset.rfc0008.write.repair` (a crashed write rolled forward or back,
     ``_SUCCESS`` restored). A plain Hive directory has no pqkit state: DatasetError.
     A URL root is a PQDS/1 dataset on an object store (``storage_options``: fsspec's).
 

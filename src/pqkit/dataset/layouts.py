@@ -27,7 +27,7 @@ from pqkit.dataset.kartothek import KartothekSource
 from pqkit.dataset.kartothek_meta import locate as locate_kartothek
 from pqkit.dataset.pqds.paths import Layout, parse_version_file_name
 from pqkit.dataset.pqds.sources import ManifestSource
-from pqkit.dataset.rfc_manifest import SUCCESS, RfcManifestSource, manifest_path
+from pqkit.dataset.rfc0008.manifest import SUCCESS, RfcManifestSource, manifest_path
 from pqkit.errors import DatasetError, DatasetIncomplete, UnsupportedFeature
 from pqkit.filesystems import is_url
 

@@ -20,7 +20,7 @@ written last::
                                      "stats": {…}}, …}}
 
 These are RFC-0008's fields exactly: ``parts`` is a list of file names and
-``schema_hash`` the SHA-256 of the Arrow schema's text form (:mod:`.rfc_schema`;
+``schema_hash`` the SHA-256 of the Arrow schema's text form (:mod:`pqkit.dataset.rfc0008.schema_hash`;
 the full digest, or its first 16 hex digits as the RFC's reference
 implementation writes). What pqkit knows beyond that per part lives in the
 separate optional ``part_facts`` map, which RFC readers ignore. Older pqkit
@@ -48,7 +48,7 @@ from pqkit.dataset.core.footer_snapshot import (
 from pqkit.dataset.core.fsops import check_relative_path
 from pqkit.dataset.core.partitioning import Partitioning
 from pqkit.dataset.core.scan import SnapshotSource
-from pqkit.dataset.rfc_schema import file_schema_hash, hash_matches
+from pqkit.dataset.rfc0008.schema_hash import file_schema_hash, hash_matches
 from pqkit.errors import (
     DatasetError,
     DatasetIncomplete,

@@ -1,7 +1,7 @@
 """Writing and repairing RFC-style single-manifest datasets (DATASET.md §3.13).
 
 ``pqkit.dataset.write(root, data, layout="manifest")`` writes the layout of
-:mod:`.rfc_manifest` in the RFC's order -- parts, then the manifest, then
+:mod:`pqkit.dataset.rfc0008.manifest` in the RFC's order -- parts, then the manifest, then
 ``_SUCCESS`` -- so that a reader checking ``_SUCCESS`` never sees a half
 write. In detail, holding ``flock(<key>/_manifest.lock)`` for the whole write:
 
@@ -31,14 +31,14 @@ from pqkit.dataset.core.fsops import META_DIR
 from pqkit.dataset.core.snapshot import DEFAULT_PROPERTIES, utc_now_text
 from pqkit.dataset.core.tables import HashingSink, as_table, cast_to_fields, new_writer, plain_table
 from pqkit.dataset.pqds.paths import new_txn
-from pqkit.dataset.rfc_manifest import (
+from pqkit.dataset.rfc0008.manifest import (
     MANIFEST_NAMES,
     SUCCESS,
     check_part,
     manifest_path,
     read_manifest,
 )
-from pqkit.dataset.rfc_schema import file_schema_hash, hash_matches
+from pqkit.dataset.rfc0008.schema_hash import file_schema_hash, hash_matches
 from pqkit.errors import DatasetError, DatasetExists, ManifestCorrupted, SchemaError
 
 MODES = ("create", "overwrite", "append")
