@@ -67,7 +67,7 @@ from pqkit.dataset.front import (
     verify,
     write,
 )
-from pqkit.dataset.kartothek_import import import_kartothek, open_kartothek
+from pqkit.dataset.kartothek.import_table import import_kartothek, open_kartothek
 from pqkit.dataset.layouts import local_only
 from pqkit.dataset.opening import open_dataset
 from pqkit.dataset.pqds import (

@@ -23,8 +23,8 @@ import os
 
 from pqkit.dataset.core.fsops import META_DIR
 from pqkit.dataset.hive.source import HiveSource, hidden
-from pqkit.dataset.kartothek import KartothekSource
-from pqkit.dataset.kartothek_meta import locate as locate_kartothek
+from pqkit.dataset.kartothek.metadata import locate as locate_kartothek
+from pqkit.dataset.kartothek.source import KartothekSource
 from pqkit.dataset.pqds.paths import Layout, parse_version_file_name
 from pqkit.dataset.pqds.sources import ManifestSource
 from pqkit.dataset.rfc0008.manifest import SUCCESS, RfcManifestSource, manifest_path

@@ -1,6 +1,6 @@
 """Kartothek v4 datasets, read-only: one table of one dataset as one version (0).
 
-The metadata file (:mod:`.kartothek_meta`) is the source of truth: exactly the
+The metadata file (:mod:`pqkit.dataset.kartothek.metadata`) is the source of truth: exactly the
 files its partitions list for the chosen table are read, a file in the
 table's directory that no partition lists is not, and a listed file that is
 missing raises ``DatasetIncomplete`` when the dataset is opened. Opening
@@ -40,7 +40,7 @@ from pqkit.dataset.core.partitioning import (
     unescape_path_component,
 )
 from pqkit.dataset.core.scan import SnapshotSource
-from pqkit.dataset.kartothek_meta import (
+from pqkit.dataset.kartothek.metadata import (
     COMMON_METADATA,
     INDEX_SUFFIX,
     choose_table,

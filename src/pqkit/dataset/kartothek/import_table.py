@@ -18,7 +18,7 @@ import os
 
 from pqkit.dataset.core import fsops
 from pqkit.dataset.core.snapshot import Manifest, TableSchema, utc_now_text, with_field_ids
-from pqkit.dataset.kartothek import KartothekSource
+from pqkit.dataset.kartothek.source import KartothekSource
 from pqkit.dataset.pqds.commit import find_latest
 from pqkit.dataset.pqds.index_segments import KIND, ValueMap, indexed_field, write_segment
 from pqkit.dataset.pqds.paths import Layout, new_txn
