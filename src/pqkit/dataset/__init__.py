@@ -27,7 +27,7 @@ derived planning index (:mod:`pqkit.dataset.pqds.file_list`), so that a partitio
 page of it instead of parsing the whole JSON file list. The design is
 ``docs/DATASET.md`` (PQDS/1).
 
-Legacy layouts (:mod:`.layouts`): :func:`open` also reads plain Hive
+Legacy layouts (:mod:`pqkit.dataset.detect`): :func:`open` also reads plain Hive
 directories written by Spark, Hive or pyarrow (typed partitions, pruning;
 ``require_success=True`` demands their ``_SUCCESS``) and RFC-style
 single-manifest datasets (``manifest.json`` + ``_SUCCESS``, every part checked),
@@ -57,6 +57,7 @@ from pqkit.dataset.core.partitioning import (
     unescape_path_component,
 )
 from pqkit.dataset.core.scan import FileSource
+from pqkit.dataset.detect import local_only
 from pqkit.dataset.front import (
     commit,
     convert,
@@ -68,7 +69,6 @@ from pqkit.dataset.front import (
     write,
 )
 from pqkit.dataset.kartothek.import_table import import_kartothek, open_kartothek
-from pqkit.dataset.layouts import local_only
 from pqkit.dataset.opening import open_dataset
 from pqkit.dataset.pqds import (
     index_build as _index_ops,

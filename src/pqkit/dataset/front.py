@@ -1,14 +1,14 @@
 """The public operations of every layout: write, commit, repair, convert, verify.
 
 Which layout a root holds, and what each allows, is decided in
-:mod:`pqkit.dataset.layouts`; this module dispatches each operation to the
+:mod:`pqkit.dataset.detect`; this module dispatches each operation to the
 PQDS/1 layer or to the RFC-manifest writer accordingly.
 """
 import os
 
 from pqkit.dataset.core.scan import FileReader
 from pqkit.dataset.core.snapshot import with_field_ids
-from pqkit.dataset.layouts import (
+from pqkit.dataset.detect import (
     detect_layout,
     layout_of,
     open_source,

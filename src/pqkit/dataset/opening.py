@@ -5,7 +5,7 @@ read; no directory is listed. The returned :class:`~pqkit.dataset.pqds.reader.Da
 is pinned to its version: later commits do not change what it reads, and files
 retired by later versions are still found in ``_pqkit/shadow``.
 """
-from pqkit.dataset.layouts import open_source
+from pqkit.dataset.detect import open_source
 from pqkit.dataset.pqds.reader import open_snapshot
 from pqkit.dataset.pqds.sources import ObjectManifestSource
 from pqkit.filesystems import is_url
@@ -16,7 +16,7 @@ def open_dataset(root, version=None, as_of=None, tag=None, *, publish=False, sou
     """Open a dataset at its latest version, or at ``version``, ``as_of`` or ``tag``.
 
     Besides PQDS/1, this reads (read-only) plain Hive-partitioned directories and
-    RFC-style single-manifest datasets as one version, 0 (see :mod:`pqkit.dataset.layouts`).
+    RFC-style single-manifest datasets as one version, 0 (see :mod:`pqkit.dataset.detect`).
 
     Parameters
     ----------

@@ -24,7 +24,7 @@ import uuid
 import pqkit.dataset as pds
 from pqkit import datatypes as T
 from pqkit.columnar.table import concat_tables
-from pqkit.dataset.layouts import refuse_foreign_root
+from pqkit.dataset.detect import refuse_foreign_root
 from pqkit.errors import DatasetNotFound, SchemaError
 from pqkit.spark.plan import SourceFile
 from pqkit.spark.schema import ready_type
