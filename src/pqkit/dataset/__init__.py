@@ -50,13 +50,13 @@ store behind the commit: a link locally, a conditional PUT on an object store),
 ``kartothek`` / ``kartothek_import`` (Kartothek v4: metadata, read-only source, import),
 ``rfc_schema`` (RFC-0008's schema_hash), ``rfc_store`` (RFC-0008's API names).
 """
-from pqkit.dataset.core.partitioning import (
+from pqkit.dataset.core import (
     HIVE_NULL,
+    FileSource,
     escape_path_component,
     parse_partition_dirs,
     unescape_path_component,
 )
-from pqkit.dataset.core.scan import FileSource
 from pqkit.dataset.detect import local_only
 from pqkit.dataset.front import (
     commit,
@@ -68,22 +68,31 @@ from pqkit.dataset.front import (
     verify,
     write,
 )
-from pqkit.dataset.kartothek.import_table import import_kartothek, open_kartothek
+from pqkit.dataset.kartothek import import_kartothek, open_kartothek
 from pqkit.dataset.opening import open_dataset
 from pqkit.dataset.pqds import (
-    index_build as _index_ops,
-    maintenance as _maintenance,
-    merging as _merging,
+    MODES,
+    DataFile,
+    Dataset,
+    Layout,
+    ManifestSource,
+    VerifyReport,
+    build_index as _build_index,
+    compact as _compact,
+    compact_plan as _compact_plan,
+    delete as _delete,
+    find_latest,
+    merge as _merge,
+    merge_plan as _merge_plan,
+    optimize_index as _optimize_index,
+    restore as _restore,
+    stage_file as _stage_file,
+    tag as _tag,
+    untag as _untag,
 )
-from pqkit.dataset.pqds.commit import find_latest
-from pqkit.dataset.pqds.paths import Layout
 from pqkit.dataset.pqds.publish import publish as _publish
-from pqkit.dataset.pqds.reader import DataFile, Dataset, VerifyReport
-from pqkit.dataset.pqds.sources import ManifestSource
-from pqkit.dataset.pqds.staging import stage_file as _stage_file
 from pqkit.dataset.pqds.vacuum import vacuum as _vacuum
-from pqkit.dataset.pqds.write import MODES
-from pqkit.dataset.rfc0008.store import (
+from pqkit.dataset.rfc0008 import (
     DatasetManifest,
     ParquetDatasetStore,
     dataset_exists,
@@ -101,19 +110,19 @@ from pqkit.errors import (
 )
 
 open = open_dataset
-# Operations that write PQDS/1 state refuse plain Hive and RFC roots (see .layouts).
-compact = pqds_only(_maintenance.compact)
-delete = pqds_only(_maintenance.delete)
-restore = local_only(pqds_only(_maintenance.restore))
-tag = local_only(pqds_only(_maintenance.tag))
-untag = local_only(pqds_only(_maintenance.untag))
+# Operations that write PQDS/1 state refuse plain Hive and RFC roots (see detect.py).
+compact = pqds_only(_compact)
+delete = pqds_only(_delete)
+restore = local_only(pqds_only(_restore))
+tag = local_only(pqds_only(_tag))
+untag = local_only(pqds_only(_untag))
 stage_file = pqds_only(_stage_file)
 vacuum = pqds_only(_vacuum)
-build_index = local_only(pqds_only(_index_ops.build_index))
-optimize_index = local_only(pqds_only(_index_ops.optimize_index))
-merge = local_only(pqds_only(_merging.merge))
-merge_plan = local_only(pqds_only(_merging.merge_plan))
-compact_plan = pqds_only(_maintenance.compact_plan)
+build_index = local_only(pqds_only(_build_index))
+optimize_index = local_only(pqds_only(_optimize_index))
+merge = local_only(pqds_only(_merge))
+merge_plan = local_only(pqds_only(_merge_plan))
+compact_plan = pqds_only(_compact_plan)
 
 
 @pqds_only

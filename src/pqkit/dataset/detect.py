@@ -21,13 +21,11 @@ the files one at a time into a new PQDS/1 dataset (memory: one file).
 import functools
 import os
 
-from pqkit.dataset.core.fsops import META_DIR
-from pqkit.dataset.hive.source import HiveSource, hidden
-from pqkit.dataset.kartothek.metadata import locate as locate_kartothek
-from pqkit.dataset.kartothek.source import KartothekSource
-from pqkit.dataset.pqds.paths import Layout, parse_version_file_name
-from pqkit.dataset.pqds.sources import ManifestSource
-from pqkit.dataset.rfc0008.manifest import SUCCESS, RfcManifestSource, manifest_path
+from pqkit.dataset.core import META_DIR
+from pqkit.dataset.hive import HiveSource, hidden
+from pqkit.dataset.kartothek import KartothekSource, locate as locate_kartothek
+from pqkit.dataset.pqds import Layout, ManifestSource, parse_version_file_name
+from pqkit.dataset.rfc0008 import SUCCESS, RfcManifestSource, manifest_path
 from pqkit.errors import DatasetError, DatasetIncomplete, UnsupportedFeature
 from pqkit.filesystems import is_url
 

@@ -6,8 +6,7 @@ PQDS/1 layer or to the RFC-manifest writer accordingly.
 """
 import os
 
-from pqkit.dataset.core.scan import FileReader
-from pqkit.dataset.core.snapshot import with_field_ids
+from pqkit.dataset.core import FileReader, with_field_ids
 from pqkit.dataset.detect import (
     detect_layout,
     layout_of,
@@ -16,15 +15,17 @@ from pqkit.dataset.detect import (
     refuse_foreign_root,
 )
 from pqkit.dataset.opening import open_dataset
-from pqkit.dataset.pqds import write as pqds_write
-from pqkit.dataset.pqds.commit import find_latest
-from pqkit.dataset.pqds.paths import Layout, new_txn
-from pqkit.dataset.pqds.publish import published_version
-from pqkit.dataset.pqds.reader import VerifyReport
-from pqkit.dataset.pqds.staging import stage_file
-from pqkit.dataset.pqds.vacuum import repair as repair_pqds
-from pqkit.dataset.rfc0008 import write as rfc_write
-from pqkit.dataset.rfc0008.manifest import SUCCESS
+from pqkit.dataset.pqds import (
+    Layout,
+    VerifyReport,
+    find_latest,
+    new_txn,
+    published_version,
+    repair as repair_pqds,
+    stage_file,
+    write as pqds_write,
+)
+from pqkit.dataset.rfc0008 import SUCCESS, write as rfc_write
 from pqkit.errors import DatasetError, SchemaError
 from pqkit.filesystems import is_url
 

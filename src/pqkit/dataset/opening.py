@@ -6,8 +6,7 @@ is pinned to its version: later commits do not change what it reads, and files
 retired by later versions are still found in ``_pqkit/shadow``.
 """
 from pqkit.dataset.detect import open_source
-from pqkit.dataset.pqds.reader import open_snapshot
-from pqkit.dataset.pqds.sources import ObjectManifestSource
+from pqkit.dataset.pqds import ObjectManifestSource, open_snapshot
 from pqkit.filesystems import is_url
 
 

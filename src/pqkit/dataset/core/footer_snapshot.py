@@ -210,7 +210,7 @@ def utc_text(value):
     return moment.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def snapshot(entries, schema, partitioning, *, committed_at_utc, operation, where,
+def build_snapshot(entries, schema, partitioning, *, committed_at_utc, operation, where,
              dataset_key=None, properties=None, metadata=None):
     """The one-version :class:`~pqkit.dataset.core.snapshot.Manifest` of a legacy layout (version 0)."""
     data = {

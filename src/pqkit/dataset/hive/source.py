@@ -35,20 +35,18 @@ into a PQDS/1 dataset).
 """
 import os
 
-from pqkit.dataset.core.footer_snapshot import (
+from pqkit.dataset.core import (
+    Partitioning,
+    SnapshotSource,
+    build_snapshot,
+    canonical_text,
     merge_fields,
+    parse_partition_dirs,
     read_facts,
-    snapshot,
     table_schema,
+    typed_partition_column,
     utc_text,
 )
-from pqkit.dataset.core.partitioning import (
-    Partitioning,
-    canonical_text,
-    parse_partition_dirs,
-    typed_partition_column,
-)
-from pqkit.dataset.core.scan import SnapshotSource
 from pqkit.errors import DatasetError, DatasetIncomplete, DatasetNotFound, ParquetError
 from pqkit.read.file import ParquetFile
 
@@ -134,7 +132,7 @@ class HiveSource(SnapshotSource):
             entries.append(facts.entry(rel, rel, texts))
             newest = max(newest, os.stat(os.path.join(self.root, *rel.split("/"))).st_mtime)
         schema = table_schema(known, present or set())
-        return snapshot(entries, schema, partitioning,
+        return build_snapshot(entries, schema, partitioning,
                         committed_at_utc=utc_text(newest or os.stat(self.root).st_mtime),
                         operation={"type": "hive-listing"}, where=f"listing of {self.root}",
                         properties={"layout": "hive"})

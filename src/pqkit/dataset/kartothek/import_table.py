@@ -16,14 +16,27 @@ refused: publishing it would move a file Kartothek still lists.
 """
 import os
 
-from pqkit.dataset.core import fsops
-from pqkit.dataset.core.snapshot import Manifest, TableSchema, utc_now_text, with_field_ids
+from pqkit.dataset.core import (
+    Manifest,
+    TableSchema,
+    dump_json,
+    publish_if_absent,
+    utc_now_text,
+    with_field_ids,
+    write_file,
+)
 from pqkit.dataset.kartothek.source import KartothekSource
-from pqkit.dataset.pqds.commit import find_latest
-from pqkit.dataset.pqds.index_segments import KIND, ValueMap, indexed_field, write_segment
-from pqkit.dataset.pqds.paths import Layout, new_txn
-from pqkit.dataset.pqds.publish import try_publish
-from pqkit.dataset.pqds.reader import open_snapshot
+from pqkit.dataset.pqds import (
+    KIND,
+    Layout,
+    ValueMap,
+    find_latest,
+    indexed_field,
+    new_txn,
+    open_snapshot,
+    try_publish,
+    write_segment,
+)
 from pqkit.errors import DatasetExists, DatasetNotFound
 from pqkit.read.file import read_table
 
@@ -105,8 +118,8 @@ def import_kartothek(store, uuid=None, table=None, *, run_id=None):
     })
     Manifest(data, where="imported version 0")          # the same checks a reader makes
     tmp = layout.tmp_path(txn, 1)
-    fsops.write_file(tmp, fsops.dump_json(data))
-    if not fsops.publish_if_absent(tmp, layout.version_path(0)):
+    write_file(tmp, dump_json(data))
+    if not publish_if_absent(tmp, layout.version_path(0)):
         raise DatasetExists(f"{layout.root}: another process imported it first")
     try_publish(layout)
     return layout.root

@@ -25,21 +25,19 @@ on the store (one dataset), on ``<store>/<uuid>`` or on ``<store>/<uuid>/<table>
 import os
 
 from pqkit import datatypes as T
-from pqkit.dataset.core.footer_snapshot import (
+from pqkit.dataset.core import (
+    Partitioning,
+    SnapshotSource,
+    build_snapshot,
+    canonical_text,
+    check_relative_path,
     merge_fields,
     read_facts,
-    snapshot,
     table_schema,
-    utc_text,
-)
-from pqkit.dataset.core.fsops import check_relative_path
-from pqkit.dataset.core.partitioning import (
-    Partitioning,
-    canonical_text,
     typed_partition_column,
     unescape_path_component,
+    utc_text,
 )
-from pqkit.dataset.core.scan import SnapshotSource
 from pqkit.dataset.kartothek.metadata import (
     COMMON_METADATA,
     INDEX_SUFFIX,
@@ -183,7 +181,7 @@ class KartothekSource(SnapshotSource):
             if name not in names and name not in known:
                 known[name] = (T.Field(name, type_, True), COMMON_METADATA)
         meta = self.document.get("metadata") or {}
-        manifest = snapshot(entries, table_schema(known, present or set()), partitioning,
+        manifest = build_snapshot(entries, table_schema(known, present or set()), partitioning,
                             committed_at_utc=utc_text(newest or
                                                       os.stat(self.metadata_file).st_mtime),
                             operation={"type": "kartothek"}, where=self.metadata_file,

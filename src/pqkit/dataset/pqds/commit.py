@@ -37,8 +37,7 @@ import random
 import time
 from collections import OrderedDict
 
-from pqkit.dataset.core import fsops
-from pqkit.dataset.core.snapshot import Manifest
+from pqkit.dataset.core import Manifest, crash_point, dump_json, parse_json
 from pqkit.dataset.pqds.paths import HIDDEN, new_txn, parse_version_file_name
 from pqkit.errors import (
     CommitConflict,
@@ -60,7 +59,7 @@ _cache = OrderedDict()
 def read_hint(layout):
     """The version in ``_pqkit/_latest``, or None when it is missing or unreadable."""
     try:
-        value = fsops.parse_json(layout.storage.read(layout.latest_hint), layout.latest_hint)
+        value = parse_json(layout.storage.read(layout.latest_hint), layout.latest_hint)
         return int(value["version"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -140,7 +139,7 @@ def load_version(layout, version):
         raise DatasetIncomplete(f"version {version} of {layout.root} does not exist (never "
                                 "committed, or removed by vacuum)")
     try:
-        data = fsops.parse_json(raw, path)
+        data = parse_json(raw, path)
     except ValueError as exc:
         raise ManifestCorrupted(str(exc)) from None
     manifest = Manifest.from_data(data, path, expected_version=version)
@@ -233,9 +232,9 @@ def commit_operation(layout, op, *, max_attempts=None, patience=None):
             from pqkit.dataset.pqds.index_segments import check_segments_present
             check_segments_present(layout, [seg for _, seg in op.index_segments])
         won = _create_version(layout, cur + 1, layout.tmp_path(op.txn, attempt),
-                              fsops.dump_json(data))
+                              dump_json(data))
         if won:
-            fsops.crash_point("commit.committed")
+            crash_point("commit.committed")
             return cur + 1
         if cur + 1 == 0 and op.type == "create":
             if _created_by(layout, op.txn):

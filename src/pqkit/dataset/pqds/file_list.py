@@ -32,8 +32,7 @@ import os
 from pqkit import datatypes as T
 from pqkit.columnar.table import Table
 from pqkit.convert import column_from_values
-from pqkit.dataset.core import fsops
-from pqkit.dataset.core.planning import PQKIT_OPS
+from pqkit.dataset.core import PQKIT_OPS, atomic_replace, dump_json, makedirs, remove_if_exists
 from pqkit.dataset.pqds.paths import HIDDEN, hidden_name
 from pqkit.errors import ParquetError
 from pqkit.read.file import read_table
@@ -101,7 +100,7 @@ def index_bytes(layout, manifest):
         values = [c.value((f.get("partition") or {}).get(c.name)) for f in files]
         cols.append(column_from_values(values, c.type))
         fields.append(T.Field(f"p:{c.name}", c.type))
-    cols.append(column_from_values([fsops.dump_json(f).decode("utf-8") for f in files],
+    cols.append(column_from_values([dump_json(f).decode("utf-8") for f in files],
                                    T.string()))
     fields.append(T.Field("entry", T.string()))
     head = {k: v for k, v in manifest.data.items() if k != "files"}
@@ -124,8 +123,8 @@ def write_index(layout, manifest):
     """Write the planning index of ``manifest`` unless it exists and is current."""
     if not wanted(manifest) or load_head(layout, manifest.version) is not None:
         return False
-    fsops.makedirs(index_dir(layout))
-    fsops.atomic_replace(index_path(layout, manifest.version), index_bytes(layout, manifest))
+    makedirs(index_dir(layout))
+    atomic_replace(index_path(layout, manifest.version), index_bytes(layout, manifest))
     return True
 
 
@@ -187,6 +186,6 @@ def remove_stale(layout, keep_versions):
         if not stem.isdigit() or not (current or f"{dot}{suffix}" in _OLD_SUFFIXES):
             continue
         stale = not current or int(stem) not in keep_versions
-        if stale and fsops.remove_if_exists(os.path.join(index_dir(layout), name)):
+        if stale and remove_if_exists(os.path.join(index_dir(layout), name)):
             removed.append(f"_pqkit/planning/{name}")
     return removed

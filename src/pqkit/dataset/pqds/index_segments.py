@@ -41,9 +41,13 @@ import uuid
 from pqkit import datatypes as T
 from pqkit.columnar.table import Table
 from pqkit.convert import column_from_values
-from pqkit.dataset.core import fsops
-from pqkit.dataset.core.fsops import META_DIR
-from pqkit.dataset.core.partitioning import escape_path_component
+from pqkit.dataset.core import (
+    META_DIR,
+    crash_point,
+    escape_path_component,
+    remove_if_exists,
+    write_file,
+)
 from pqkit.dataset.pqds.paths import INDEX_SUFFIX, hidden_name
 from pqkit.errors import DatasetIncomplete, ParquetError, SchemaError
 from pqkit.read.file import read_table
@@ -152,15 +156,15 @@ def write_segment(layout, field, values, covers, dataset_id, created_version):
            f"{hidden_name(uuid.uuid4().hex)}{INDEX_SUFFIX}")
     meta = {"column": field.name, "dataset_id": dataset_id,
             "created_version": created_version}
-    fsops.write_file(os.path.join(layout.root, *rel.split("/")),
+    write_file(os.path.join(layout.root, *rel.split("/")),
                      segment_bytes(field, values, meta), crash_step="index.partial")
-    fsops.crash_point("index.written")
+    crash_point("index.written")
     return {"path": rel, "covers": sorted(covers)}
 
 
 def remove_segments(layout, segments):
     for seg in segments:
-        fsops.remove_if_exists(os.path.join(layout.root, *seg["path"].split("/")))
+        remove_if_exists(os.path.join(layout.root, *seg["path"].split("/")))
 
 
 def read_segment(layout, path):

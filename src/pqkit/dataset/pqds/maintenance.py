@@ -12,9 +12,14 @@
 import numpy as np
 
 from pqkit.columnar.table import concat_tables
-from pqkit.dataset.core import fsops
-from pqkit.dataset.core.planning import Planner, normalize_filters
-from pqkit.dataset.core.scan import row_mask
+from pqkit.dataset.core import (
+    Planner,
+    atomic_replace,
+    dump_json,
+    normalize_filters,
+    remove_if_exists,
+    row_mask,
+)
 from pqkit.dataset.pqds.commit import commit_operation, load_version
 from pqkit.dataset.pqds.operations import Operation
 from pqkit.dataset.pqds.paths import Layout, data_file_name, file_key, new_txn
@@ -33,7 +38,7 @@ def _rewrite_entry(layout, ds, entry, table, txn, seq, writer_options):
     relpath = (directory + "/" if directory else "") + data_file_name(seq, txn)
     fields = ds.table_schema.fields
     facts = write_data_file(layout, relpath, table, fields, **writer_options)
-    from pqkit.dataset.core.canonical import field_to_json
+    from pqkit.dataset.core import field_to_json
     return {"key": file_key(seq, txn), "path": relpath,
             "partition": dict(entry.get("partition") or {}), **facts,
             "schema": [field_to_json(f) for f in fields]}
@@ -184,12 +189,12 @@ def tag(root, name, version=None):
     layout = Layout(root)
     ds = open_pqds(root, version)
     current, old = layout.tag_paths(name)
-    fsops.atomic_replace(current, fsops.dump_json({"version": ds.version}))
-    fsops.remove_if_exists(old)        # the name before the prefix would shadow nothing now
+    atomic_replace(current, dump_json({"version": ds.version}))
+    remove_if_exists(old)        # the name before the prefix would shadow nothing now
     return ds.version
 
 
 def untag(root, name):
     """Remove a tag (the version becomes subject to retention again)."""
-    removed = [fsops.remove_if_exists(p) for p in Layout(root).tag_paths(name)]
+    removed = [remove_if_exists(p) for p in Layout(root).tag_paths(name)]
     return any(removed)

@@ -35,7 +35,7 @@ import numpy as np
 from pqkit import datatypes as T
 from pqkit.columnar.table import Table
 from pqkit.convert import column_from_values
-from pqkit.dataset.core.tables import as_table, cast_to_fields, plain_table
+from pqkit.dataset.core import as_table, cast_to_fields, plain_table
 from pqkit.dataset.pqds.maintenance import _commit, _data_table, _rewrite_entry
 from pqkit.dataset.pqds.operations import Operation
 from pqkit.dataset.pqds.paths import Layout, new_txn

@@ -35,14 +35,16 @@ with everything except overwrite (not retryable).
 """
 from pqkit import datatypes as T
 from pqkit._version import __version__
-from pqkit.dataset.core.canonical import field_from_json, field_to_json
-from pqkit.dataset.core.fsops import check_relative_path
-from pqkit.dataset.core.partitioning import PartitionColumn, Partitioning
-from pqkit.dataset.core.snapshot import (
+from pqkit.dataset.core import (
     DEFAULT_PROPERTIES,
     FORMAT,
     FORMAT_VERSION,
+    PartitionColumn,
+    Partitioning,
     TableSchema,
+    check_relative_path,
+    field_from_json,
+    field_to_json,
     utc_now_text,
     widens,
     with_field_ids,
@@ -311,7 +313,7 @@ class Operation:
 
 
 def _fid(f):
-    from pqkit.dataset.core.canonical import field_id
+    from pqkit.dataset.core import field_id
     return field_id(f) or 0
 
 
@@ -327,7 +329,7 @@ def _staged_partitioning(entries, partition_by):
     if partition_by is not None and names != partition_by:
         raise SchemaError(f"partition_by {partition_by} but the files are partitioned by "
                           f"{names}")
-    from pqkit.dataset.core.canonical import type_from_json
+    from pqkit.dataset.core import type_from_json
     return Partitioning([PartitionColumn(n, type_from_json(types[n], "partition_types"))
                          for n in names])
 
@@ -392,7 +394,7 @@ def evolve(base_fields, target_fields, allowed):
     if extra and not allowed:
         raise SchemaError(f"column {extra[0].name!r} is not in the dataset (columns "
                           f"{[f.name for f in base_fields]}); pass evolve_schema=True to add it")
-    from pqkit.dataset.core.snapshot import max_field_id
+    from pqkit.dataset.core import max_field_id
     added, _ = with_field_ids([T.Field(f.name, f.type, True, f.metadata) for f in extra],
                               max_field_id(base_fields) + 1, {}, keep_own=True)
     return out + added

@@ -39,8 +39,7 @@ import os
 import re
 import uuid
 
-from pqkit.dataset.core.fsops import META_DIR
-from pqkit.dataset.core.storage import LocalStorage, ObjectStorage
+from pqkit.dataset.core import META_DIR, LocalStorage, ObjectStorage
 from pqkit.errors import DatasetError
 from pqkit.filesystems import is_url, url_filesystem
 

@@ -23,7 +23,7 @@ import os
 import struct
 
 from pqkit import format as fmt
-from pqkit.dataset.core import fsops
+from pqkit.dataset.core import crash_point, dump_json, parse_json
 from pqkit.dataset.pqds import file_list
 from pqkit.dataset.pqds.commit import find_latest, load_latest, load_version
 from pqkit.dataset.pqds.paths import DATA_FILE_RE
@@ -35,13 +35,13 @@ from pqkit.write.file import ParquetWriter, created_by
 def published_version(layout):
     """The last version whose publish completed (-1 when none is known)."""
     try:
-        marker = fsops.parse_json(layout.storage.read(layout.success), layout.success)
+        marker = parse_json(layout.storage.read(layout.success), layout.success)
         if isinstance(marker, dict) and marker.get("format") == "pqds":
             return int(marker["version"])
     except (OSError, ValueError, KeyError, TypeError):
         pass
     try:
-        return int(fsops.parse_json(layout.storage.read(layout.latest_hint),
+        return int(parse_json(layout.storage.read(layout.latest_hint),
                                     layout.latest_hint)["version"])
     except (OSError, ValueError, KeyError, TypeError):
         return -1
@@ -54,7 +54,7 @@ def publish(layout):
     """
     store = layout.storage
     with store.lock(layout.publish_lock):
-        fsops.crash_point("publish.locked")
+        crash_point("publish.locked")
         latest, target = load_latest(layout)
         done = published_version(layout)
         if done >= latest and store.exists(layout.success):
@@ -64,10 +64,10 @@ def publish(layout):
         store.remove(layout.success)
         store.remove(layout.summary_metadata)
         store.sync_dir(layout.root)
-        fsops.crash_point("publish.success_removed")
+        crash_point("publish.success_removed")
         to_visible, to_shadow = _moves(layout, done, latest, target)
         _apply_moves(layout, to_visible, to_shadow)
-        fsops.crash_point("publish.moved_all")
+        crash_point("publish.moved_all")
         _write_derived(layout, target)
         return latest
 
@@ -107,7 +107,7 @@ def _apply_moves(layout, to_visible, to_shadow):
     for i, path in enumerate(to_visible):
         unhide(layout, path)
         if i == 0:
-            fsops.crash_point("publish.moved_one")
+            crash_point("publish.moved_one")
     for path in to_shadow:
         layout.storage.move(layout.visible(path), layout.shadow(path))
     for d in {os.path.dirname(layout.visible(p)) for p in to_visible + to_shadow}:
@@ -168,7 +168,7 @@ def _write_derived(layout, manifest):
     store = layout.storage
     if manifest.properties.get("common_metadata") != "foreign":
         store.replace(layout.common_metadata, common_metadata_bytes(manifest))
-    fsops.crash_point("publish.common_metadata")
+    crash_point("publish.common_metadata")
     _write_index(layout, manifest)
     # the summary reads every footer; on an object store that is a GET per file
     if manifest.properties.get("summary.metadata", "never") == "always" and not store.remote:
@@ -182,8 +182,8 @@ def _write_derived(layout, manifest):
               "schema_hash": manifest.schema.sha256(),
               "manifest": layout.relpath(layout.find_version(manifest.version) or
                                          layout.version_path(manifest.version))}
-    store.replace(layout.success, fsops.dump_json(marker))
-    fsops.crash_point("publish.success_written")
+    store.replace(layout.success, dump_json(marker))
+    crash_point("publish.success_written")
     _write_hint(layout, manifest.version)
 
 
@@ -191,12 +191,12 @@ def _write_hint(layout, version):
     """Raise the ``_latest`` hint to ``version`` (never lower it)."""
     current = None
     try:
-        current = int(fsops.parse_json(layout.storage.read(layout.latest_hint),
+        current = int(parse_json(layout.storage.read(layout.latest_hint),
                                        layout.latest_hint)["version"])
     except (OSError, ValueError, KeyError, TypeError):
         pass
     if current is None or current < version:
-        layout.storage.replace(layout.latest_hint, fsops.dump_json({"version": version}))
+        layout.storage.replace(layout.latest_hint, dump_json({"version": version}))
 
 
 def _write_index(layout, manifest):

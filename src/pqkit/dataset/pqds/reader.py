@@ -14,10 +14,14 @@ from dataclasses import dataclass
 from pqkit import datatypes as T
 from pqkit.columnar.nested import nulls
 from pqkit.columnar.table import Table, concat_tables
-from pqkit.dataset.core import fsops
-from pqkit.dataset.core.planning import Planner, normalize_filters
-from pqkit.dataset.core.scan import FileReader, open_entry
-from pqkit.dataset.core.snapshot import parse_utc
+from pqkit.dataset.core import (
+    FileReader,
+    Planner,
+    normalize_filters,
+    open_entry,
+    parse_utc,
+    read_json,
+)
 from pqkit.dataset.pqds.index_segments import IndexPruner, manifest_indices
 from pqkit.dataset.pqds.publish import publish as run_publish
 from pqkit.dataset.pqds.sources import ManifestSource, ObjectManifestSource
@@ -378,7 +382,7 @@ def _read_tag(layout, name, root):
     """The JSON of tag ``name`` under either of its names."""
     for path in layout.tag_paths(name):
         try:
-            return fsops.read_json(path)
+            return read_json(path)
         except FileNotFoundError:
             continue
         except ValueError as exc:

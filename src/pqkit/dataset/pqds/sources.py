@@ -25,11 +25,7 @@ an older version reading it finds it there after the visible key's 404.
 """
 import os
 
-from pqkit.dataset.core import fsops
-from pqkit.dataset.core.fsops import check_relative_path
-from pqkit.dataset.core.scan import FileSource
-from pqkit.dataset.core.snapshot import Manifest
-from pqkit.dataset.core.storage import ObjectStorage
+from pqkit.dataset.core import FileSource, Manifest, ObjectStorage, check_relative_path, parse_json
 from pqkit.dataset.pqds import file_list
 from pqkit.dataset.pqds.commit import (
     find_latest,
@@ -94,7 +90,7 @@ class ObjectManifestSource(FileSource):
                 return None
             self._legacy[version] = path != self.layout.version_path(version)
             try:
-                data = fsops.parse_json(raw, f"{self._protocol}://{path}")
+                data = parse_json(raw, f"{self._protocol}://{path}")
             except ValueError as exc:
                 raise ManifestCorrupted(str(exc)) from None
             self._manifests[version] = Manifest.from_data(data, path, version)
@@ -103,7 +99,7 @@ class ObjectManifestSource(FileSource):
     def _hint(self):
         raw = self._get(self.layout.latest_hint)
         try:
-            return int(fsops.parse_json(raw, self.layout.latest_hint)["version"])
+            return int(parse_json(raw, self.layout.latest_hint)["version"])
         except (TypeError, ValueError, KeyError, AttributeError):
             return None
 

@@ -12,12 +12,22 @@ the entry and the publish step moves the file to its visible path.
 from pqkit import datatypes as T
 from pqkit.columnar.table import Table
 from pqkit.convert import column_from_values
-from pqkit.dataset.core import fsops
-from pqkit.dataset.core.canonical import field_to_json, type_to_json
-from pqkit.dataset.core.entry_stats import codec_name, file_statistics
-from pqkit.dataset.core.partitioning import PartitionColumn, Partitioning
-from pqkit.dataset.core.snapshot import DEFAULT_PROPERTIES, with_field_ids
-from pqkit.dataset.core.tables import HashingSink, as_table, cast_to_fields, new_writer, plain_table
+from pqkit.dataset.core import (
+    DEFAULT_PROPERTIES,
+    HashingSink,
+    PartitionColumn,
+    Partitioning,
+    as_table,
+    cast_to_fields,
+    codec_name,
+    crash_point,
+    field_to_json,
+    file_statistics,
+    new_writer,
+    plain_table,
+    type_to_json,
+    with_field_ids,
+)
 from pqkit.dataset.pqds.paths import Layout, data_file_name, file_key, new_txn
 from pqkit.errors import DatasetNotFound
 
@@ -33,7 +43,7 @@ def write_data_file(layout, relpath, table, fields, *, stats_columns=32, **write
         sink = HashingSink(f)
         writer = new_writer(sink, fields, options)
         writer.write(Table(table.columns, fields))
-        fsops.crash_point("stage.partial")
+        crash_point("stage.partial")
         writer.close()
     return {"size": sink.size, "row_count": writer.num_rows,
             "row_groups": len(writer.row_groups),
@@ -105,7 +115,7 @@ def stage_file(root, table, partition_values=None, *, txn=None, seq=0, schema=No
     relpath = (directory + "/" if directory else "") + data_file_name(seq, txn)
     facts = write_data_file(layout, relpath, table, fields, stats_columns=stats_columns,
                             **writer_options)
-    fsops.crash_point("stage.written")
+    crash_point("stage.written")
     return {"key": file_key(seq, txn), "path": relpath, "partition": texts, **facts,
             "schema": [field_to_json(f) for f in fields],
             "partition_types": {c.name: type_to_json(c.type) for c in partitioning.columns}}
@@ -141,7 +151,7 @@ def data_fields(table, known_fields):
 
     Columns the dataset lacks get fresh ids after the largest one in use.
     """
-    from pqkit.dataset.core.snapshot import max_field_id
+    from pqkit.dataset.core import max_field_id
     known = {f.name: f for f in (known_fields or [])}
     fields = []
     for f in table.schema:

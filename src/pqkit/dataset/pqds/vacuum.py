@@ -31,8 +31,7 @@ import os
 import re
 import time
 
-from pqkit.dataset.core import fsops
-from pqkit.dataset.core.snapshot import parse_utc
+from pqkit.dataset.core import crash_point, fsync_dir, makedirs, parse_json, parse_utc
 from pqkit.dataset.pqds import file_list
 from pqkit.dataset.pqds.commit import find_latest, list_versions, load_version
 from pqkit.dataset.pqds.index_segments import manifest_indices
@@ -64,7 +63,7 @@ def _tagged_versions(layout):
         if name.endswith(".json"):
             path = os.path.join(layout.tags_dir, name)
             try:
-                out.add(int(fsops.parse_json(layout.storage.read(path), path)["version"]))
+                out.add(int(parse_json(layout.storage.read(path), path)["version"]))
             except (OSError, ValueError, KeyError, TypeError):
                 continue
     return out
@@ -206,7 +205,7 @@ def vacuum(root, *, retention=None, keep_last=None, grace=None, dry_run=False,
             for path in layout.version_paths(v):
                 layout.storage.remove(path)
         layout.storage.sync_dir(layout.versions_dir)
-        fsops.crash_point("vacuum.versions_deleted")
+        crash_point("vacuum.versions_deleted")
     orphans = _orphans(layout, referenced, cutoff)
     if not dry_run:
         for path in orphans:
@@ -274,8 +273,8 @@ def _set_aside_torn(layout):
         return None
     except ManifestCorrupted:
         pass
-    fsops.makedirs(layout.tmp_dir)
+    makedirs(layout.tmp_dir)
     os.replace(layout.find_version(newest),
                os.path.join(layout.tmp_dir, f"_torn-{newest:020d}-{int(time.time())}.json"))
-    fsops.fsync_dir(layout.versions_dir)
+    fsync_dir(layout.versions_dir)
     return newest

@@ -16,10 +16,17 @@ import copy
 
 from pqkit import datatypes as T
 from pqkit.columnar.table import Table
-from pqkit.dataset.core import fsops
-from pqkit.dataset.core.partitioning import PartitionColumn, Partitioning
-from pqkit.dataset.core.snapshot import max_field_id, widens, with_field_ids
-from pqkit.dataset.core.tables import as_table, cast_to_fields, plain_table
+from pqkit.dataset.core import (
+    PartitionColumn,
+    Partitioning,
+    as_table,
+    cast_to_fields,
+    crash_point,
+    max_field_id,
+    plain_table,
+    widens,
+    with_field_ids,
+)
 from pqkit.dataset.pqds.commit import commit_operation, load_latest
 from pqkit.dataset.pqds.index_segments import append_segments, manifest_indices, remove_segments
 from pqkit.dataset.pqds.operations import Operation, scope_matches
@@ -222,8 +229,8 @@ def _stage(layout, partitioning, texts, table, fields, txn, seq, stats_columns, 
     relpath = (directory + "/" if directory else "") + data_file_name(seq, txn)
     facts = write_data_file(layout, relpath, table, fields, stats_columns=stats_columns,
                             **options)
-    fsops.crash_point("stage.written")
-    from pqkit.dataset.core.canonical import field_to_json, type_to_json
+    crash_point("stage.written")
+    from pqkit.dataset.core import field_to_json, type_to_json
     return {"key": file_key(seq, txn), "path": relpath, "partition": dict(texts), **facts,
             "schema": [field_to_json(f) for f in fields],
             "partition_types": {c.name: type_to_json(c.type) for c in partitioning.columns}}
@@ -338,7 +345,7 @@ def commit(root, file_entries, *, mode, partition_by=None, run_id=None, schema=N
 
 
 def _entries_partitioning(entries, names):
-    from pqkit.dataset.core.canonical import type_from_json
+    from pqkit.dataset.core import type_from_json
     types = (entries[0].get("partition_types") or {}) if entries else {}
     missing = [n for n in names if n not in types]
     if missing:

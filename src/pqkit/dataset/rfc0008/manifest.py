@@ -37,17 +37,17 @@ every byte. Per-file bounds for planning come from the parts' footers
 """
 import os
 
-from pqkit.dataset.core import fsops
-from pqkit.dataset.core.footer_snapshot import (
+from pqkit.dataset.core import (
+    Partitioning,
+    SnapshotSource,
+    build_snapshot,
+    check_relative_path,
     merge_fields,
     read_facts,
-    snapshot,
+    read_json,
     table_schema,
     utc_text,
 )
-from pqkit.dataset.core.fsops import check_relative_path
-from pqkit.dataset.core.partitioning import Partitioning
-from pqkit.dataset.core.scan import SnapshotSource
 from pqkit.dataset.rfc0008.schema_hash import file_schema_hash, hash_matches
 from pqkit.errors import (
     DatasetError,
@@ -81,7 +81,7 @@ def manifest_path(root):
 def read_manifest(path):
     """The manifest document at ``path``, validated for shape (ManifestCorrupted if not)."""
     try:
-        doc = fsops.read_json(path)
+        doc = read_json(path)
     except FileNotFoundError:
         raise DatasetNotFound(f"{path} does not exist") from None
     except ValueError as exc:
@@ -253,7 +253,7 @@ class RfcManifestSource(SnapshotSource):
         if isinstance(doc.get("compression"), str):
             props["compression"] = doc["compression"]
         key = doc.get("dataset_key")
-        return snapshot(entries, table_schema(known, present or set()), Partitioning(),
+        return build_snapshot(entries, table_schema(known, present or set()), Partitioning(),
                         committed_at_utc=utc_text(doc.get("created_at_utc")),
                         operation={"type": "rfc-manifest", "run_id": doc.get("run_id")},
                         where=self.manifest_file, dataset_key=key if isinstance(key, str)

@@ -24,8 +24,8 @@ import json
 import os
 import shutil
 
-from pqkit.dataset.core.fsops import check_relative_path
-from pqkit.dataset.pqds.reader import open_snapshot
+from pqkit.dataset.core import check_relative_path
+from pqkit.dataset.pqds import open_snapshot
 from pqkit.dataset.rfc0008 import write
 from pqkit.dataset.rfc0008.manifest import SUCCESS, RfcManifestSource, manifest_path
 from pqkit.errors import AlreadyExists, DatasetError, DatasetNotFound, ManifestCorrupted

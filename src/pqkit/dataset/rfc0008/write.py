@@ -25,12 +25,25 @@ import os
 import re
 
 from pqkit.columnar.table import Table
-from pqkit.dataset.core import fsops
-from pqkit.dataset.core.footer_snapshot import read_facts
-from pqkit.dataset.core.fsops import META_DIR
-from pqkit.dataset.core.snapshot import DEFAULT_PROPERTIES, utc_now_text
-from pqkit.dataset.core.tables import HashingSink, as_table, cast_to_fields, new_writer, plain_table
-from pqkit.dataset.pqds.paths import new_txn
+from pqkit.dataset.core import (
+    DEFAULT_PROPERTIES,
+    META_DIR,
+    FileLock,
+    HashingSink,
+    as_table,
+    cast_to_fields,
+    crash_point,
+    durable,
+    fsync_dir,
+    makedirs,
+    new_writer,
+    plain_table,
+    read_facts,
+    remove_if_exists,
+    utc_now_text,
+    write_file,
+)
+from pqkit.dataset.pqds import new_txn
 from pqkit.dataset.rfc0008.manifest import (
     MANIFEST_NAMES,
     SUCCESS,
@@ -95,8 +108,8 @@ def write(root, data, *, mode="create", run_id=None, dataset_key=None, metadata=
                           f"{', '.join(MANIFEST_NAMES)}")
     root = os.path.abspath(os.fspath(root))
     _refuse_other_layouts(root)
-    fsops.makedirs(root)
-    with fsops.FileLock(os.path.join(root, LOCK_NAME)):
+    makedirs(root)
+    with FileLock(os.path.join(root, LOCK_NAME)):
         return _write_locked(root, data, mode, run_id, dataset_key, metadata, schema,
                              max_rows_per_file, manifest_name, stats_columns, options)
 
@@ -142,12 +155,12 @@ def _write_locked(root, data, mode, run_id, dataset_key, metadata, schema, max_r
             parts, schema_hash, str(compression).lower(),
             current.get("created_at_utc") if current else utc_now_text(), run_id,
             metadata if metadata is not None else (current or {}).get("metadata"))
-        fsops.crash_point("rfc.parts_written")
+        crash_point("rfc.parts_written")
         _replace(root, doc, manifest_name, current_path,
                  [(w["part"]["path"], w["tmp"]) for w in written])
     except BaseException:
         for w in written:
-            fsops.remove_if_exists(w["tmp"])
+            remove_if_exists(w["tmp"])
         raise
     return doc
 
@@ -197,7 +210,7 @@ def _part_names(count, keep):
 
 def _write_part(root, name, txn, table, fields, stats_columns, options):
     """Write one part to its hidden temporary name; returns its manifest entry and paths."""
-    from pqkit.dataset.core.entry_stats import file_statistics
+    from pqkit.dataset.core import file_statistics
     tmp = os.path.join(root, f".{name}.{txn}.tmp")
     with open(tmp, "xb") as f:
         sink = HashingSink(f)
@@ -205,7 +218,7 @@ def _write_part(root, name, txn, table, fields, stats_columns, options):
         writer.write(Table(table.columns, fields))
         writer.close()
         f.flush()
-        if fsops.durable():
+        if durable():
             os.fsync(f.fileno())
     facts = read_facts(tmp, stats_columns)
     part = {"path": name, "size": facts.size, "row_count": facts.row_count,
@@ -235,22 +248,22 @@ def _replace(root, doc, manifest_name, current_path, moves):
             old_parts = {p["path"] for p in read_manifest(current_path)["parts"]}
         except (ManifestCorrupted, DatasetError):
             old_parts = set()             # an unreadable manifest being overwritten
-    fsops.remove_if_exists(os.path.join(root, SUCCESS))
-    fsops.fsync_dir(root)
-    fsops.crash_point("rfc.success_removed")
+    remove_if_exists(os.path.join(root, SUCCESS))
+    fsync_dir(root)
+    crash_point("rfc.success_removed")
     _write_manifest(root, doc, manifest_name)
     if current_path is not None and os.path.basename(current_path) != manifest_name:
-        fsops.remove_if_exists(current_path)
-    fsops.crash_point("rfc.manifest_written")
+        remove_if_exists(current_path)
+    crash_point("rfc.manifest_written")
     for name, tmp in moves:
         os.replace(tmp, os.path.join(root, name))
-        fsops.crash_point("rfc.part_renamed")
-    fsops.fsync_dir(root)
+        crash_point("rfc.part_renamed")
+    fsync_dir(root)
     live = set(doc["parts"])
     for rel in sorted(old_parts - live):
-        fsops.remove_if_exists(os.path.join(root, *rel.split("/")))
-    fsops.write_file(os.path.join(root, SUCCESS), b"")
-    fsops.fsync_dir(root)
+        remove_if_exists(os.path.join(root, *rel.split("/")))
+    write_file(os.path.join(root, SUCCESS), b"")
+    fsync_dir(root)
 
 
 def rfc_document(dataset_key, parts, schema_hash, compression, created_at_utc, run_id,
@@ -275,9 +288,9 @@ def _write_manifest(root, doc, manifest_name):
     data = json.dumps(doc, ensure_ascii=False, indent=2, sort_keys=True,
                       allow_nan=False).encode("utf-8")
     tmp = os.path.join(root, f".{manifest_name}.{new_txn()}.tmp")
-    fsops.write_file(tmp, data)
+    write_file(tmp, data)
     os.replace(tmp, os.path.join(root, manifest_name))
-    fsops.fsync_dir(root)
+    fsync_dir(root)
 
 
 # --- repair ------------------------------------------------------------------------------------
@@ -300,7 +313,7 @@ def repair(root):
         ``problems`` (what still prevents completion).
     """
     root = os.path.abspath(os.fspath(root))
-    with fsops.FileLock(os.path.join(root, LOCK_NAME)):
+    with FileLock(os.path.join(root, LOCK_NAME)):
         path = manifest_path(root)
         if path is None:
             raise DatasetError(f"{root} has no manifest.json: nothing to repair")
@@ -311,12 +324,12 @@ def repair(root):
         deleted, written = [], False
         if not problems:
             for tmp in temporaries:
-                if os.path.exists(tmp) and fsops.remove_if_exists(tmp):
+                if os.path.exists(tmp) and remove_if_exists(tmp):
                     deleted.append(os.path.basename(tmp))
             success = os.path.join(root, SUCCESS)
             if not os.path.exists(success):
-                fsops.write_file(success, b"")
-                fsops.fsync_dir(root)
+                write_file(success, b"")
+                fsync_dir(root)
                 written = True
         return {"layout": "manifest", "complete": not problems, "success_written": written,
                 "parts_restored": restored, "temporaries_deleted": sorted(deleted),
@@ -370,7 +383,7 @@ def _restore_parts(root, doc, temporaries):
                 restored.append(part["path"])
                 break
     if restored:
-        fsops.fsync_dir(root)
+        fsync_dir(root)
     return restored
 
 
