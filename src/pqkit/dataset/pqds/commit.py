@@ -38,6 +38,7 @@ import time
 from collections import OrderedDict
 
 from pqkit.dataset.core import Manifest, crash_point, dump_json, parse_json
+from pqkit.dataset.pqds.index_segments import check_segments_present
 from pqkit.dataset.pqds.paths import HIDDEN, new_txn, parse_version_file_name
 from pqkit.errors import (
     CommitConflict,
@@ -229,7 +230,6 @@ def commit_operation(layout, op, *, max_attempts=None, patience=None):
             raise DatasetIncomplete(f"staged file {missing[0]!r} is gone (removed by vacuum "
                                     "after its grace period?); stage it again")
         if op.index_segments:
-            from pqkit.dataset.pqds.index_segments import check_segments_present
             check_segments_present(layout, [seg for _, seg in op.index_segments])
         won = _create_version(layout, cur + 1, layout.tmp_path(op.txn, attempt),
                               dump_json(data))

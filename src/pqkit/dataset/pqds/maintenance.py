@@ -16,6 +16,7 @@ from pqkit.dataset.core import (
     Planner,
     atomic_replace,
     dump_json,
+    field_to_json,
     normalize_filters,
     remove_if_exists,
     row_mask,
@@ -38,7 +39,6 @@ def _rewrite_entry(layout, ds, entry, table, txn, seq, writer_options):
     relpath = (directory + "/" if directory else "") + data_file_name(seq, txn)
     fields = ds.table_schema.fields
     facts = write_data_file(layout, relpath, table, fields, **writer_options)
-    from pqkit.dataset.core import field_to_json
     return {"key": file_key(seq, txn), "path": relpath,
             "partition": dict(entry.get("partition") or {}), **facts,
             "schema": [field_to_json(f) for f in fields]}

@@ -44,11 +44,15 @@ from pqkit.dataset.core import (
     TableSchema,
     check_relative_path,
     field_from_json,
+    field_id,
     field_to_json,
+    max_field_id,
+    type_from_json,
     utc_now_text,
     widens,
     with_field_ids,
 )
+from pqkit.dataset.pqds.index_segments import manifest_indices, next_indices
 from pqkit.dataset.pqds.paths import data_file_name
 from pqkit.errors import CommitConflict, DatasetExists, SchemaError
 
@@ -231,7 +235,6 @@ class Operation:
 
     def _indices(self, parent):
         """The next version's index segments (§3.4): the parent's plus ours."""
-        from pqkit.dataset.pqds.index_segments import manifest_indices, next_indices
         if self.type == "restore":
             base = manifest_indices(self.restore_from)
         elif self.type in ("overwrite", "create") or parent is None:
@@ -313,7 +316,6 @@ class Operation:
 
 
 def _fid(f):
-    from pqkit.dataset.core import field_id
     return field_id(f) or 0
 
 
@@ -329,7 +331,6 @@ def _staged_partitioning(entries, partition_by):
     if partition_by is not None and names != partition_by:
         raise SchemaError(f"partition_by {partition_by} but the files are partitioned by "
                           f"{names}")
-    from pqkit.dataset.core import type_from_json
     return Partitioning([PartitionColumn(n, type_from_json(types[n], "partition_types"))
                          for n in names])
 
@@ -394,7 +395,6 @@ def evolve(base_fields, target_fields, allowed):
     if extra and not allowed:
         raise SchemaError(f"column {extra[0].name!r} is not in the dataset (columns "
                           f"{[f.name for f in base_fields]}); pass evolve_schema=True to add it")
-    from pqkit.dataset.core import max_field_id
     added, _ = with_field_ids([T.Field(f.name, f.type, True, f.metadata) for f in extra],
                               max_field_id(base_fields) + 1, {}, keep_own=True)
     return out + added

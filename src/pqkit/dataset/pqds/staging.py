@@ -23,11 +23,13 @@ from pqkit.dataset.core import (
     crash_point,
     field_to_json,
     file_statistics,
+    max_field_id,
     new_writer,
     plain_table,
     type_to_json,
     with_field_ids,
 )
+from pqkit.dataset.pqds.commit import find_latest, load_version
 from pqkit.dataset.pqds.paths import Layout, data_file_name, file_key, new_txn
 from pqkit.errors import DatasetNotFound
 
@@ -123,7 +125,6 @@ def stage_file(root, table, partition_values=None, *, txn=None, seq=0, schema=No
 
 def _dataset_defaults(layout, schema):
     """(data fields with ids or None, Partitioning or None) of the latest version, if any."""
-    from pqkit.dataset.pqds.commit import find_latest, load_version
     try:
         latest = find_latest(layout)
     except DatasetNotFound:
@@ -151,7 +152,6 @@ def data_fields(table, known_fields):
 
     Columns the dataset lacks get fresh ids after the largest one in use.
     """
-    from pqkit.dataset.core import max_field_id
     known = {f.name: f for f in (known_fields or [])}
     fields = []
     for f in table.schema:

@@ -16,14 +16,18 @@ import copy
 
 from pqkit import datatypes as T
 from pqkit.columnar.table import Table
+from pqkit.convert import column_from_values, table_from_data
 from pqkit.dataset.core import (
     PartitionColumn,
     Partitioning,
     as_table,
     cast_to_fields,
     crash_point,
+    field_to_json,
     max_field_id,
     plain_table,
+    type_from_json,
+    type_to_json,
     widens,
     with_field_ids,
 )
@@ -33,14 +37,13 @@ from pqkit.dataset.pqds.operations import Operation, scope_matches
 from pqkit.dataset.pqds.paths import Layout, data_file_name, file_key, new_txn
 from pqkit.dataset.pqds.publish import try_publish
 from pqkit.dataset.pqds.staging import write_data_file
-from pqkit.errors import DatasetExists, SchemaError
+from pqkit.errors import DatasetExists, DatasetNotFound, SchemaError
 
 MODES = ("create", "append", "overwrite", "replace_partitions")
 
 
 def _current(layout):
     """(read version, latest Manifest) or (-1, None) when there is no dataset."""
-    from pqkit.errors import DatasetNotFound
     try:
         return load_latest(layout, for_writing=True)
     except DatasetNotFound:
@@ -156,7 +159,6 @@ def _as_partition_type(table, column):
     col = table.column(column.name)
     if col.type == column.type:
         return col
-    from pqkit.convert import column_from_values
     try:
         return column_from_values(col, column.type)
     except SchemaError as exc:
@@ -165,7 +167,6 @@ def _as_partition_type(table, column):
 
 
 def _typed(data, schema):
-    from pqkit.convert import table_from_data
     return table_from_data(data, schema)
 
 
@@ -230,7 +231,6 @@ def _stage(layout, partitioning, texts, table, fields, txn, seq, stats_columns, 
     facts = write_data_file(layout, relpath, table, fields, stats_columns=stats_columns,
                             **options)
     crash_point("stage.written")
-    from pqkit.dataset.core import field_to_json, type_to_json
     return {"key": file_key(seq, txn), "path": relpath, "partition": dict(texts), **facts,
             "schema": [field_to_json(f) for f in fields],
             "partition_types": {c.name: type_to_json(c.type) for c in partitioning.columns}}
@@ -345,7 +345,6 @@ def commit(root, file_entries, *, mode, partition_by=None, run_id=None, schema=N
 
 
 def _entries_partitioning(entries, names):
-    from pqkit.dataset.core import type_from_json
     types = (entries[0].get("partition_types") or {}) if entries else {}
     missing = [n for n in names if n not in types]
     if missing:

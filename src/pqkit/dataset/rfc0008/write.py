@@ -21,10 +21,12 @@ manifest's parts are (step 2 ran, step 3 did not); otherwise it reports the
 parts it cannot find and leaves ``_SUCCESS`` absent.
 """
 import hashlib
+import json
 import os
 import re
 
 from pqkit.columnar.table import Table
+from pqkit.convert import table_from_data
 from pqkit.dataset.core import (
     DEFAULT_PROPERTIES,
     META_DIR,
@@ -34,6 +36,7 @@ from pqkit.dataset.core import (
     cast_to_fields,
     crash_point,
     durable,
+    file_statistics,
     fsync_dir,
     makedirs,
     new_writer,
@@ -166,7 +169,6 @@ def _write_locked(root, data, mode, run_id, dataset_key, metadata, schema, max_r
 
 
 def _typed(data, schema):
-    from pqkit.convert import table_from_data
     return table_from_data(data, schema)
 
 
@@ -210,7 +212,6 @@ def _part_names(count, keep):
 
 def _write_part(root, name, txn, table, fields, stats_columns, options):
     """Write one part to its hidden temporary name; returns its manifest entry and paths."""
-    from pqkit.dataset.core import file_statistics
     tmp = os.path.join(root, f".{name}.{txn}.tmp")
     with open(tmp, "xb") as f:
         sink = HashingSink(f)
@@ -283,7 +284,6 @@ def rfc_document(dataset_key, parts, schema_hash, compression, created_at_utc, r
 
 
 def _write_manifest(root, doc, manifest_name):
-    import json
     # The RFC's serialisation: sorted keys, two-space indent.
     data = json.dumps(doc, ensure_ascii=False, indent=2, sort_keys=True,
                       allow_nan=False).encode("utf-8")
