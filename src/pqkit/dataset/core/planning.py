@@ -255,6 +255,3 @@ class Planner:
                 return None
             rest.append((col, op, value))
         return rest
-
-    def only_partition_terms(self):
-        return all(t[0] in self.partitioning.by_name for conj in (self.dnf or []) for t in conj)

@@ -257,10 +257,6 @@ class IndexPruner:
                 out.update(keys or ())
         return out
 
-    @property
-    def active(self):
-        return self.groups is not None
-
     def keeps(self, key):
         """Whether the file ``key`` may hold a row matching the predicate."""
         if self.groups is None:

@@ -175,10 +175,6 @@ class Layout:
         return (os.path.join(self.tags_dir, hidden_name(f"{name}.json")),
                 os.path.join(self.tags_dir, f"{name}.json"))
 
-    def tag_path(self, name):
-        """Where tag ``name`` is written."""
-        return self.tag_paths(name)[0]
-
 
 def version_file_name(version, legacy=False):
     """``_00000000000000000007.json`` (``legacy``: without the ``_``, as written before)."""
@@ -192,8 +188,3 @@ def parse_version_file_name(name):
     if len(stem) == VERSION_DIGITS and name.endswith(".json") and stem.isdigit():
         return int(stem)
     return None
-
-
-def is_legacy_version_file_name(name):
-    """Whether version file name ``name`` is the one written before the ``_`` prefix."""
-    return not name.startswith(HIDDEN)
