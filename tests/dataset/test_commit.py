@@ -236,6 +236,29 @@ def test_latest_found_without_hint_across_a_vacuum_gap(tmp_path):
     assert pds.write(root, {"x": [5]}) == 5
 
 
+def test_only_prefixed_names_are_versions_and_tags(tmp_path):
+    # No released pqkit wrote version files or tags without the _ prefix, so a file
+    # under such a name is not one of them: neither found, nor listed, nor committed over.
+    root = str(tmp_path / "ds")
+    pds.write(root, {"x": [0]})
+    layout = pds.Layout(root)
+    with open(layout.version_path(0)) as f:
+        data = json.load(f)
+    data.update(version=1, parent_version=0)   # a valid version 1, under the unprefixed name
+    with open(os.path.join(layout.versions_dir, "00000000000000000001.json"), "w") as f:
+        json.dump(data, f)
+    os.makedirs(layout.tags_dir, exist_ok=True)
+    with open(os.path.join(layout.tags_dir, "gold.json"), "w") as f:
+        json.dump({"version": 0}, f)
+    os.remove(layout.latest_hint)
+    assert pds.latest_version(root) == 0
+    assert [v["version"] for v in pds.open(root).versions()] == [0]
+    with pytest.raises(DatasetError, match="no tag 'gold'"):
+        pds.open(root, tag="gold")
+    assert pds.write(root, {"x": [1]}) == 1
+    assert pds.open(root).read().to_pydict() == {"x": [0, 1]}
+
+
 def test_lost_races_retry_past_ten_attempts_until_the_patience_runs_out(tmp_path, monkeypatch):
     # A writer that keeps losing (here: every create of the next version "loses")
     # retries beyond MAX_ATTEMPTS while the patience lasts, then reports contention.

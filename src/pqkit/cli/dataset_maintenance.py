@@ -204,7 +204,7 @@ def build_tag(args):
     doc["tag"] = args.name
     if args.delete:
         if args.dry_run:
-            doc["deleted"] = any(map(os.path.exists, pds.Layout(args.root).tag_paths(args.name)))
+            doc["deleted"] = os.path.exists(pds.Layout(args.root).tag_path(args.name))
         else:
             doc["deleted"] = bool(pds.untag(args.root, args.name))
         return doc

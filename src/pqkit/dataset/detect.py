@@ -58,7 +58,7 @@ def detect_layout(root):
 
 
 def _has_versions(layout):
-    if os.path.exists(layout.latest_hint) or any(map(os.path.exists, layout.version_paths(0))):
+    if os.path.exists(layout.latest_hint) or os.path.exists(layout.version_path(0)):
         return True
     try:
         return any(parse_version_file_name(n) is not None

@@ -49,7 +49,7 @@ def dataset_files(root, filters, version=None):
     for f in ds.files(filters):
         values = tuple(f.partition_values.get(n) for n in names)
         texts = tuple(f.partition.get(n) for n in names)
-        alternates = tuple(p for p in (layout.visible(f.path), *layout.shadow_copies(f.path))
+        alternates = tuple(p for p in (layout.visible(f.path), layout.shadow(f.path))
                            if p != f.location)
         files.append(SourceFile(f.location, texts, values, residual=f.filters or None,
                                 alternates=alternates))

@@ -49,7 +49,7 @@ class LocalStorage:
         return layout.shadow(relpath)
 
     def staged_copies(self, layout, relpath):
-        return layout.shadow_copies(relpath)
+        return (layout.shadow(relpath),)
 
     def exists(self, path):
         return os.path.exists(path)

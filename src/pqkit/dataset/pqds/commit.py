@@ -7,14 +7,6 @@ typically two checks, never a listing. Only when the hint
 is missing (a crash before the first publish) or stale beyond repair is
 ``_pqkit/versions/`` listed.
 
-**Two names.** Version files are ``versions/_<n:020>.json``; datasets written
-before the ``_`` prefix hold ``versions/<n:020>.json``, and both are read. A
-version found under the old name may be followed by either name (a new writer
-continues an old dataset), one found under the new name only by the new name:
-a writer that knows only the old names does not see new-named versions, so it
-must not write such a dataset (docs/DATASET.md). The commit of ``n`` is refused
-when ``n`` exists under either name.
-
 **Commit** (any operation)::
 
     base <- latest()
@@ -25,8 +17,7 @@ when ``n`` exists under either name.
         (conflict table, operations.py); run id already applied -> no-op
         M <- the next snapshot: cur's files + the operation
         check the staged files still exist (vacuum-grace guard)
-        create versions/_<cur+1>.json if absent, and if no old-named
-          versions/<cur+1>.json exists -> committed
+        create versions/_<cur+1>.json if absent -> committed
           (layout.storage: tmp file + link on a file system, a conditional PUT
           on an object store; see storage.py)
         else base <- cur
@@ -39,7 +30,7 @@ from collections import OrderedDict
 
 from pqkit.dataset.core import Manifest, crash_point, dump_json, parse_json
 from pqkit.dataset.pqds.index_segments import check_segments_present
-from pqkit.dataset.pqds.paths import HIDDEN, new_txn, parse_version_file_name
+from pqkit.dataset.pqds.paths import new_txn, parse_version_file_name
 from pqkit.errors import (
     CommitConflict,
     DatasetError,
@@ -66,19 +57,11 @@ def read_hint(layout):
         return None
 
 
-def _probe(layout, version, legacy=True):
-    """The newest version after ``version`` (which exists) that follows it without a gap.
-
-    ``legacy``: ``version`` may carry the old name, so its successor may too.
-    """
-    while True:
-        current, old = layout.version_paths(version + 1)
-        if layout.storage.exists(current):
-            version, legacy = version + 1, False
-        elif legacy and layout.storage.exists(old):
-            version += 1
-        else:
-            return version
+def _probe(layout, version):
+    """The newest version after ``version`` (which exists) that follows it without a gap."""
+    while layout.storage.exists(layout.version_path(version + 1)):
+        version += 1
+    return version
 
 
 def _version_names(layout):
@@ -89,7 +72,7 @@ def _version_names(layout):
 
 
 def list_versions(layout):
-    """Every version number present in ``_pqkit/versions`` under either name (a listing)."""
+    """Every version number present in ``_pqkit/versions`` (a listing)."""
     return sorted({v for v in map(parse_version_file_name, _version_names(layout))
                    if v is not None})
 
@@ -102,43 +85,30 @@ def find_latest(layout, start=None):
     if start is not None and start >= 0:
         return _probe(layout, start)
     hint = read_hint(layout)
-    if hint is not None:
-        current, old = layout.version_paths(hint)
-        if layout.storage.exists(current):
-            return _probe(layout, hint, legacy=False)
-        if layout.storage.exists(old):
-            return _probe(layout, hint)
+    if hint is not None and layout.storage.exists(layout.version_path(hint)):
+        return _probe(layout, hint)
     # Without a usable hint, counting up from 0 could stop at a gap that vacuum left
     # (a tagged version 0 kept, later ones removed), so list the versions instead.
-    names = _version_names(layout)
-    found = {}
-    for name in names:
-        v = parse_version_file_name(name)
-        if v is not None:
-            found[v] = found.get(v, False) or name.startswith(HIDDEN)
+    found = list_versions(layout)
     if not found:
         raise DatasetNotFound(f"{layout.root} holds no PQDS/1 dataset (no version files in "
                               f"{layout.versions_dir})")
-    newest = max(found)
-    return _probe(layout, newest, legacy=not found[newest])
+    return _probe(layout, found[-1])
 
 
 def load_version(layout, version):
     """The validated Manifest of ``version`` (cached: version files never change)."""
-    for path in layout.version_paths(version):
-        try:
-            key = layout.storage.identity(path)
-            hit = _cache.get(key)
-            if hit is not None:
-                _cache.move_to_end(key)
-                return hit
-            raw = layout.storage.read(path)
-            break
-        except FileNotFoundError:
-            continue
-    else:
+    path = layout.version_path(version)
+    try:
+        key = layout.storage.identity(path)
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+            return hit
+        raw = layout.storage.read(path)
+    except FileNotFoundError:
         raise DatasetIncomplete(f"version {version} of {layout.root} does not exist (never "
-                                "committed, or removed by vacuum)")
+                                "committed, or removed by vacuum)") from None
     try:
         data = parse_json(raw, path)
     except ValueError as exc:
@@ -248,16 +218,8 @@ def commit_operation(layout, op, *, max_attempts=None, patience=None):
 
 
 def _create_version(layout, version, tmp, data):
-    """Commit ``data`` as ``version`` unless that version exists under either name.
-
-    The old name is checked first, then the new one is created if absent. A writer
-    that knows only the old name could still create it between the two steps; the
-    window is one stat long and closes once no such writer runs (docs/DATASET.md).
-    """
-    current, old = layout.version_paths(version)
-    if layout.storage.exists(old):
-        return False
-    return layout.storage.create_version(layout, tmp, current, data)
+    """Commit ``data`` as ``version`` unless that version exists."""
+    return layout.storage.create_version(layout, tmp, layout.version_path(version), data)
 
 
 def _discard_unused(layout, op, current):

@@ -44,8 +44,6 @@ DEFAULT_MIN_FILES = 1000
 _ROW_GROUP = 1024
 _PAGE_BYTES = 8192
 _SUFFIX = ".pqplan"
-# Names written before (<version>.parquet, then <version>.pqplan): only ever deleted.
-_OLD_SUFFIXES = (".parquet", ".pqplan")
 
 
 def index_dir(layout):
@@ -57,12 +55,8 @@ def index_path(layout, version):
 
 
 def _version_stat(layout, version):
-    """os.stat of the version file under whichever name it has; OSError when missing."""
-    current, old = layout.version_paths(version)
-    try:
-        return os.stat(current)
-    except FileNotFoundError:
-        return os.stat(old)
+    """os.stat of the version file; OSError when it is missing."""
+    return os.stat(layout.version_path(version))
 
 
 def _identity(st):
@@ -172,20 +166,16 @@ def entries(layout, version, partitioning, dnf):
 
 
 def remove_stale(layout, keep_versions):
-    """Delete index files of versions that are not kept, and any of an old name
-    (they are derived)."""
+    """Delete the index files of versions that are not kept (they are derived)."""
     removed = []
     try:
         names = os.listdir(index_dir(layout))
     except FileNotFoundError:
         return removed
     for name in names:
-        stem, dot, suffix = name.partition(".")
-        current = stem.startswith(HIDDEN) and f"{dot}{suffix}" == _SUFFIX
-        stem = stem.removeprefix(HIDDEN) if current else stem
-        if not stem.isdigit() or not (current or f"{dot}{suffix}" in _OLD_SUFFIXES):
+        stem = name.removeprefix(HIDDEN).removesuffix(_SUFFIX)
+        if name != f"{HIDDEN}{stem}{_SUFFIX}" or not stem.isdigit() or int(stem) in keep_versions:
             continue
-        stale = not current or int(stem) not in keep_versions
-        if stale and remove_if_exists(os.path.join(index_dir(layout), name)):
+        if remove_if_exists(os.path.join(index_dir(layout), name)):
             removed.append(f"_pqkit/planning/{name}")
     return removed

@@ -1,8 +1,7 @@
 """Secondary (inverted) index segments (§3.4) and index pruning (§3.10 step 4).
 
 A segment is a Parquet file ``_pqkit/indices/<escaped column>/_<uuid>.pqindex``
-(older datasets: ``<uuid>.pqindex`` or ``.parquet``; a segment is found by the path
-its version records) written with pqkit's own writer::
+(found by the path its version records) written with pqkit's own writer::
 
     value: <column type>      files: list<string>      (file keys)
     null                      ["<txn>-00003"]          # explicit null row, always first

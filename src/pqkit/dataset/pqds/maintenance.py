@@ -188,13 +188,10 @@ def tag(root, name, version=None):
     """Name ``version`` (default: the latest); vacuum keeps tagged versions."""
     layout = Layout(root)
     ds = open_pqds(root, version)
-    current, old = layout.tag_paths(name)
-    atomic_replace(current, dump_json({"version": ds.version}))
-    remove_if_exists(old)        # the name before the prefix would shadow nothing now
+    atomic_replace(layout.tag_path(name), dump_json({"version": ds.version}))
     return ds.version
 
 
 def untag(root, name):
     """Remove a tag (the version becomes subject to retention again)."""
-    removed = [remove_if_exists(p) for p in Layout(root).tag_paths(name)]
-    return any(removed)
+    return remove_if_exists(Layout(root).tag_path(name))

@@ -9,7 +9,7 @@
       _pqkit/tmp/_<txn>-<attempt>.json            staged version files (link sources)
       _pqkit/shadow/<dirs>/_<name>.shadow         unpublished and retired data files
       _pqkit/indices/<column>/_<uuid>.pqindex     inverted index segments
-      _pqkit/planning/_<version>.pqplan           planning indices (planindex.py)
+      _pqkit/planning/_<version>.pqplan           planning indices (file_list.py)
       _pqkit/tags/_<name>.json                    named versions (kept by vacuum)
       _common_metadata  _metadata  _SUCCESS       derived by publish
       year=2024/country=DE/part-00000-<txn>.parquet
@@ -29,11 +29,8 @@ Two rules keep every engine away from pqkit's own files (docs/DATASET.md):
   mixed extensions, and its ``hidden_file_prefix=["_", "."]`` option looks at
   file names only, not at the directories above them.
 
-Datasets written before these rules are still read and written: version files
-``versions/<n>.json``, tags ``tags/<name>.json`` and hidden copies
-``shadow/<path>.shadow`` or ``shadow/<path>`` are found under either name
-(:meth:`Layout.version_paths`, :meth:`Layout.shadow_copies`,
-:meth:`Layout.tag_paths`); new files always get the new names.
+Every name above is the only one pqkit reads: no released pqkit wrote any other
+(docs/DATASET.md).
 """
 import os
 import re
@@ -91,8 +88,6 @@ class Layout:
         self.indices_dir = os.path.join(self.meta, "indices")
         self.latest_hint = os.path.join(self.meta, "_latest")
         self.publish_lock = os.path.join(self.meta, hidden_name("publish.lock"))
-        # the lock file of writers before the prefix: vacuum deletes it
-        self.legacy_publish_lock = os.path.join(self.meta, "publish.lock")
         self.success = os.path.join(self.root, "_SUCCESS")
         self.common_metadata = os.path.join(self.root, "_common_metadata")
         self.summary_metadata = os.path.join(self.root, "_metadata")
@@ -110,18 +105,8 @@ class Layout:
         return self.storage.staged_path(self, relpath)
 
     def version_path(self, version):
-        """Where version ``version`` is committed (the current name)."""
+        """Where version ``version`` is committed."""
         return os.path.join(self.versions_dir, version_file_name(version))
-
-    def version_paths(self, version):
-        """Both names version ``version`` may have: the current one, then the one
-        written before file names got their ``_`` prefix."""
-        return (self.version_path(version),
-                os.path.join(self.versions_dir, version_file_name(version, legacy=True)))
-
-    def find_version(self, version):
-        """The existing file of version ``version`` under either name, or None."""
-        return next((p for p in self.version_paths(version) if self.storage.exists(p)), None)
 
     def relpath(self, path):
         """``path`` below the root as a relative POSIX path."""
@@ -138,53 +123,36 @@ class Layout:
         *dirs, name = relpath.split("/")
         return os.path.join(self.shadow_dir, *dirs, hidden_name(name) + SHADOW_SUFFIX)
 
-    def shadow_copies(self, relpath):
-        """Every place a hidden copy may be: the current name, then the two older
-        ones (``<path>.shadow``, and the plain ``<path>`` before that)."""
-        legacy = os.path.join(self.shadow_dir, *relpath.split("/"))
-        return (self.shadow(relpath), legacy + SHADOW_SUFFIX, legacy)
-
     def find_shadow(self, relpath):
-        """The existing hidden copy of ``relpath``, or None."""
-        return next((p for p in self.shadow_copies(relpath) if self.storage.exists(p)), None)
-
-    def shadow_relpaths(self, path):
-        """The data paths a file under ``shadow/`` may be the hidden copy of, most
-        likely first (a name is ambiguous only for data files whose own name starts
-        with ``_``; vacuum keeps a file when any of them is referenced)."""
-        rel = os.path.relpath(path, self.shadow_dir).replace(os.sep, "/")
-        head, _, name = rel.rpartition("/")
-        prefix = f"{head}/" if head else ""
-        out = []
-        if name.endswith(SHADOW_SUFFIX):
-            stem = name[:-len(SHADOW_SUFFIX)]
-            if stem.startswith(HIDDEN) and len(stem) > 1:
-                out.append(prefix + stem[1:])
-            out.append(prefix + stem)
-        out.append(rel)
-        return out
+        """The hidden copy of ``relpath`` if it exists, else None."""
+        path = self.shadow(relpath)
+        return path if self.storage.exists(path) else None
 
     def shadow_relpath(self, path):
-        """The data path a file under ``shadow/`` is the hidden copy of."""
-        return self.shadow_relpaths(path)[0]
+        """The data path a file under ``shadow/`` is the hidden copy of (a file not
+        named like a hidden copy stands for its own path below ``shadow/``)."""
+        rel = os.path.relpath(path, self.shadow_dir).replace(os.sep, "/")
+        head, _, name = rel.rpartition("/")
+        if name.startswith(HIDDEN) and name.endswith(SHADOW_SUFFIX) and \
+                len(name) > len(HIDDEN) + len(SHADOW_SUFFIX):
+            return (f"{head}/" if head else "") + name[len(HIDDEN):-len(SHADOW_SUFFIX)]
+        return rel
 
-    def tag_paths(self, name):
-        """Both names of tag ``name``: the current one, then the one before the prefix."""
+    def tag_path(self, name):
+        """Where tag ``name`` is kept."""
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}", name or ""):
             raise DatasetError(f"tag name {name!r}: use letters, digits, '.', '_' and '-'")
-        return (os.path.join(self.tags_dir, hidden_name(f"{name}.json")),
-                os.path.join(self.tags_dir, f"{name}.json"))
+        return os.path.join(self.tags_dir, hidden_name(f"{name}.json"))
 
 
-def version_file_name(version, legacy=False):
-    """``_00000000000000000007.json`` (``legacy``: without the ``_``, as written before)."""
-    name = f"{int(version):0{VERSION_DIGITS}d}.json"
-    return name if legacy else hidden_name(name)
+def version_file_name(version):
+    """``_00000000000000000007.json``."""
+    return hidden_name(f"{int(version):0{VERSION_DIGITS}d}.json")
 
 
 def parse_version_file_name(name):
-    """The version number of a version file name (either name), or None for other names."""
-    stem = name.removesuffix(".json").removeprefix(HIDDEN)
-    if len(stem) == VERSION_DIGITS and name.endswith(".json") and stem.isdigit():
+    """The version number of a version file name, or None for other names."""
+    stem = name.removeprefix(HIDDEN).removesuffix(".json")
+    if name == f"{HIDDEN}{stem}.json" and len(stem) == VERSION_DIGITS and stem.isdigit():
         return int(stem)
     return None

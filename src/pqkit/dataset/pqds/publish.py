@@ -98,9 +98,8 @@ def _moves(layout, done, latest, target):
 
 
 def unhide(layout, path):
-    """Move the hidden copy of ``path`` (either name) to its visible place; False if none."""
-    return any(layout.storage.move(p, layout.visible(path))
-               for p in layout.shadow_copies(path))
+    """Move the hidden copy of ``path`` to its visible place; False if there is none."""
+    return layout.storage.move(layout.shadow(path), layout.visible(path))
 
 
 def _apply_moves(layout, to_visible, to_shadow):
@@ -180,8 +179,7 @@ def _write_derived(layout, manifest):
               "committed_at_utc": manifest.committed_at_utc, "row_count": manifest.row_count,
               "file_count": manifest.file_count, "run_id": op.get("run_id"),
               "schema_hash": manifest.schema.sha256(),
-              "manifest": layout.relpath(layout.find_version(manifest.version) or
-                                         layout.version_path(manifest.version))}
+              "manifest": layout.relpath(layout.version_path(manifest.version))}
     store.replace(layout.success, dump_json(marker))
     crash_point("publish.success_written")
     _write_hint(layout, manifest.version)

@@ -379,15 +379,13 @@ def _as_of(source, as_of):
 
 
 def _read_tag(layout, name, root):
-    """The JSON of tag ``name`` under either of its names."""
-    for path in layout.tag_paths(name):
-        try:
-            return read_json(path)
-        except FileNotFoundError:
-            continue
-        except ValueError as exc:
-            raise ManifestCorrupted(str(exc)) from None
-    raise DatasetError(f"no tag {name!r} in {root}")
+    """The JSON of tag ``name``."""
+    try:
+        return read_json(layout.tag_path(name))
+    except FileNotFoundError:
+        raise DatasetError(f"no tag {name!r} in {root}") from None
+    except ValueError as exc:
+        raise ManifestCorrupted(str(exc)) from None
 
 
 class _LazyTimes:

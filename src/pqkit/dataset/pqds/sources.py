@@ -13,13 +13,10 @@ object it needs: opening the latest version is
    newer version, read the same way),
 
 three requests whatever the number of files; planning a query then prunes by
-partition values and per-file bounds from the snapshot alone. A dataset written
-before version files got their ``_`` prefix costs one GET more per step: after
-the new name's 404 the old one (``versions/<n>.json``) is tried, as long as the
-versions found carry the old name (an old-named version never follows a
-new-named one, commit.py). Data files are read by ranged requests
-(:class:`pqkit.read.remote.RangeSource`) at the visible path the published
-version gives them, their size taken from the snapshot (no HEAD). Only when the hint is missing are the version keys listed. A file that a
+partition values and per-file bounds from the snapshot alone. Data files are
+read by ranged requests (:class:`pqkit.read.remote.RangeSource`) at the visible
+path the published version gives them, their size taken from the snapshot (no
+HEAD). Only when the hint is missing are the version keys listed. A file that a
 later version retired (overwrite, delete, compact) was copied to its shadow key;
 an older version reading it finds it there after the visible key's 404.
 """
@@ -59,7 +56,6 @@ class ObjectManifestSource(FileSource):
         self.layout = Layout(path.rstrip("/"), ObjectStorage(self.fs))
         self._protocol = url.split("://", 1)[0]
         self._manifests = {}
-        self._legacy = {}                # version -> found under the old name
         self._sizes = {}                 # resolved URL -> size in the snapshot
         self._relpaths = {}              # resolved URL -> the entry's data path
 
@@ -76,19 +72,13 @@ class ObjectManifestSource(FileSource):
         except FileNotFoundError:
             return None
 
-    def _manifest(self, version, legacy=True):
-        """The Manifest of ``version``, or None when it was never committed (or vacuumed).
-
-        ``legacy``: try the old name too when the current one is missing.
-        """
+    def _manifest(self, version):
+        """The Manifest of ``version``, or None when it was never committed (or vacuumed)."""
         if version not in self._manifests:
-            for path in self.layout.version_paths(version)[:2 if legacy else 1]:
-                raw = self._get(path)
-                if raw is not None:
-                    break
-            else:
+            path = self.layout.version_path(version)
+            raw = self._get(path)
+            if raw is None:
                 return None
-            self._legacy[version] = path != self.layout.version_path(version)
             try:
                 data = parse_json(raw, f"{self._protocol}://{path}")
             except ValueError as exc:
@@ -110,7 +100,7 @@ class ObjectManifestSource(FileSource):
             if not listed:
                 raise DatasetNotFound(f"{self.url} holds no PQDS/1 dataset (no version files)")
             start = listed[-1]
-        while self._manifest(start + 1, legacy=self._legacy.get(start, True)) is not None:
+        while self._manifest(start + 1) is not None:
             start += 1
         return start
 
@@ -146,14 +136,13 @@ class ObjectManifestSource(FileSource):
             rel = self._relpaths.get(path)
             if rel is None:
                 raise
-        for hidden in self.layout.shadow_copies(rel):
-            try:
-                return ParquetFile(RangeSource(self.fs, hidden, size=self._sizes.get(path),
-                                               name=f"{self._protocol}://{hidden}"))
-            except FileNotFoundError:
-                continue
-        raise FileNotFoundError(f"{path}: neither it nor its retired copy under "
-                                "_pqkit/shadow/ exists (removed by vacuum?)")
+        hidden = self.layout.shadow(rel)
+        try:
+            return ParquetFile(RangeSource(self.fs, hidden, size=self._sizes.get(path),
+                                           name=f"{self._protocol}://{hidden}"))
+        except FileNotFoundError:
+            raise FileNotFoundError(f"{path}: neither it nor its retired copy under "
+                                    "_pqkit/shadow/ exists (removed by vacuum?)") from None
 
 
 class ManifestSource(FileSource):
@@ -199,7 +188,7 @@ class ManifestSource(FileSource):
         except DatasetError as exc:
             raise ManifestCorrupted(str(exc)) from None
         layout = self.layout
-        for path in (layout.visible(rel), *layout.shadow_copies(rel), layout.visible(rel)):
+        for path in (layout.visible(rel), layout.shadow(rel), layout.visible(rel)):
             try:
                 return path, os.stat(path).st_size
             except FileNotFoundError:

@@ -5,7 +5,7 @@ the last ``vacuum.keep_last`` versions and every tagged version. ``vacuum``
 
 1. publishes (so the ``_latest`` hint is at the latest version before any
    version file goes away),
-2. deletes the version files of expired versions (under either name, layout.py),
+2. deletes the version files of expired versions (paths.py),
 3. deletes every file that no retained version references, found by *listing*
    ``shadow/``, ``tmp/``, ``indices/`` and the visible tree (pqkit-named data
    files only), skipping anything younger than ``vacuum.grace`` so that files a
@@ -59,7 +59,7 @@ def _tagged_versions(layout):
         names = layout.storage.listdir(layout.tags_dir)
     except FileNotFoundError:
         return out
-    for name in names:               # either name of a tag (tags/_<name>.json, tags/<name>.json)
+    for name in names:
         if name.endswith(".json"):
             path = os.path.join(layout.tags_dir, name)
             try:
@@ -115,8 +115,7 @@ def _orphans(layout, referenced, cutoff):
     """Absolute paths of unreferenced files older than ``cutoff`` (mtime)."""
     out = []
     for path in _walk_files(layout, layout.shadow_dir):
-        if referenced.isdisjoint(layout.shadow_relpaths(path)) and \
-                _old_enough(layout, path, cutoff):
+        if layout.shadow_relpath(path) not in referenced and _old_enough(layout, path, cutoff):
             out.append(path)
     out.extend(p for p in _walk_files(layout, layout.tmp_dir)
                if _old_enough(layout, p, cutoff))
@@ -128,8 +127,6 @@ def _orphans(layout, referenced, cutoff):
         path = layout.visible(rel)
         if rel not in referenced and _old_enough(layout, path, cutoff):
             out.append(path)
-    if _old_enough(layout, layout.legacy_publish_lock, cutoff):
-        out.append(layout.legacy_publish_lock)
     for top in (layout.root, layout.meta, file_list.index_dir(layout)):
         try:
             names = layout.storage.listdir(top)
@@ -202,8 +199,7 @@ def vacuum(root, *, retention=None, keep_last=None, grace=None, dry_run=False,
     cutoff = now - _grace(layout, manifest, grace)
     if not dry_run:
         for v in expired:
-            for path in layout.version_paths(v):
-                layout.storage.remove(path)
+            layout.storage.remove(layout.version_path(v))
         layout.storage.sync_dir(layout.versions_dir)
         crash_point("vacuum.versions_deleted")
     orphans = _orphans(layout, referenced, cutoff)
@@ -274,7 +270,7 @@ def _set_aside_torn(layout):
     except ManifestCorrupted:
         pass
     makedirs(layout.tmp_dir)
-    os.replace(layout.find_version(newest),
+    os.replace(layout.version_path(newest),
                os.path.join(layout.tmp_dir, f"_torn-{newest:020d}-{int(time.time())}.json"))
     fsync_dir(layout.versions_dir)
     return newest
