@@ -11,8 +11,9 @@ from dshelpers import pyarrow_rows, row_set
 import pqkit.dataset as pds
 from pqkit import DatasetError, DatasetIncomplete, DatasetNotFound, ManifestCorrupted, SchemaError
 from pqkit.dataset.core import fsops
+from pqkit.dataset.core.fsops import new_txn
 from pqkit.dataset.pqds.commit import _cache
-from pqkit.dataset.pqds.paths import SHADOW_SUFFIX, Layout, new_txn
+from pqkit.dataset.pqds.paths import SHADOW_SUFFIX, Layout
 
 
 # --- the link-if-absent primitive -----------------------------------------------------------------

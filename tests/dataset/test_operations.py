@@ -11,9 +11,10 @@ from dshelpers import pyarrow_rows, row_set
 
 import pqkit.dataset as pds
 from pqkit import CommitConflict, DatasetExists, SchemaError
+from pqkit.dataset.core.fsops import new_txn
 from pqkit.dataset.pqds.commit import commit_operation
 from pqkit.dataset.pqds.operations import Operation
-from pqkit.dataset.pqds.paths import Layout, new_txn
+from pqkit.dataset.pqds.paths import Layout
 
 
 def _base(root):

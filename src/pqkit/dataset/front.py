@@ -6,7 +6,7 @@ PQDS/1 layer or to the RFC-manifest writer accordingly.
 """
 import os
 
-from pqkit.dataset.core import FileReader, with_field_ids
+from pqkit.dataset.core import FileReader, new_txn, with_field_ids
 from pqkit.dataset.detect import (
     detect_layout,
     layout_of,
@@ -19,7 +19,6 @@ from pqkit.dataset.pqds import (
     Layout,
     VerifyReport,
     find_latest,
-    new_txn,
     published_version,
     repair as repair_pqds,
     stage_file,

@@ -29,6 +29,7 @@ from pqkit.dataset.core.fsops import (
     durable,
     fsync_dir,
     makedirs,
+    new_txn,
     parse_json,
     publish_if_absent,
     read_json,

@@ -245,3 +245,8 @@ def check_relative_path(path, where):
                                    for p in parts):
         raise DatasetError(f"{where}: data path {path!r} uses a reserved name")
     return path
+
+
+def new_txn():
+    """A fresh transaction id (uuid4 hex): part of every data file name it writes."""
+    return uuid.uuid4().hex

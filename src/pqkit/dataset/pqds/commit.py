@@ -28,9 +28,9 @@ import random
 import time
 from collections import OrderedDict
 
-from pqkit.dataset.core import Manifest, crash_point, dump_json, parse_json
+from pqkit.dataset.core import Manifest, crash_point, dump_json, new_txn, parse_json
 from pqkit.dataset.pqds.index_segments import check_segments_present
-from pqkit.dataset.pqds.paths import new_txn, parse_version_file_name
+from pqkit.dataset.pqds.paths import parse_version_file_name
 from pqkit.errors import (
     CommitConflict,
     DatasetError,

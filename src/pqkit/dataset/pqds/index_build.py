@@ -6,6 +6,7 @@ compactions (their removed files become dead keys) and other index builds
 (segments merge); it conflicts (retryably) with an overwrite or restore and with
 a schema change that dropped the column.
 """
+from pqkit.dataset.core import new_txn
 from pqkit.dataset.pqds.commit import commit_operation
 from pqkit.dataset.pqds.index_segments import (
     ValueMap,
@@ -18,7 +19,7 @@ from pqkit.dataset.pqds.index_segments import (
     write_segment,
 )
 from pqkit.dataset.pqds.operations import Operation
-from pqkit.dataset.pqds.paths import Layout, new_txn
+from pqkit.dataset.pqds.paths import Layout
 from pqkit.dataset.pqds.publish import try_publish
 from pqkit.dataset.pqds.reader import open_pqds
 

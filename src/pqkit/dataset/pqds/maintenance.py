@@ -17,13 +17,14 @@ from pqkit.dataset.core import (
     atomic_replace,
     dump_json,
     field_to_json,
+    new_txn,
     normalize_filters,
     remove_if_exists,
     row_mask,
 )
 from pqkit.dataset.pqds.commit import commit_operation, load_version
 from pqkit.dataset.pqds.operations import Operation
-from pqkit.dataset.pqds.paths import Layout, data_file_name, file_key, new_txn
+from pqkit.dataset.pqds.paths import Layout, data_file_name, file_key
 from pqkit.dataset.pqds.publish import try_publish
 from pqkit.dataset.pqds.reader import open_pqds
 from pqkit.dataset.pqds.staging import write_data_file

@@ -35,10 +35,10 @@ import numpy as np
 from pqkit import datatypes as T
 from pqkit.columnar.table import Table
 from pqkit.convert import column_from_values
-from pqkit.dataset.core import as_table, cast_to_fields, plain_table
+from pqkit.dataset.core import as_table, cast_to_fields, new_txn, plain_table
 from pqkit.dataset.pqds.maintenance import _commit, _data_table, _rewrite_entry
 from pqkit.dataset.pqds.operations import Operation
-from pqkit.dataset.pqds.paths import Layout, new_txn
+from pqkit.dataset.pqds.paths import Layout
 from pqkit.dataset.pqds.reader import open_pqds
 from pqkit.dataset.pqds.write import _as_partition_type, _stage, discard_staged
 from pqkit.errors import DatasetError, SchemaError

@@ -34,7 +34,6 @@ Every name above is the only one pqkit reads: no released pqkit wrote any other
 """
 import os
 import re
-import uuid
 
 from pqkit.dataset.core import META_DIR, LocalStorage, ObjectStorage
 from pqkit.errors import DatasetError
@@ -53,11 +52,6 @@ INDEX_SUFFIX = ".pqindex"
 def hidden_name(name):
     """``name`` as pqkit names a file it keeps for itself: with the ``_`` prefix."""
     return HIDDEN + name
-
-
-def new_txn():
-    """A fresh transaction id (uuid4 hex): part of every data file name it writes."""
-    return uuid.uuid4().hex
 
 
 def data_file_name(seq, txn):

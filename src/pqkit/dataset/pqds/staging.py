@@ -24,13 +24,14 @@ from pqkit.dataset.core import (
     field_to_json,
     file_statistics,
     max_field_id,
+    new_txn,
     new_writer,
     plain_table,
     type_to_json,
     with_field_ids,
 )
 from pqkit.dataset.pqds.commit import find_latest, load_version
-from pqkit.dataset.pqds.paths import Layout, data_file_name, file_key, new_txn
+from pqkit.dataset.pqds.paths import Layout, data_file_name, file_key
 from pqkit.errors import DatasetNotFound
 
 

@@ -25,6 +25,7 @@ from pqkit.dataset.core import (
     crash_point,
     field_to_json,
     max_field_id,
+    new_txn,
     plain_table,
     type_from_json,
     type_to_json,
@@ -34,7 +35,7 @@ from pqkit.dataset.core import (
 from pqkit.dataset.pqds.commit import commit_operation, load_latest
 from pqkit.dataset.pqds.index_segments import append_segments, manifest_indices, remove_segments
 from pqkit.dataset.pqds.operations import Operation, scope_matches
-from pqkit.dataset.pqds.paths import Layout, data_file_name, file_key, new_txn
+from pqkit.dataset.pqds.paths import Layout, data_file_name, file_key
 from pqkit.dataset.pqds.publish import try_publish
 from pqkit.dataset.pqds.staging import write_data_file
 from pqkit.errors import DatasetExists, DatasetNotFound, SchemaError

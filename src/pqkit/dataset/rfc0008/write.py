@@ -39,6 +39,7 @@ from pqkit.dataset.core import (
     file_statistics,
     fsync_dir,
     makedirs,
+    new_txn,
     new_writer,
     plain_table,
     read_facts,
@@ -46,7 +47,6 @@ from pqkit.dataset.core import (
     utc_now_text,
     write_file,
 )
-from pqkit.dataset.pqds import new_txn
 from pqkit.dataset.rfc0008.manifest import (
     MANIFEST_NAMES,
     SUCCESS,
