@@ -22,7 +22,11 @@ LAYERS = [
     Layer("convert", ("pqkit.convert",)),
     Layer("roads", ("pqkit.read", "pqkit.write")),
     Layer("tools over files", ("pqkit.inspect", "pqkit.textio")),
-    Layer("dataset", ("pqkit.dataset",)),
+    Layer("dataset core", ("pqkit.dataset.core",)),
+    Layer("PQDS/1", ("pqkit.dataset.pqds",)),
+    Layer("other dataset formats", ("pqkit.dataset.hive", "pqkit.dataset.rfc0008",
+                                    "pqkit.dataset.kartothek")),
+    Layer("dataset front door", ("pqkit.dataset",)),
     Layer("spark", ("pqkit.spark",)),
     Layer("cli", ("pqkit.cli",)),
 ]

@@ -3,7 +3,7 @@
 The root of a dataset is a plain Hive-partitioned Parquet directory that
 Spark, pyarrow, DuckDB and Hive read without any plugin; beside the data,
 ``_pqkit/versions/`` holds one JSON snapshot per version (``_<n:020>.json``: every
-file pqkit keeps for itself has a ``_``-prefixed name, layout.py), committed with an
+file pqkit keeps for itself has a ``_``-prefixed name, pqds/paths.py), committed with an
 atomic link-if-absent, so writers need no lock or service, readers are
 pinned to a version, and planning needs no directory listing::
 
@@ -18,16 +18,16 @@ pinned to a version, and planning needs no directory listing::
 
 Distributed writers stage files with :func:`stage_file` (e.g. on Spark
 executors) and commit them as one version with :func:`commit`. :func:`merge`
-upserts or deletes by key (copy-on-write). Maintenance: :func:`delete`, :func:`compact`, :func:`restore`, :func:`tag`, :func:`vacuum`,
-:func:`repair`, :func:`publish`. Inverted indices (:mod:`pqkit.dataset.pqds.index_segments`):
-:func:`build_index` indexes a column, appends index their own files in the same
-commit, ``==``/``in`` filters on it prune files, :func:`optimize_index` merges the
-segments. Versions of 1000 files or more also get a
-derived planning index (:mod:`pqkit.dataset.pqds.file_list`), so that a partition query reads a
-page of it instead of parsing the whole JSON file list. The design is
-``docs/DATASET.md`` (PQDS/1).
+upserts or deletes by key (copy-on-write). Maintenance: :func:`delete`,
+:func:`compact`, :func:`restore`, :func:`tag`, :func:`vacuum`, :func:`repair`,
+:func:`publish`. Inverted indices (:mod:`.pqds.index_segments`): :func:`build_index`
+indexes a column, appends index their own files in the same commit, ``==``/``in``
+filters on it prune files, :func:`optimize_index` merges the segments. Versions of
+1000 files or more also get a derived planning index (:mod:`.pqds.file_list`), so
+that a partition query reads a page of it instead of parsing the whole JSON file
+list. The design is ``docs/DATASET.md`` (PQDS/1).
 
-Legacy layouts (:mod:`pqkit.dataset.detect`): :func:`open` also reads plain Hive
+Other layouts (:mod:`.detect`): :func:`open` also reads plain Hive
 directories written by Spark, Hive or pyarrow (typed partitions, pruning;
 ``require_success=True`` demands their ``_SUCCESS``) and RFC-style
 single-manifest datasets (``manifest.json`` + ``_SUCCESS``, every part checked),
@@ -35,20 +35,12 @@ both read-only; ``write(root, data, layout="manifest")`` writes the latter,
 :func:`convert` copies either into a new PQDS/1 dataset, :func:`verify` and
 :func:`repair` work on all three.
 
-Modules: ``layout`` (paths), ``canonical`` (type and value text),
-``partitioning`` (Hive directories), ``manifest`` (version files),
-``filestats`` (per-file bounds), ``staging`` (data files), ``operations``
-(conflict table, next snapshot), ``commit`` (latest version, commit loop),
-``publish`` (plain-reader view), ``planning`` (pruning), ``planindex``,
-``scan`` (file sources, reading files), ``dataset`` (open/read), ``write``,
-``maintenance``, ``merging`` (merge: upsert by key), ``indices`` (index segments, index pruning), ``index_ops``,
-``vacuum``, ``fsops`` (link-if-absent, flock, crash points), ``storage`` (the
-store behind the commit: a link locally, a conditional PUT on an object store),
-``remote_source`` (a published dataset read at a URL, without listing);
-``layouts`` (layout detection), ``front`` (operations dispatched by layout), ``legacy_hive``, ``rfc_manifest``,
-``rfc_write``, ``filefacts`` (footer facts of foreign files), ``kartothek_meta`` /
-``kartothek`` / ``kartothek_import`` (Kartothek v4: metadata, read-only source, import),
-``rfc_schema`` (RFC-0008's schema_hash), ``rfc_store`` (RFC-0008's API names).
+Packages, one per format (docs/ARCHITECTURE.md): ``pqds`` (PQDS/1), ``hive``,
+``rfc0008`` (RFC-style single-manifest datasets and RFC-0008's store API) and
+``kartothek`` (Kartothek v4: read-only, and its import as PQDS/1), on ``core``
+(what they share); beneath this package's ``detect`` (which format a root holds),
+``opening`` (:func:`open`) and ``front`` (write, commit, repair, convert, verify
+on every format).
 """
 from pqkit.dataset.core import (
     HIVE_NULL,
