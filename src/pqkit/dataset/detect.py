@@ -68,7 +68,8 @@ def _has_versions(layout):
 
 
 def open_source(root, layout="auto", require_success=None, *, strict=True):
-    """The :class:`~pqkit.dataset.core.scan.FileSource` for ``root`` in the given (or detected) layout.
+    """The :class:`~pqkit.dataset.core.scan.FileSource` for ``root`` in the given (or
+    detected) layout.
 
     Parameters
     ----------

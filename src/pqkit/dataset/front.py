@@ -67,7 +67,8 @@ def write(root, data, *, layout="pqds", **options):
 
 
 def commit(root, file_entries, **options):
-    """:func:`pqkit.dataset.pqds.write.commit` (staged files -> one version), refusing foreign roots.
+    """:func:`pqkit.dataset.pqds.write.commit` (staged files -> one version), refusing
+    foreign roots.
 
     See ``pqkit/dataset/write.py`` for the parameters (``mode``, ``partition_by``,
     ``run_id``, ``schema``, ``scope``, ``blind``, ``evolve_schema``, ``read_version``).

@@ -1,4 +1,5 @@
-"""Moved to :mod:`pqkit.dataset.kartothek.import_table`; this import shim goes away in the next release."""
+"""Moved to :mod:`pqkit.dataset.kartothek.import_table`; this import shim goes away in the
+next release."""
 import sys
 import warnings
 

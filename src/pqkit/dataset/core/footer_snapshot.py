@@ -46,7 +46,7 @@ class FileFacts:
     codec : str
         Compression of the first column chunk, lower case.
     stats : dict
-        Per-column bounds in PQDS/1 form (see :mod:`pqkit.dataset.core.entry_stats`), trusted columns only.
+        Per-column bounds in PQDS/1 form (see :mod:`.entry_stats`), trusted columns only.
     """
 
     __slots__ = ("fields", "size", "row_count", "row_groups", "codec", "stats")
@@ -114,7 +114,7 @@ def trusted_statistics(fields, md, row_groups, limit=32):
 
 
 def _physical_matches(t, node, ordering):
-    """Whether ``node`` stores type ``t`` the way :mod:`pqkit.dataset.core.entry_stats` decodes it."""
+    """Whether ``node`` stores type ``t`` the way :mod:`.entry_stats` decodes it."""
     phys = node.physical_type
     if isinstance(t, T.DictionaryType):
         t = t.value_type
@@ -212,7 +212,7 @@ def utc_text(value):
 
 def build_snapshot(entries, schema, partitioning, *, committed_at_utc, operation, where,
              dataset_key=None, properties=None, metadata=None):
-    """The one-version :class:`~pqkit.dataset.core.snapshot.Manifest` of a legacy layout (version 0)."""
+    """The one-version :class:`~.snapshot.Manifest` of a format without versions (version 0)."""
     data = {
         "format": FORMAT, "format_version": FORMAT_VERSION,
         "reader_features": [], "writer_features": [],

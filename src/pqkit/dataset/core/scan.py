@@ -30,7 +30,8 @@ from pqkit.read.file import ParquetFile
 
 
 class FileSource:
-    """Where a :class:`~pqkit.dataset.pqds.reader.Dataset` gets its versions, file entries and file bytes.
+    """Where a :class:`~pqkit.dataset.pqds.reader.Dataset` gets its versions, file entries
+    and file bytes.
 
     Subclasses implement :meth:`latest`, :meth:`load` and :meth:`resolve`; a source
     for a layout without versions (a plain Hive directory, say) has one version,

@@ -20,7 +20,7 @@ written last::
                                      "stats": {…}}, …}}
 
 These are RFC-0008's fields exactly: ``parts`` is a list of file names and
-``schema_hash`` the SHA-256 of the Arrow schema's text form (:mod:`pqkit.dataset.rfc0008.schema_hash`;
+``schema_hash`` the SHA-256 of the Arrow schema's text form (:mod:`.schema_hash`;
 the full digest, or its first 16 hex digits as the RFC's reference
 implementation writes). What pqkit knows beyond that per part lives in the
 separate optional ``part_facts`` map, which RFC readers ignore. Older pqkit
