@@ -13,7 +13,7 @@ from pqkit import DatasetError, DatasetIncomplete, DatasetNotFound, ManifestCorr
 from pqkit.dataset.core import fsops
 from pqkit.dataset.core.fsops import new_txn
 from pqkit.dataset.pqds.commit import _cache
-from pqkit.dataset.pqds.paths import SHADOW_SUFFIX, Layout
+from pqkit.dataset.pqds.paths import SHADOW_SUFFIX, RootPaths
 
 
 # --- the link-if-absent primitive -----------------------------------------------------------------
@@ -97,7 +97,7 @@ def test_commit_checks_entries(tmp_path):
     other = pds.stage_file(root, {"x": [2]}, {"q": "b"})
     with pytest.raises(SchemaError, match="partition"):
         pds.commit(root, [other], mode="append")
-    os.remove(Layout(root).shadow(e["path"]))                        # vacuumed meanwhile
+    os.remove(RootPaths(root).shadow(e["path"]))                        # vacuumed meanwhile
     with pytest.raises(DatasetIncomplete, match="stage it again"):
         pds.commit(root, [e], mode="append")
     assert pds.open(root).version == 0
@@ -108,7 +108,7 @@ def test_failed_write_removes_its_staged_files(tmp_path):
     pds.write(root, {"p": ["a"], "x": [1]}, partition_by=["p"], mode="create")
     with pytest.raises(pds.DatasetExists):
         pds.write(root, {"p": ["b"], "x": [2]}, mode="create")
-    shadow = [n for _, _, names in os.walk(Layout(root).shadow_dir) for n in names]
+    shadow = [n for _, _, names in os.walk(RootPaths(root).shadow_dir) for n in names]
     assert shadow == []
 
 
@@ -200,9 +200,9 @@ def test_vacuum_respects_the_grace_period_for_staged_files(tmp_path):
     assert pds.open(root).count() == 2
     orphan = pds.stage_file(root, {"x": [3]})
     old = time.time() - 7200
-    os.utime(Layout(root).shadow(orphan["path"]), (old, old))
+    os.utime(RootPaths(root).shadow(orphan["path"]), (old, old))
     deleted = pds.vacuum(root, grace=3600)["files_deleted"]
-    layout = Layout(root)
+    layout = RootPaths(root)
     assert deleted == [layout.relpath(layout.shadow(orphan["path"]))]
     assert deleted[0].endswith("/_" + orphan["path"] + SHADOW_SUFFIX)
 
@@ -220,7 +220,7 @@ def test_vacuumed_versions_make_stale_writers_conflict(tmp_path):
     pds.vacuum(root, retention=0, keep_last=1, grace=3600)
     _cache.clear()
     with pytest.raises(CommitConflict, match="vacuumed"):
-        commit_operation(Layout(root), op)
+        commit_operation(RootPaths(root), op)
 
 
 def test_latest_found_without_hint_across_a_vacuum_gap(tmp_path):

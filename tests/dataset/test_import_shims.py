@@ -33,3 +33,10 @@ def test_names_imported_from_old_modules_are_the_new_objects():
     assert import_kartothek is pds.import_kartothek
     assert detect_layout is pds.detect_layout
     assert ObjectStorage is moved
+
+
+def test_the_public_name_of_root_paths_stays_layout():
+    import pqkit.dataset as pds
+    from pqkit.dataset.pqds.paths import RootPaths
+    assert pds.Layout is RootPaths
+    assert pds.Layout("/x").version_path(3).endswith("_00000000000000000003.json")

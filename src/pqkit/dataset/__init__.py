@@ -66,8 +66,8 @@ from pqkit.dataset.pqds import (
     MODES,
     DataFile,
     Dataset,
-    Layout,
     ManifestSource,
+    RootPaths,
     VerifyReport,
     build_index as _build_index,
     compact as _compact,
@@ -102,6 +102,8 @@ from pqkit.errors import (
 )
 
 open = open_dataset
+# The public name of RootPaths: "layout" names which format a root holds everywhere else.
+Layout = RootPaths
 # Operations that write PQDS/1 state refuse plain Hive and RFC roots (see detect.py).
 compact = pqds_only(_compact)
 delete = pqds_only(_delete)
@@ -120,12 +122,12 @@ compact_plan = pqds_only(_compact_plan)
 @pqds_only
 def publish(root, storage_options=None):
     """Make the visible Hive tree and ``_SUCCESS`` match the latest version; returns it."""
-    return _publish(Layout.at(root, storage_options))
+    return _publish(RootPaths.at(root, storage_options))
 
 
 def latest_version(root, storage_options=None):
     """The newest committed version number of the dataset at ``root`` (a path or URL)."""
-    return find_latest(Layout.at(root, storage_options))
+    return find_latest(RootPaths.at(root, storage_options))
 
 
 __all__ = [

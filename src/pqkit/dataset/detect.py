@@ -24,7 +24,7 @@ import os
 from pqkit.dataset.core import META_DIR
 from pqkit.dataset.hive import HiveSource, hidden
 from pqkit.dataset.kartothek import KartothekSource, locate as locate_kartothek
-from pqkit.dataset.pqds import Layout, ManifestSource, parse_version_file_name
+from pqkit.dataset.pqds import ManifestSource, RootPaths, parse_version_file_name
 from pqkit.dataset.rfc0008 import SUCCESS, RfcManifestSource, manifest_path
 from pqkit.errors import DatasetError, DatasetIncomplete, UnsupportedFeature
 from pqkit.filesystems import is_url
@@ -42,7 +42,7 @@ def detect_layout(root):
     """
     root = os.path.abspath(os.fspath(root))
     pqds = os.path.isdir(os.path.join(root, META_DIR))
-    if pqds and _has_versions(Layout(root)):
+    if pqds and _has_versions(RootPaths(root)):
         return "pqds"
     if manifest_path(root) is not None:
         return "manifest"
@@ -57,12 +57,12 @@ def detect_layout(root):
     return "pqds" if pqds else None
 
 
-def _has_versions(layout):
-    if os.path.exists(layout.latest_hint) or os.path.exists(layout.version_path(0)):
+def _has_versions(paths):
+    if os.path.exists(paths.latest_hint) or os.path.exists(paths.version_path(0)):
         return True
     try:
         return any(parse_version_file_name(n) is not None
-                   for n in os.listdir(layout.versions_dir))
+                   for n in os.listdir(paths.versions_dir))
     except FileNotFoundError:
         return False
 
@@ -94,7 +94,7 @@ def open_source(root, layout="auto", require_success=None, *, strict=True):
     if kind == "hive":
         return HiveSource(root, require_success=bool(require_success), strict=strict)
     source = ManifestSource(root)
-    if require_success and not os.path.exists(source.layout.success):
+    if require_success and not os.path.exists(source.paths.success):
         source.latest()                   # DatasetNotFound first, when there is nothing
         raise DatasetIncomplete(f"{source.root} has no _SUCCESS: the latest version is not "
                                 "published yet (run 'pqinspect dataset repair')")

@@ -16,7 +16,7 @@ from pqkit.dataset.detect import (
 )
 from pqkit.dataset.opening import open_dataset
 from pqkit.dataset.pqds import (
-    Layout,
+    RootPaths,
     VerifyReport,
     find_latest,
     published_version,
@@ -154,7 +154,7 @@ def convert(source, target, *, layout="auto", require_success=None, run_id=None,
         return pqds_write.commit(target_root, entries, mode="create",
                            partition_by=src.partition_by, run_id=run_id, schema=fields)
     except BaseException:
-        pqds_write.discard_staged(Layout(target_root), entries)
+        pqds_write.discard_staged(RootPaths(target_root), entries)
         raise
 
 
@@ -217,9 +217,9 @@ def publish_state(root):
                 "state": "complete" if success else "no marker"}
     if kind == "kartothek":                # its metadata file is its commit
         return {"layout": kind, "success": success, "state": "complete"}
-    layout = Layout(root)
-    latest = find_latest(layout)
-    done = published_version(layout) if success else None
+    paths = RootPaths(root)
+    latest = find_latest(paths)
+    done = published_version(paths) if success else None
     return {"layout": "pqds", "success": success, "latest_version": latest,
             "published_version": done,
             "state": "published" if success and done == latest else "pending"}

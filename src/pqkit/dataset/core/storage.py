@@ -44,12 +44,12 @@ class LocalStorage:
     def check_writable(self, root):
         """Nothing to check: hard links give put-if-absent (fsops falls back otherwise)."""
 
-    def staged_path(self, layout, relpath):
+    def staged_path(self, paths, relpath):
         """Where a new data file is written: its hidden shadow copy."""
-        return layout.shadow(relpath)
+        return paths.shadow(relpath)
 
-    def staged_copies(self, layout, relpath):
-        return (layout.shadow(relpath),)
+    def staged_copies(self, paths, relpath):
+        return (paths.shadow(relpath),)
 
     def exists(self, path):
         return os.path.exists(path)
@@ -112,7 +112,7 @@ class LocalStorage:
         """The publish lock: flock on ``path``."""
         return fsops.FileLock(path)
 
-    def create_version(self, layout, tmp, dst, data):
+    def create_version(self, paths, tmp, dst, data):
         """Create version file ``dst`` with ``data`` unless it exists; True when created.
         ``tmp`` is the staging name the link is made from."""
         fsops.write_file(tmp, data, crash_step="commit.tmp_partial")
@@ -141,12 +141,12 @@ class ObjectStorage:
     def check_writable(self, root):
         self.check_conditional_put(root)
 
-    def staged_path(self, layout, relpath):
+    def staged_path(self, paths, relpath):
         """Where a new data file is written: its final key (no rename on a store)."""
-        return layout.visible(relpath)
+        return paths.visible(relpath)
 
-    def staged_copies(self, layout, relpath):
-        return (layout.visible(relpath),)
+    def staged_copies(self, paths, relpath):
+        return (paths.visible(relpath),)
 
     def _fresh(self, path):
         # s3fs caches listings; another writer may have added keys since
@@ -271,10 +271,10 @@ class ObjectStorage:
             except OSError:
                 pass
 
-    def create_version(self, layout, tmp, dst, data):
+    def create_version(self, paths, tmp, dst, data):
         """Create version file ``dst`` with one conditional PUT; True when created.
         ``tmp`` is unused: a PUT is atomic."""
-        self.check_conditional_put(layout.root)
+        self.check_conditional_put(paths.root)
         try:
             self.fs.pipe_file(dst, data, mode="create")
         except FileExistsError:

@@ -29,7 +29,7 @@ from pqkit.dataset.core import (
 from pqkit.dataset.kartothek.source import KartothekSource
 from pqkit.dataset.pqds import (
     KIND,
-    Layout,
+    RootPaths,
     ValueMap,
     find_latest,
     indexed_field,
@@ -88,10 +88,10 @@ def import_kartothek(store, uuid=None, table=None, *, run_id=None):
         As when opening (a listed file or index is missing, the metadata is malformed).
     """
     source = KartothekSource(store, uuid, table)
-    layout = Layout(source.root)
+    paths = RootPaths(source.root)
     try:
-        find_latest(layout)
-        raise DatasetExists(f"{layout.root} already holds a PQDS/1 dataset (imported before?)")
+        find_latest(paths)
+        raise DatasetExists(f"{paths.root} already holds a PQDS/1 dataset (imported before?)")
     except DatasetNotFound:
         pass
     snap = source.load(0)
@@ -99,7 +99,7 @@ def import_kartothek(store, uuid=None, table=None, *, run_id=None):
     schema = TableSchema(fields)
     txn, dataset_id = new_txn(), new_txn()
     keys = [e["key"] for e in snap.files]
-    segments = [(ix["column"], _segment(layout, source, snap, schema, ix, keys, dataset_id))
+    segments = [(ix["column"], _segment(paths, source, snap, schema, ix, keys, dataset_id))
                 for ix in snap.data["indices"]]
     data = dict(snap.data)
     data.update({
@@ -117,15 +117,15 @@ def import_kartothek(store, uuid=None, table=None, *, run_id=None):
         "indices": [{"column": c, "kind": KIND, "segments": [seg]} for c, seg in segments],
     })
     Manifest(data, where="imported version 0")          # the same checks a reader makes
-    tmp = layout.tmp_path(txn, 1)
+    tmp = paths.tmp_path(txn, 1)
     write_file(tmp, dump_json(data))
-    if not publish_if_absent(tmp, layout.version_path(0)):
-        raise DatasetExists(f"{layout.root}: another process imported it first")
-    try_publish(layout)
-    return layout.root
+    if not publish_if_absent(tmp, paths.version_path(0)):
+        raise DatasetExists(f"{paths.root}: another process imported it first")
+    try_publish(paths)
+    return paths.root
 
 
-def _segment(layout, source, snap, schema, ix, keys, dataset_id):
+def _segment(paths, source, snap, schema, ix, keys, dataset_id):
     """A PQDS/1 segment with the values -> labels of one Kartothek index file."""
     seg = ix["segments"][0]
     field = indexed_field(schema, snap.partitioning, ix["column"])
@@ -136,7 +136,7 @@ def _segment(layout, source, snap, schema, ix, keys, dataset_id):
     for value, labels in zip(table.column(seg["value_column"]).to_pylist(),
                              table.column(seg["keys_column"]).to_pylist()):
         values.add_keys(value, [k for k in labels or () if k in live])
-    return write_segment(layout, field, values, keys, dataset_id, 0)
+    return write_segment(paths, field, values, keys, dataset_id, 0)
 
 
 __all__ = ["import_kartothek", "open_kartothek"]

@@ -12,7 +12,7 @@ from pqkit.dataset.pqds.index_build import build_index, optimize_index
 from pqkit.dataset.pqds.index_segments import KIND, ValueMap, indexed_field, write_segment
 from pqkit.dataset.pqds.maintenance import compact, compact_plan, delete, restore, tag, untag
 from pqkit.dataset.pqds.merging import merge, merge_plan
-from pqkit.dataset.pqds.paths import Layout, parse_version_file_name
+from pqkit.dataset.pqds.paths import RootPaths, parse_version_file_name
 from pqkit.dataset.pqds.publish import published_version, try_publish
 from pqkit.dataset.pqds.reader import DataFile, Dataset, VerifyReport, open_snapshot
 from pqkit.dataset.pqds.sources import ManifestSource, ObjectManifestSource

@@ -2,7 +2,7 @@
 
 **Latest version.** Read the ``_pqkit/_latest`` hint ``h``, check that version
 ``h`` exists, then check versions ``h+1, h+2, …`` until one is missing (through
-``layout.storage``: stats locally, HEADs on an object store): one small read and
+``paths.storage``: stats locally, HEADs on an object store): one small read and
 typically two checks, never a listing. Only when the hint
 is missing (a crash before the first publish) or stale beyond repair is
 ``_pqkit/versions/`` listed.
@@ -18,7 +18,7 @@ is missing (a crash before the first publish) or stale beyond repair is
         M <- the next snapshot: cur's files + the operation
         check the staged files still exist (vacuum-grace guard)
         create versions/_<cur+1>.json if absent -> committed
-          (layout.storage: tmp file + link on a file system, a conditional PUT
+          (paths.storage: tmp file + link on a file system, a conditional PUT
           on an object store; see storage.py)
         else base <- cur
     publish()   (best effort)
@@ -48,66 +48,66 @@ _CACHE_SIZE = 8
 _cache = OrderedDict()
 
 
-def read_hint(layout):
+def read_hint(paths):
     """The version in ``_pqkit/_latest``, or None when it is missing or unreadable."""
     try:
-        value = parse_json(layout.storage.read(layout.latest_hint), layout.latest_hint)
+        value = parse_json(paths.storage.read(paths.latest_hint), paths.latest_hint)
         return int(value["version"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
-def _probe(layout, version):
+def _probe(paths, version):
     """The newest version after ``version`` (which exists) that follows it without a gap."""
-    while layout.storage.exists(layout.version_path(version + 1)):
+    while paths.storage.exists(paths.version_path(version + 1)):
         version += 1
     return version
 
 
-def _version_names(layout):
+def _version_names(paths):
     try:
-        return layout.storage.listdir(layout.versions_dir)
+        return paths.storage.listdir(paths.versions_dir)
     except FileNotFoundError:
         return []
 
 
-def list_versions(layout):
+def list_versions(paths):
     """Every version number present in ``_pqkit/versions`` (a listing)."""
-    return sorted({v for v in map(parse_version_file_name, _version_names(layout))
+    return sorted({v for v in map(parse_version_file_name, _version_names(paths))
                    if v is not None})
 
 
-def find_latest(layout, start=None):
+def find_latest(paths, start=None):
     """The newest committed version number; DatasetNotFound when there is none.
 
     ``start`` is a version known to exist (a writer's base); otherwise the hint is used.
     """
     if start is not None and start >= 0:
-        return _probe(layout, start)
-    hint = read_hint(layout)
-    if hint is not None and layout.storage.exists(layout.version_path(hint)):
-        return _probe(layout, hint)
+        return _probe(paths, start)
+    hint = read_hint(paths)
+    if hint is not None and paths.storage.exists(paths.version_path(hint)):
+        return _probe(paths, hint)
     # Without a usable hint, counting up from 0 could stop at a gap that vacuum left
     # (a tagged version 0 kept, later ones removed), so list the versions instead.
-    found = list_versions(layout)
+    found = list_versions(paths)
     if not found:
-        raise DatasetNotFound(f"{layout.root} holds no PQDS/1 dataset (no version files in "
-                              f"{layout.versions_dir})")
-    return _probe(layout, found[-1])
+        raise DatasetNotFound(f"{paths.root} holds no PQDS/1 dataset (no version files in "
+                              f"{paths.versions_dir})")
+    return _probe(paths, found[-1])
 
 
-def load_version(layout, version):
+def load_version(paths, version):
     """The validated Manifest of ``version`` (cached: version files never change)."""
-    path = layout.version_path(version)
+    path = paths.version_path(version)
     try:
-        key = layout.storage.identity(path)
+        key = paths.storage.identity(path)
         hit = _cache.get(key)
         if hit is not None:
             _cache.move_to_end(key)
             return hit
-        raw = layout.storage.read(path)
+        raw = paths.storage.read(path)
     except FileNotFoundError:
-        raise DatasetIncomplete(f"version {version} of {layout.root} does not exist (never "
+        raise DatasetIncomplete(f"version {version} of {paths.root} does not exist (never "
                                 "committed, or removed by vacuum)") from None
     try:
         data = parse_json(raw, path)
@@ -120,37 +120,37 @@ def load_version(layout, version):
     return manifest
 
 
-def load_latest(layout, *, for_writing=False):
+def load_latest(paths, *, for_writing=False):
     """(version, Manifest) of the newest readable version.
 
     A torn newest version file (possible only where hard links are unsupported)
     reads as "commit in progress": readers use the version before it, writers stop
     with ManifestCorrupted until ``repair`` removes it.
     """
-    return load_readable(layout, find_latest(layout), for_writing=for_writing)
+    return load_readable(paths, find_latest(paths), for_writing=for_writing)
 
 
-def load_readable(layout, latest, *, for_writing=False):
+def load_readable(paths, latest, *, for_writing=False):
     """(version, Manifest) of ``latest``, or of the version before a torn ``latest``."""
     try:
-        return latest, load_version(layout, latest)
+        return latest, load_version(paths, latest)
     except ManifestCorrupted:
         if for_writing or latest == 0:
             raise
-        return latest - 1, load_version(layout, latest - 1)
+        return latest - 1, load_version(paths, latest - 1)
 
 
 def _backoff(attempt):
     time.sleep(random.uniform(0, min(1.0, 0.005 * (2 ** min(attempt, 10)))))
 
 
-def staged_file_present(layout, entry):
+def staged_file_present(paths, entry):
     path = entry["path"]
     # the visible place first: on an object store that is where a staged file is
-    return layout.storage.exists(layout.visible(path)) or layout.find_shadow(path) is not None
+    return paths.storage.exists(paths.visible(path)) or paths.find_shadow(path) is not None
 
 
-def commit_operation(layout, op, *, max_attempts=None, patience=None):
+def commit_operation(paths, op, *, max_attempts=None, patience=None):
     """Commit ``op`` (an operations.Operation) as the next version; returns its number.
 
     Returns the current version without committing when ``op.run_id`` was already
@@ -162,7 +162,7 @@ def commit_operation(layout, op, *, max_attempts=None, patience=None):
     max_attempts = MAX_ATTEMPTS if max_attempts is None else max_attempts
     patience = COMMIT_PATIENCE_S if patience is None else patience
     try:
-        base = find_latest(layout)
+        base = find_latest(paths)
     except DatasetNotFound:
         base = -1
     if op.read_version is None:
@@ -170,7 +170,7 @@ def commit_operation(layout, op, *, max_attempts=None, patience=None):
     checked = op.read_version
     if checked >= 0:
         try:
-            op.prepare(load_version(layout, checked))
+            op.prepare(load_version(paths, checked))
         except DatasetIncomplete:
             raise CommitConflict(f"version {checked} this operation read is gone (vacuumed)",
                                  retryable=True, conflicting_version=checked,
@@ -178,38 +178,38 @@ def commit_operation(layout, op, *, max_attempts=None, patience=None):
     attempt = 0
     while attempt < max_attempts or time.monotonic() - started < patience:
         attempt += 1
-        cur = find_latest(layout, base) if base >= 0 else _latest_or_none(layout)
-        parent = load_version(layout, cur) if cur >= 0 else None
+        cur = find_latest(paths, base) if base >= 0 else _latest_or_none(paths)
+        parent = load_version(paths, cur) if cur >= 0 else None
         if parent is not None:
             parent.check_writable()
             if op.type == "create":
-                if parent.version >= 0 and _created_by(layout, op.txn):
+                if parent.version >= 0 and _created_by(paths, op.txn):
                     return 0
-                raise DatasetExists(f"{layout.root} already holds a dataset (version "
+                raise DatasetExists(f"{paths.root} already holds a dataset (version "
                                     f"{parent.version})")
-            _validate_range(layout, op, checked, cur)
+            _validate_range(paths, op, checked, cur)
             checked = cur
             if op.already_applied(parent):
-                _discard_unused(layout, op, parent)
+                _discard_unused(paths, op, parent)
                 return cur
         dataset_id = parent.dataset_id if parent is not None else new_txn()
         data = op.build(parent, cur + 1, attempt, dataset_id)
-        _refuse_moving_foreign(layout, parent, data["operation"].get("removed", ()))
-        missing = [e["path"] for e in op.entries if not staged_file_present(layout, e)]
+        _refuse_moving_foreign(paths, parent, data["operation"].get("removed", ()))
+        missing = [e["path"] for e in op.entries if not staged_file_present(paths, e)]
         if missing:
             raise DatasetIncomplete(f"staged file {missing[0]!r} is gone (removed by vacuum "
                                     "after its grace period?); stage it again")
         if op.index_segments:
-            check_segments_present(layout, [seg for _, seg in op.index_segments])
-        won = _create_version(layout, cur + 1, layout.tmp_path(op.txn, attempt),
+            check_segments_present(paths, [seg for _, seg in op.index_segments])
+        won = _create_version(paths, cur + 1, paths.tmp_path(op.txn, attempt),
                               dump_json(data))
         if won:
             crash_point("commit.committed")
             return cur + 1
         if cur + 1 == 0 and op.type == "create":
-            if _created_by(layout, op.txn):
+            if _created_by(paths, op.txn):
                 return 0
-            raise DatasetExists(f"{layout.root}: another writer created the dataset first")
+            raise DatasetExists(f"{paths.root}: another writer created the dataset first")
         base = cur + 1
         _backoff(attempt)
     raise CommitConflict(f"gave up after {attempt} attempts in "
@@ -217,30 +217,30 @@ def commit_operation(layout, op, *, max_attempts=None, patience=None):
                          "committing first", retryable=True, reason="contention")
 
 
-def _create_version(layout, version, tmp, data):
+def _create_version(paths, version, tmp, data):
     """Commit ``data`` as ``version`` unless that version exists."""
-    return layout.storage.create_version(layout, tmp, layout.version_path(version), data)
+    return paths.storage.create_version(paths, tmp, paths.version_path(version), data)
 
 
-def _discard_unused(layout, op, current):
+def _discard_unused(paths, op, current):
     """Remove what ``op`` staged for a run that turned out to be applied already.
 
     Entries the current version lists are kept: a retried ``commit()`` may hand
     in the very files that the first attempt committed.
     """
     live = current.by_key()
-    paths = {seg["path"] for ix in (current.data.get("indices") or [])
-             for seg in ix.get("segments", [])}
+    segments = {seg["path"] for ix in (current.data.get("indices") or [])
+                for seg in ix.get("segments", [])}
     for e in op.entries:
         if e.get("key") not in live:
-            for path in layout.storage.staged_copies(layout, e["path"]):
-                layout.storage.remove(path)
+            for path in paths.storage.staged_copies(paths, e["path"]):
+                paths.storage.remove(path)
     for _, seg in op.index_segments or ():
-        if seg["path"] not in paths:
-            layout.storage.remove(os.path.join(layout.root, *seg["path"].split("/")))
+        if seg["path"] not in segments:
+            paths.storage.remove(os.path.join(paths.root, *seg["path"].split("/")))
 
 
-def _refuse_moving_foreign(layout, parent, removed):
+def _refuse_moving_foreign(paths, parent, removed):
     """Files registered in place from another system (an entry's ``origin``, e.g. an
     imported Kartothek table) stay where that system expects them: an operation that
     would retire one (overwrite, delete, compact, ...) is refused before it commits."""
@@ -250,34 +250,34 @@ def _refuse_moving_foreign(layout, parent, removed):
     foreign = [k for k in removed if files.get(k, {}).get("origin")]
     if foreign:
         origin = files[foreign[0]]["origin"]
-        raise DatasetError(f"{layout.root}: this operation would remove {len(foreign)} file(s) "
+        raise DatasetError(f"{paths.root}: this operation would remove {len(foreign)} file(s) "
                            f"that {origin} still references (e.g. {files[foreign[0]]['path']}); "
                            f"pqkit never moves files it registered from {origin}. Append "
                            "instead, or convert() the dataset into a new root first")
 
 
-def _latest_or_none(layout):
+def _latest_or_none(paths):
     try:
-        return find_latest(layout)
+        return find_latest(paths)
     except DatasetNotFound:
         return -1
 
 
-def _created_by(layout, txn):
+def _created_by(paths, txn):
     try:
-        return load_version(layout, 0).operation.get("txn") == txn
+        return load_version(paths, 0).operation.get("txn") == txn
     except (DatasetIncomplete, ManifestCorrupted):
         return False
 
 
-def _validate_range(layout, op, after, upto):
+def _validate_range(paths, op, after, upto):
     """Check ``op`` against every version committed after it read ``after``."""
     prev = None
     for v in range(after + 1, upto + 1):
         try:
-            m = load_version(layout, v)
+            m = load_version(paths, v)
             if prev is None and v > 0:
-                prev = load_version(layout, v - 1)
+                prev = load_version(paths, v - 1)
         except DatasetIncomplete:
             raise CommitConflict(f"version {v} committed since this operation read version "
                                  f"{after} is gone (vacuumed); re-run the operation",

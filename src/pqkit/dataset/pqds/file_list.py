@@ -46,17 +46,17 @@ _PAGE_BYTES = 8192
 _SUFFIX = ".pqplan"
 
 
-def index_dir(layout):
-    return os.path.join(layout.meta, "planning")
+def index_dir(paths):
+    return os.path.join(paths.meta, "planning")
 
 
-def index_path(layout, version):
-    return os.path.join(index_dir(layout), hidden_name(f"{int(version):020d}{_SUFFIX}"))
+def index_path(paths, version):
+    return os.path.join(index_dir(paths), hidden_name(f"{int(version):020d}{_SUFFIX}"))
 
 
-def _version_stat(layout, version):
+def _version_stat(paths, version):
     """os.stat of the version file; OSError when it is missing."""
-    return os.stat(layout.version_path(version))
+    return os.stat(paths.version_path(version))
 
 
 def _identity(st):
@@ -84,7 +84,7 @@ def _sort_key(texts, partitioning):
     return tuple(key)
 
 
-def index_bytes(layout, manifest):
+def index_bytes(paths, manifest):
     """The planning index of ``manifest`` as Parquet bytes."""
     partitioning = manifest.partitioning
     files = sorted(manifest.files, key=lambda f: _sort_key(f.get("partition") or {},
@@ -102,7 +102,7 @@ def index_bytes(layout, manifest):
     # version file when asked (Dataset.operation).
     head["operation"] = {k: v for k, v in manifest.operation.items()
                          if k not in ("added", "removed")}
-    st = _version_stat(layout, manifest.version)
+    st = _version_stat(paths, manifest.version)
     kv = {KV_KEY: json.dumps({"version": manifest.version, "manifest": _identity(st),
                               "head": head}, ensure_ascii=False)}
     buf = io.BytesIO()
@@ -113,23 +113,23 @@ def index_bytes(layout, manifest):
     return buf.getvalue()
 
 
-def write_index(layout, manifest):
+def write_index(paths, manifest):
     """Write the planning index of ``manifest`` unless it exists and is current."""
-    if not wanted(manifest) or load_head(layout, manifest.version) is not None:
+    if not wanted(manifest) or load_head(paths, manifest.version) is not None:
         return False
-    makedirs(index_dir(layout))
-    atomic_replace(index_path(layout, manifest.version), index_bytes(layout, manifest))
+    makedirs(index_dir(paths))
+    atomic_replace(index_path(paths, manifest.version), index_bytes(paths, manifest))
     return True
 
 
-def load_head(layout, version):
+def load_head(paths, version):
     """The version file's content without ``files`` from a current index, else None."""
-    path = index_path(layout, version)
+    path = index_path(paths, version)
     try:
         if not os.path.exists(path):
             return None
         info = json.loads(read_metadata(path).key_value_metadata.get(KV_KEY) or "null")
-        st = _version_stat(layout, version)
+        st = _version_stat(paths, version)
     except (OSError, ValueError, ParquetError):
         return None
     if not isinstance(info, dict) or info.get("version") != version or \
@@ -156,26 +156,26 @@ def pushdown(dnf, partitioning):
     return out
 
 
-def entries(layout, version, partitioning, dnf):
+def entries(paths, version, partitioning, dnf):
     """File entries of the partitions ``dnf`` may select, or None when it cannot say."""
     filters = pushdown(dnf, partitioning)
     if filters is None:
         return None
-    table = read_table(index_path(layout, version), columns=["entry"], filters=filters)
+    table = read_table(index_path(paths, version), columns=["entry"], filters=filters)
     return [json.loads(s) for s in table.column("entry").to_pylist()]
 
 
-def remove_stale(layout, keep_versions):
+def remove_stale(paths, keep_versions):
     """Delete the index files of versions that are not kept (they are derived)."""
     removed = []
     try:
-        names = os.listdir(index_dir(layout))
+        names = os.listdir(index_dir(paths))
     except FileNotFoundError:
         return removed
     for name in names:
         stem = name.removeprefix(HIDDEN).removesuffix(_SUFFIX)
         if name != f"{HIDDEN}{stem}{_SUFFIX}" or not stem.isdigit() or int(stem) in keep_versions:
             continue
-        if remove_if_exists(os.path.join(index_dir(layout), name)):
+        if remove_if_exists(os.path.join(index_dir(paths), name)):
             removed.append(f"_pqkit/planning/{name}")
     return removed

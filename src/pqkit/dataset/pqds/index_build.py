@@ -19,7 +19,7 @@ from pqkit.dataset.pqds.index_segments import (
     write_segment,
 )
 from pqkit.dataset.pqds.operations import Operation
-from pqkit.dataset.pqds.paths import Layout
+from pqkit.dataset.pqds.paths import RootPaths
 from pqkit.dataset.pqds.publish import try_publish
 from pqkit.dataset.pqds.reader import open_pqds
 
@@ -30,15 +30,15 @@ def _file_values(ds, field, entries, values):
         values.add(entry["key"], table.column(field.name).to_pylist())
 
 
-def _commit(layout, ds, column, segment, replaced=()):
+def _commit(paths, ds, column, segment, replaced=()):
     op = Operation("index", new_txn(), read_version=ds.version, index_column=column,
                    index_segments=[(column, segment)], replaced_segments=replaced)
     try:
-        version = commit_operation(layout, op)
+        version = commit_operation(paths, op)
     except BaseException:
-        remove_segments(layout, [segment])
+        remove_segments(paths, [segment])
         raise
-    try_publish(layout)
+    try_publish(paths)
     return version
 
 
@@ -56,7 +56,7 @@ def build_index(root, column):
         An overwrite or restore, or a schema change dropping ``column``, was committed
         meanwhile (retryable).
     """
-    layout = Layout(root)
+    paths = RootPaths(root)
     ds = open_pqds(root)
     field = indexed_field(ds.table_schema, ds.partitioning, column)
     current = column_index(manifest_indices(ds.manifest), column)
@@ -66,16 +66,16 @@ def build_index(root, column):
         return ds.version
     values = ValueMap()
     _file_values(ds, field, todo, values)
-    segment = write_segment(layout, field, values, [e["key"] for e in todo],
+    segment = write_segment(paths, field, values, [e["key"] for e in todo],
                             ds.manifest.dataset_id, ds.version + 1)
-    return _commit(layout, ds, column, segment)
+    return _commit(paths, ds, column, segment)
 
 
 def optimize_index(root, column):
     """Merge the segments of ``column`` into one, dropping dead keys and indexing the
     live files no segment covered. Returns the new version (the current one when the
     index already is a single segment covering exactly the live files)."""
-    layout = Layout(root)
+    paths = RootPaths(root)
     ds = open_pqds(root)
     field = indexed_field(ds.table_schema, ds.partitioning, column)
     current = column_index(manifest_indices(ds.manifest), column)
@@ -87,10 +87,10 @@ def optimize_index(root, column):
         return ds.version
     values = ValueMap()
     for seg in segments:
-        for value, keys in zip(*read_segment(layout, seg["path"])):
+        for value, keys in zip(*read_segment(paths, seg["path"])):
             values.add_keys(value, [k for k in keys or () if k in live])
     covered = covered_keys(current)
     _file_values(ds, field, [e for e in ds.manifest.files if e["key"] not in covered], values)
-    segment = write_segment(layout, field, values, live, ds.manifest.dataset_id,
+    segment = write_segment(paths, field, values, live, ds.manifest.dataset_id,
                             ds.version + 1)
-    return _commit(layout, ds, column, segment, [s["path"] for s in segments])
+    return _commit(paths, ds, column, segment, [s["path"] for s in segments])

@@ -149,30 +149,30 @@ def segment_bytes(field, values, meta):
     return buf.getvalue()
 
 
-def write_segment(layout, field, values, covers, dataset_id, created_version):
+def write_segment(paths, field, values, covers, dataset_id, created_version):
     """Write a segment under ``_pqkit/indices``; returns ``{"path", "covers"}``."""
     rel = (f"{META_DIR}/indices/{escape_path_component(field.name)}/"
            f"{hidden_name(uuid.uuid4().hex)}{INDEX_SUFFIX}")
     meta = {"column": field.name, "dataset_id": dataset_id,
             "created_version": created_version}
-    write_file(os.path.join(layout.root, *rel.split("/")),
+    write_file(os.path.join(paths.root, *rel.split("/")),
                      segment_bytes(field, values, meta), crash_step="index.partial")
     crash_point("index.written")
     return {"path": rel, "covers": sorted(covers)}
 
 
-def remove_segments(layout, segments):
+def remove_segments(paths, segments):
     for seg in segments:
-        remove_if_exists(os.path.join(layout.root, *seg["path"].split("/")))
+        remove_if_exists(os.path.join(paths.root, *seg["path"].split("/")))
 
 
-def read_segment(layout, path):
+def read_segment(paths, path):
     """(values, files) lists of a whole segment."""
-    table = read_table(os.path.join(layout.root, *path.split("/")))
+    table = read_table(os.path.join(paths.root, *path.split("/")))
     return table.column("value").to_pylist(), table.column("files").to_pylist()
 
 
-def append_segments(layout, parent, mode, fields, values_by_key, created_version):
+def append_segments(paths, parent, mode, fields, values_by_key, created_version):
     """Segments for the new files of an append or replace_partitions, one per indexed
     column of ``parent``: [(column, segment)]. ``values_by_key``: key -> Table."""
     if parent is None or mode not in ("append", "replace_partitions") or not values_by_key:
@@ -187,10 +187,10 @@ def append_segments(layout, parent, mode, fields, values_by_key, created_version
             values = ValueMap()
             for key, table in values_by_key.items():
                 values.add(key, table.column(field.name).to_pylist())
-            out.append((field.name, write_segment(layout, field, values, values_by_key,
+            out.append((field.name, write_segment(paths, field, values, values_by_key,
                                                   parent.dataset_id, created_version)))
     except BaseException:
-        remove_segments(layout, [seg for _, seg in out])
+        remove_segments(paths, [seg for _, seg in out])
         raise
     return out
 
@@ -264,9 +264,9 @@ class IndexPruner:
                    for tests in self.groups)
 
 
-def check_segments_present(layout, segments):
+def check_segments_present(paths, segments):
     missing = [s["path"] for s in segments
-               if not os.path.exists(os.path.join(layout.root, *s["path"].split("/")))]
+               if not os.path.exists(os.path.join(paths.root, *s["path"].split("/")))]
     if missing:
         raise DatasetIncomplete(f"index segment {missing[0]!r} is gone (removed by vacuum after "
                            "its grace period?); build it again")

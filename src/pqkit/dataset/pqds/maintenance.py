@@ -24,7 +24,7 @@ from pqkit.dataset.core import (
 )
 from pqkit.dataset.pqds.commit import commit_operation, load_version
 from pqkit.dataset.pqds.operations import Operation
-from pqkit.dataset.pqds.paths import Layout, data_file_name, file_key
+from pqkit.dataset.pqds.paths import RootPaths, data_file_name, file_key
 from pqkit.dataset.pqds.publish import try_publish
 from pqkit.dataset.pqds.reader import open_pqds
 from pqkit.dataset.pqds.staging import write_data_file
@@ -34,12 +34,12 @@ from pqkit.errors import DatasetError, DatasetIncomplete
 DEFAULT_TARGET_SIZE = 128 << 20
 
 
-def _rewrite_entry(layout, ds, entry, table, txn, seq, writer_options):
+def _rewrite_entry(paths, ds, entry, table, txn, seq, writer_options):
     """Stage ``table`` (the data columns) as a new file in ``entry``'s partition."""
     directory = entry["path"].rsplit("/", 1)[0] if "/" in entry["path"] else ""
     relpath = (directory + "/" if directory else "") + data_file_name(seq, txn)
     fields = ds.table_schema.fields
-    facts = write_data_file(layout, relpath, table, fields, **writer_options)
+    facts = write_data_file(paths, relpath, table, fields, **writer_options)
     return {"key": file_key(seq, txn), "path": relpath,
             "partition": dict(entry.get("partition") or {}), **facts,
             "schema": [field_to_json(f) for f in fields]}
@@ -49,13 +49,13 @@ def _data_table(ds, entry):
     return ds._reader.read(entry, ds.table_schema.names, [])[0]
 
 
-def _commit(layout, op, staged):
+def _commit(paths, op, staged):
     try:
-        version = commit_operation(layout, op)
+        version = commit_operation(paths, op)
     except BaseException:
-        discard_staged(layout, staged)
+        discard_staged(paths, staged)
         raise
-    try_publish(layout)
+    try_publish(paths)
     return version
 
 
@@ -68,7 +68,7 @@ def delete(root, filters, *, run_id=None, storage_options=None, **writer_options
     dnf = normalize_filters(filters)
     if dnf is None:
         raise DatasetError("delete needs a filter; to remove everything overwrite the dataset")
-    layout = Layout.at(root, storage_options)
+    paths = RootPaths.at(root, storage_options)
     ds = open_pqds(root, storage_options=storage_options)
     planner = Planner(ds.table_schema, ds.partitioning, dnf)
     txn, removed, staged = new_txn(), set(), []
@@ -87,16 +87,16 @@ def delete(root, filters, *, run_id=None, storage_options=None, **writer_options
             removed.add(entry["key"])
             keep = np.flatnonzero(~matching)
             if len(keep):
-                staged.append(_rewrite_entry(layout, ds, entry, table.take(keep), txn,
+                staged.append(_rewrite_entry(paths, ds, entry, table.take(keep), txn,
                                              len(staged), writer_options))
     except BaseException:
-        discard_staged(layout, staged)
+        discard_staged(paths, staged)
         raise
     if not removed:
         return ds.version
     op = Operation("delete", txn, entries=staged, removed=removed, run_id=run_id,
                    read_version=ds.version)
-    return _commit(layout, op, staged)
+    return _commit(paths, op, staged)
 
 
 def compact(root, *, target_size=DEFAULT_TARGET_SIZE, run_id=None, storage_options=None,
@@ -106,7 +106,7 @@ def compact(root, *, target_size=DEFAULT_TARGET_SIZE, run_id=None, storage_optio
     Returns the new version, or the current one when there is nothing to compact. A
     URL ``root`` is a dataset on an object store (``storage_options``: its fsspec options).
     """
-    layout = Layout.at(root, storage_options)
+    paths = RootPaths.at(root, storage_options)
     ds = open_pqds(root, storage_options=storage_options)
     txn, removed, staged = new_txn(), set(), []
     try:
@@ -115,16 +115,16 @@ def compact(root, *, target_size=DEFAULT_TARGET_SIZE, run_id=None, storage_optio
             removed.update(e["key"] for e in group)
             if tables:
                 merged = concat_tables(tables) if len(tables) > 1 else tables[0]
-                staged.append(_rewrite_entry(layout, ds, group[0], merged, txn,
+                staged.append(_rewrite_entry(paths, ds, group[0], merged, txn,
                                              len(staged), writer_options))
     except BaseException:
-        discard_staged(layout, staged)
+        discard_staged(paths, staged)
         raise
     if not removed:
         return ds.version
     op = Operation("compact", txn, entries=staged, removed=removed, run_id=run_id,
                    read_version=ds.version)
-    return _commit(layout, op, staged)
+    return _commit(paths, op, staged)
 
 
 def compact_plan(root, *, target_size=DEFAULT_TARGET_SIZE):
@@ -166,10 +166,10 @@ def _bins(entries, target):
 
 def restore(root, version, *, run_id=None):
     """Commit a new version whose files (and schema) are those of ``version``."""
-    layout = Layout(root)
-    target = load_version(layout, int(version))
+    paths = RootPaths(root)
+    target = load_version(paths, int(version))
     ds = open_pqds(root)
-    missing = [f["path"] for f in target.files if not _present(layout, f["path"])]
+    missing = [f["path"] for f in target.files if not _present(paths, f["path"])]
     if missing:
         raise DatasetIncomplete(f"cannot restore version {version}: file {missing[0]!r} was "
                                 "vacuumed")
@@ -177,22 +177,22 @@ def restore(root, version, *, run_id=None):
     added = [dict(f) for f in target.files if f["key"] not in current]
     op = Operation("restore", new_txn(), entries=added, run_id=run_id,
                    read_version=ds.version, restore_from=target)
-    return _commit(layout, op, [])
+    return _commit(paths, op, [])
 
 
-def _present(layout, relpath):
-    return layout.find_shadow(relpath) is not None or \
-        layout.storage.exists(layout.visible(relpath))
+def _present(paths, relpath):
+    return paths.find_shadow(relpath) is not None or \
+        paths.storage.exists(paths.visible(relpath))
 
 
 def tag(root, name, version=None):
     """Name ``version`` (default: the latest); vacuum keeps tagged versions."""
-    layout = Layout(root)
+    paths = RootPaths(root)
     ds = open_pqds(root, version)
-    atomic_replace(layout.tag_path(name), dump_json({"version": ds.version}))
+    atomic_replace(paths.tag_path(name), dump_json({"version": ds.version}))
     return ds.version
 
 
 def untag(root, name):
     """Remove a tag (the version becomes subject to retention again)."""
-    return remove_if_exists(Layout(root).tag_path(name))
+    return remove_if_exists(RootPaths(root).tag_path(name))

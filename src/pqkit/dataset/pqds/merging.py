@@ -38,7 +38,7 @@ from pqkit.convert import column_from_values
 from pqkit.dataset.core import as_table, cast_to_fields, new_txn, plain_table
 from pqkit.dataset.pqds.maintenance import _commit, _data_table, _rewrite_entry
 from pqkit.dataset.pqds.operations import Operation
-from pqkit.dataset.pqds.paths import Layout
+from pqkit.dataset.pqds.paths import RootPaths
 from pqkit.dataset.pqds.reader import open_pqds
 from pqkit.dataset.pqds.write import _as_partition_type, _stage, discard_staged
 from pqkit.errors import DatasetError, SchemaError
@@ -87,7 +87,7 @@ def merge(root, data, on, *, when_matched="update", when_not_matched="insert", r
         A concurrent operation conflicts (see the conflict table).
     """
     _check_choices(when_matched, when_not_matched)
-    layout = Layout(root)
+    paths = RootPaths(root)
     ds = open_pqds(root)
     on = [on] if isinstance(on, str) else list(on)
     source, missing = _source_table(ds, data, on, when_not_matched)
@@ -98,7 +98,7 @@ def merge(root, data, on, *, when_matched="update", when_not_matched="insert", r
             removed.add(f.key)
             keep = np.flatnonzero(~hits)
             if len(keep):
-                staged.append(_rewrite_entry(layout, ds, f.entry, table.take(keep), txn,
+                staged.append(_rewrite_entry(paths, ds, f.entry, table.take(keep), txn,
                                              len(staged), writer_options))
             if missing and when_matched == "update":
                 _target_rows(kept, table, f.partition_values, np.flatnonzero(hits), on)
@@ -106,16 +106,16 @@ def merge(root, data, on, *, when_matched="update", when_not_matched="insert", r
         if rows:
             written = source.take(np.array(rows)) if not missing else \
                 _completed(ds, source, rows, on, kept)
-            staged += _stage_rows(layout, ds, written, txn, len(staged), stats_columns,
+            staged += _stage_rows(paths, ds, written, txn, len(staged), stats_columns,
                                   writer_options)
     except BaseException:
-        discard_staged(layout, staged)
+        discard_staged(paths, staged)
         raise
     if not removed and not staged:
         return ds.version
     op = Operation("update", txn, entries=staged, removed=removed, run_id=run_id,
                    read_version=ds.version)
-    return _commit(layout, op, staged)
+    return _commit(paths, op, staged)
 
 
 def merge_plan(root, data, on, *, when_matched="update", when_not_matched="insert"):
@@ -266,11 +266,11 @@ def _hits(table, partition_values, on, keys, matched):
     return mask
 
 
-def _stage_rows(layout, ds, table, txn, seq, stats_columns, options):
+def _stage_rows(paths, ds, table, txn, seq, stats_columns, options):
     """Stage ``table`` (all dataset columns) as new files, one per partition."""
     out = []
     fields = list(ds.table_schema.fields)
     for texts, rows in ds.partitioning.split(table):
-        out.append(_stage(layout, ds.partitioning, texts, rows, fields, txn, seq + len(out),
+        out.append(_stage(paths, ds.partitioning, texts, rows, fields, txn, seq + len(out),
                           stats_columns, options))
     return out

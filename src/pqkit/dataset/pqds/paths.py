@@ -67,7 +67,7 @@ def file_key(seq, txn):
     return f"{txn}-{int(seq):05d}"
 
 
-class Layout:
+class RootPaths:
     """Paths of one dataset root, and the store they are on (``storage``: a local
     :class:`~pqkit.dataset.core.storage.LocalStorage` unless one is given)."""
 
@@ -88,7 +88,7 @@ class Layout:
 
     @classmethod
     def at(cls, root, storage_options=None):
-        """The layout of ``root``: a path, or a URL (``s3://bucket/table``) on an object store."""
+        """The paths of ``root``: a path, or a URL (``s3://bucket/table``) on an object store."""
         if is_url(root):
             fs, path = url_filesystem(root, storage_options)
             return cls(path.rstrip("/"), ObjectStorage(fs))

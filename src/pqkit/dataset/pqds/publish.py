@@ -32,61 +32,61 @@ from pqkit.read.footer import read_metadata
 from pqkit.write.file import ParquetWriter, created_by
 
 
-def published_version(layout):
+def published_version(paths):
     """The last version whose publish completed (-1 when none is known)."""
     try:
-        marker = parse_json(layout.storage.read(layout.success), layout.success)
+        marker = parse_json(paths.storage.read(paths.success), paths.success)
         if isinstance(marker, dict) and marker.get("format") == "pqds":
             return int(marker["version"])
     except (OSError, ValueError, KeyError, TypeError):
         pass
     try:
-        return int(parse_json(layout.storage.read(layout.latest_hint),
-                                    layout.latest_hint)["version"])
+        return int(parse_json(paths.storage.read(paths.latest_hint),
+                                    paths.latest_hint)["version"])
     except (OSError, ValueError, KeyError, TypeError):
         return -1
 
 
-def publish(layout):
+def publish(paths):
     """Publish every committed version not yet visible; returns the version now published.
 
     Idempotent and crash-safe: safe to run at any time, by any number of processes.
     """
-    store = layout.storage
-    with store.lock(layout.publish_lock):
+    store = paths.storage
+    with store.lock(paths.publish_lock):
         crash_point("publish.locked")
-        latest, target = load_latest(layout)
-        done = published_version(layout)
-        if done >= latest and store.exists(layout.success):
-            _write_index(layout, target)
-            _write_hint(layout, latest)
+        latest, target = load_latest(paths)
+        done = published_version(paths)
+        if done >= latest and store.exists(paths.success):
+            _write_index(paths, target)
+            _write_hint(paths, latest)
             return latest
-        store.remove(layout.success)
-        store.remove(layout.summary_metadata)
-        store.sync_dir(layout.root)
+        store.remove(paths.success)
+        store.remove(paths.summary_metadata)
+        store.sync_dir(paths.root)
         crash_point("publish.success_removed")
-        to_visible, to_shadow = _moves(layout, done, latest, target)
-        _apply_moves(layout, to_visible, to_shadow)
+        to_visible, to_shadow = _moves(paths, done, latest, target)
+        _apply_moves(paths, to_visible, to_shadow)
         crash_point("publish.moved_all")
-        _write_derived(layout, target)
+        _write_derived(paths, target)
         return latest
 
 
-def _moves(layout, done, latest, target):
+def _moves(paths, done, latest, target):
     """(paths to make visible, paths to retire) taking ``done`` to ``latest``."""
     live = {f["path"] for f in target.files}
     if done < 0 or done > latest:
-        return sorted(live), sorted(set(visible_data_files(layout)) - live)
+        return sorted(live), sorted(set(visible_data_files(paths)) - live)
     added, removed = set(), set()
     prev = None
     for v in range(done + 1, latest + 1):
         try:
-            m = load_version(layout, v)
+            m = load_version(paths, v)
             if prev is None and v > 0:
-                prev = load_version(layout, v - 1)
+                prev = load_version(paths, v - 1)
         except (DatasetIncomplete, ManifestCorrupted):
             # A version in the range is gone or torn: reconcile against a listing instead.
-            return sorted(live), sorted(set(visible_data_files(layout)) - live)
+            return sorted(live), sorted(set(visible_data_files(paths)) - live)
         files = m.by_key()
         added.update(files[k]["path"] for k in m.operation.get("added", []) if k in files)
         if prev is not None:
@@ -97,26 +97,26 @@ def _moves(layout, done, latest, target):
     return sorted(added & live), sorted(removed - live)
 
 
-def unhide(layout, path):
+def unhide(paths, path):
     """Move the hidden copy of ``path`` to its visible place; False if there is none."""
-    return layout.storage.move(layout.shadow(path), layout.visible(path))
+    return paths.storage.move(paths.shadow(path), paths.visible(path))
 
 
-def _apply_moves(layout, to_visible, to_shadow):
+def _apply_moves(paths, to_visible, to_shadow):
     for i, path in enumerate(to_visible):
-        unhide(layout, path)
+        unhide(paths, path)
         if i == 0:
             crash_point("publish.moved_one")
     for path in to_shadow:
-        layout.storage.move(layout.visible(path), layout.shadow(path))
-    for d in {os.path.dirname(layout.visible(p)) for p in to_visible + to_shadow}:
-        layout.storage.sync_dir(d)
+        paths.storage.move(paths.visible(path), paths.shadow(path))
+    for d in {os.path.dirname(paths.visible(p)) for p in to_visible + to_shadow}:
+        paths.storage.sync_dir(d)
 
 
-def visible_data_files(layout):
+def visible_data_files(paths):
     """Relative paths of pqkit-named data files in the visible tree (a listing)."""
     out = []
-    for rel in layout.storage.list_files(layout.root):
+    for rel in paths.storage.list_files(paths.root):
         *dirs, name = rel.split("/")
         if DATA_FILE_RE.fullmatch(name) and not any(d.startswith(("_", ".")) for d in dirs):
             out.append(rel)
@@ -133,14 +133,14 @@ def common_metadata_bytes(manifest):
     return buf.getvalue()
 
 
-def summary_metadata_bytes(layout, manifest):
+def summary_metadata_bytes(paths, manifest):
     """``_metadata``: every row group of every live file with ``file_path`` set, or None
     when the live files do not share one Parquet schema."""
     metas = []
     for f in manifest.files:
-        path = layout.visible(f["path"])
+        path = paths.visible(f["path"])
         if not os.path.exists(path):
-            path = layout.find_shadow(f["path"]) or path
+            path = paths.find_shadow(f["path"]) or path
         metas.append((f["path"], read_metadata(path).raw))
     if not metas:
         return None
@@ -162,52 +162,52 @@ def summary_metadata_bytes(layout, manifest):
     return b"PAR1" + footer + struct.pack("<I", len(footer)) + b"PAR1"
 
 
-def _write_derived(layout, manifest):
+def _write_derived(paths, manifest):
     # An imported Kartothek table keeps its own _common_metadata (pqkit never rewrites it).
-    store = layout.storage
+    store = paths.storage
     if manifest.properties.get("common_metadata") != "foreign":
-        store.replace(layout.common_metadata, common_metadata_bytes(manifest))
+        store.replace(paths.common_metadata, common_metadata_bytes(manifest))
     crash_point("publish.common_metadata")
-    _write_index(layout, manifest)
+    _write_index(paths, manifest)
     # the summary reads every footer; on an object store that is a GET per file
     if manifest.properties.get("summary.metadata", "never") == "always" and not store.remote:
-        summary = summary_metadata_bytes(layout, manifest)
+        summary = summary_metadata_bytes(paths, manifest)
         if summary is not None:
-            store.replace(layout.summary_metadata, summary)
+            store.replace(paths.summary_metadata, summary)
     op = manifest.operation
     marker = {"format": "pqds", "dataset_id": manifest.dataset_id, "version": manifest.version,
               "committed_at_utc": manifest.committed_at_utc, "row_count": manifest.row_count,
               "file_count": manifest.file_count, "run_id": op.get("run_id"),
               "schema_hash": manifest.schema.sha256(),
-              "manifest": layout.relpath(layout.version_path(manifest.version))}
-    store.replace(layout.success, dump_json(marker))
+              "manifest": paths.relpath(paths.version_path(manifest.version))}
+    store.replace(paths.success, dump_json(marker))
     crash_point("publish.success_written")
-    _write_hint(layout, manifest.version)
+    _write_hint(paths, manifest.version)
 
 
-def _write_hint(layout, version):
+def _write_hint(paths, version):
     """Raise the ``_latest`` hint to ``version`` (never lower it)."""
     current = None
     try:
-        current = int(parse_json(layout.storage.read(layout.latest_hint),
-                                       layout.latest_hint)["version"])
+        current = int(parse_json(paths.storage.read(paths.latest_hint),
+                                       paths.latest_hint)["version"])
     except (OSError, ValueError, KeyError, TypeError):
         pass
     if current is None or current < version:
-        layout.storage.replace(layout.latest_hint, dump_json({"version": version}))
+        paths.storage.replace(paths.latest_hint, dump_json({"version": version}))
 
 
-def _write_index(layout, manifest):
+def _write_index(paths, manifest):
     # The planning index is a local accelerator (keyed by inode and mtime); the object
     # store read side plans from the version file alone (remote_source).
-    if not layout.storage.remote:
-        file_list.write_index(layout, manifest)
+    if not paths.storage.remote:
+        file_list.write_index(paths, manifest)
 
 
-def try_publish(layout):
+def try_publish(paths):
     """Publish, but never let a publishing problem fail a commit that already succeeded."""
     try:
-        return publish(layout)
+        return publish(paths)
     except (OSError, DatasetIncomplete, ManifestCorrupted):
         return None
 

@@ -333,13 +333,13 @@ def open_snapshot(source, version=None, as_of=None, tag=None, *, publish=False):
     if (publish or tag is not None) and not isinstance(source, ManifestSource):
         raise DatasetError("publish and tags exist only for PQDS/1 datasets")
     if publish:
-        run_publish(source.layout)
+        run_publish(source.paths)
     if version is not None:
         source.latest()                       # DatasetNotFound for an empty root
         version = int(version)
         return Dataset(source, source.load_head(version) or source.load(version))
     if tag is not None:
-        pinned = _read_tag(source.layout, tag, source.root)
+        pinned = _read_tag(source.paths, tag, source.root)
         return Dataset(source, source.load(int(pinned["version"])))
     if as_of is not None:
         return Dataset(source, _as_of(source, as_of))
@@ -378,10 +378,10 @@ def _as_of(source, as_of):
     return source.load(versions[i - 1])
 
 
-def _read_tag(layout, name, root):
+def _read_tag(paths, name, root):
     """The JSON of tag ``name``."""
     try:
-        return read_json(layout.tag_path(name))
+        return read_json(paths.tag_path(name))
     except FileNotFoundError:
         raise DatasetError(f"no tag {name!r} in {root}") from None
     except ValueError as exc:

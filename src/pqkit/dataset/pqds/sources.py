@@ -31,7 +31,7 @@ from pqkit.dataset.pqds.commit import (
     load_readable,
     load_version,
 )
-from pqkit.dataset.pqds.paths import Layout, parse_version_file_name
+from pqkit.dataset.pqds.paths import RootPaths, parse_version_file_name
 from pqkit.errors import DatasetError, DatasetIncomplete, DatasetNotFound, ManifestCorrupted
 from pqkit.filesystems import url_filesystem
 from pqkit.read.file import ParquetFile
@@ -53,7 +53,7 @@ class ObjectManifestSource(FileSource):
     def __init__(self, url, storage_options=None):
         self.url = url.rstrip("/")
         self.fs, path = url_filesystem(self.url, storage_options)
-        self.layout = Layout(path.rstrip("/"), ObjectStorage(self.fs))
+        self.paths = RootPaths(path.rstrip("/"), ObjectStorage(self.fs))
         self._protocol = url.split("://", 1)[0]
         self._manifests = {}
         self._sizes = {}                 # resolved URL -> size in the snapshot
@@ -75,7 +75,7 @@ class ObjectManifestSource(FileSource):
     def _manifest(self, version):
         """The Manifest of ``version``, or None when it was never committed (or vacuumed)."""
         if version not in self._manifests:
-            path = self.layout.version_path(version)
+            path = self.paths.version_path(version)
             raw = self._get(path)
             if raw is None:
                 return None
@@ -87,9 +87,9 @@ class ObjectManifestSource(FileSource):
         return self._manifests[version]
 
     def _hint(self):
-        raw = self._get(self.layout.latest_hint)
+        raw = self._get(self.paths.latest_hint)
         try:
-            return int(parse_json(raw, self.layout.latest_hint)["version"])
+            return int(parse_json(raw, self.paths.latest_hint)["version"])
         except (TypeError, ValueError, KeyError, AttributeError):
             return None
 
@@ -114,7 +114,7 @@ class ObjectManifestSource(FileSource):
     def versions(self):
         """Every version number present (a listing of ``_pqkit/versions/``)."""
         try:
-            names = self.fs.ls(self.layout.versions_dir, detail=False)
+            names = self.fs.ls(self.paths.versions_dir, detail=False)
         except FileNotFoundError:
             return []
         return sorted(v for v in (parse_version_file_name(n.rsplit("/", 1)[-1])
@@ -122,7 +122,7 @@ class ObjectManifestSource(FileSource):
 
     def resolve(self, entry):
         """(URL, size from the snapshot) of a published file entry."""
-        url = f"{self._protocol}://{self.layout.visible(entry['path'])}"
+        url = f"{self._protocol}://{self.paths.visible(entry['path'])}"
         self._sizes[url] = int(entry["size"])
         self._relpaths[url] = entry["path"]
         return url, self._sizes[url]
@@ -136,7 +136,7 @@ class ObjectManifestSource(FileSource):
             rel = self._relpaths.get(path)
             if rel is None:
                 raise
-        hidden = self.layout.shadow(rel)
+        hidden = self.paths.shadow(rel)
         try:
             return ParquetFile(RangeSource(self.fs, hidden, size=self._sizes.get(path),
                                            name=f"{self._protocol}://{hidden}"))
@@ -149,36 +149,36 @@ class ManifestSource(FileSource):
     """File entries from PQDS/1 version files; bytes from the visible or shadow copy."""
 
     def __init__(self, root):
-        self.layout = Layout(root)
+        self.paths = RootPaths(root)
 
     @property
     def root(self):
-        return self.layout.root
+        return self.paths.root
 
     def latest(self):
-        return find_latest(self.layout)
+        return find_latest(self.paths)
 
     def load_latest(self, latest=None):
         """(version, Manifest) of the newest readable version (torn newest: the one before)."""
         if latest is None:
-            return load_latest(self.layout)
-        return load_readable(self.layout, latest)
+            return load_latest(self.paths)
+        return load_readable(self.paths, latest)
 
     def load(self, version):
-        return load_version(self.layout, version)
+        return load_version(self.paths, version)
 
     def versions(self):
-        return list_versions(self.layout)
+        return list_versions(self.paths)
 
     def load_head(self, version):
         """The version without its file list, from a current planning index (else None)."""
-        head = file_list.load_head(self.layout, version)
+        head = file_list.load_head(self.paths, version)
         return None if head is None else Manifest(head, where=f"planning index of version "
                                                          f"{version}", head=True)
 
     def entries(self, version, partitioning, dnf):
         """File entries ``dnf`` may select, read from the planning index (None: unknown)."""
-        return file_list.entries(self.layout, version, partitioning, dnf)
+        return file_list.entries(self.paths, version, partitioning, dnf)
 
     def resolve(self, entry):
         """(absolute path, size on disk) of a file entry; DatasetIncomplete when it is gone."""
@@ -187,12 +187,12 @@ class ManifestSource(FileSource):
             check_relative_path(rel, f"file {entry.get('key')!r}")
         except DatasetError as exc:
             raise ManifestCorrupted(str(exc)) from None
-        layout = self.layout
-        for path in (layout.visible(rel), layout.shadow(rel), layout.visible(rel)):
+        paths = self.paths
+        for path in (paths.visible(rel), paths.shadow(rel), paths.visible(rel)):
             try:
                 return path, os.stat(path).st_size
             except FileNotFoundError:
                 continue
         raise DatasetIncomplete(f"file {rel} of version {entry.get('added_version', '?')}+ "
-                                f"is missing from {layout.root}: vacuumed or deleted outside "
+                                f"is missing from {paths.root}: vacuumed or deleted outside "
                                 "pqkit")

@@ -2,7 +2,7 @@
 
 A data file is written with pqkit's :class:`~pqkit.ParquetWriter` straight to
 its hidden copy ``_pqkit/shadow/<partition dirs>/_part-{seq:05d}-{txn}.parquet.shadow``
-(on a file system; :meth:`~pqkit.dataset.pqds.paths.Layout.shadow`), fsynced with its
+(on a file system; :meth:`~pqkit.dataset.pqds.paths.RootPaths.shadow`), fsynced with its
 directories, and described by a *file entry*: the JSON-able dict a version file
 lists for it, plus two staging-only keys the commit consumes
 (``schema``: the file's fields, ``partition_types``: the types the partition
@@ -31,18 +31,18 @@ from pqkit.dataset.core import (
     with_field_ids,
 )
 from pqkit.dataset.pqds.commit import find_latest, load_version
-from pqkit.dataset.pqds.paths import Layout, data_file_name, file_key
+from pqkit.dataset.pqds.paths import RootPaths, data_file_name, file_key
 from pqkit.errors import DatasetNotFound
 
 
-def write_data_file(layout, relpath, table, fields, *, stats_columns=32, **writer_options):
+def write_data_file(paths, relpath, table, fields, *, stats_columns=32, **writer_options):
     """Write ``table`` (columns in ``fields`` order) to the staged place of ``relpath``:
     its shadow copy on a file system, its final key on an object store.
 
     Returns the entry's physical facts: size, row_count, row_groups, codec, stats, sha256.
     """
     options = {"compression": DEFAULT_PROPERTIES["compression"], **writer_options}
-    with layout.storage.create(layout.staged(relpath)) as f:
+    with paths.storage.create(paths.staged(relpath)) as f:
         sink = HashingSink(f)
         writer = new_writer(sink, fields, options)
         writer.write(Table(table.columns, fields))
@@ -101,10 +101,10 @@ def stage_file(root, table, partition_values=None, *, txn=None, seq=0, schema=No
         ``row_count``, ``row_groups``, ``codec``, ``stats``, ``sha256``, and the
         staging-only ``schema`` and ``partition_types`` that ``commit`` checks.
     """
-    layout = Layout.at(root, storage_options)
+    paths = RootPaths.at(root, storage_options)
     txn = txn or new_txn()
     partition_values = dict(partition_values or {})
-    known_fields, known_parts = _dataset_defaults(layout, schema)
+    known_fields, known_parts = _dataset_defaults(paths, schema)
     partitioning = _partitioning_for(partition_values, partition_types, known_parts)
     texts = {c.name: c.text_of_value(partition_values[c.name],
                                      empty_string_as_null=empty_string_as_null,
@@ -116,7 +116,7 @@ def stage_file(root, table, partition_values=None, *, txn=None, seq=0, schema=No
     table = cast_to_fields(table, fields)
     directory = partitioning.directory(texts)
     relpath = (directory + "/" if directory else "") + data_file_name(seq, txn)
-    facts = write_data_file(layout, relpath, table, fields, stats_columns=stats_columns,
+    facts = write_data_file(paths, relpath, table, fields, stats_columns=stats_columns,
                             **writer_options)
     crash_point("stage.written")
     return {"key": file_key(seq, txn), "path": relpath, "partition": texts, **facts,
@@ -124,13 +124,13 @@ def stage_file(root, table, partition_values=None, *, txn=None, seq=0, schema=No
             "partition_types": {c.name: type_to_json(c.type) for c in partitioning.columns}}
 
 
-def _dataset_defaults(layout, schema):
+def _dataset_defaults(paths, schema):
     """(data fields with ids or None, Partitioning or None) of the latest version, if any."""
     try:
-        latest = find_latest(layout)
+        latest = find_latest(paths)
     except DatasetNotFound:
         return schema, None
-    manifest = load_version(layout, latest)
+    manifest = load_version(paths, latest)
     return (schema if schema is not None else manifest.schema.fields), manifest.partitioning
 
 

@@ -35,7 +35,7 @@ from pqkit.dataset.core import crash_point, fsync_dir, makedirs, parse_json, par
 from pqkit.dataset.pqds import file_list
 from pqkit.dataset.pqds.commit import find_latest, list_versions, load_version
 from pqkit.dataset.pqds.index_segments import manifest_indices
-from pqkit.dataset.pqds.paths import DATA_FILE_RE, Layout
+from pqkit.dataset.pqds.paths import DATA_FILE_RE, RootPaths
 from pqkit.dataset.pqds.publish import _write_derived, publish, unhide, visible_data_files
 from pqkit.errors import DatasetError, DatasetIncomplete, ManifestCorrupted
 
@@ -53,37 +53,37 @@ def parse_duration(value, what):
     return float(m.group(1)) * _UNITS[m.group(2) or "s"]
 
 
-def _tagged_versions(layout):
+def _tagged_versions(paths):
     out = set()
     try:
-        names = layout.storage.listdir(layout.tags_dir)
+        names = paths.storage.listdir(paths.tags_dir)
     except FileNotFoundError:
         return out
     for name in names:
         if name.endswith(".json"):
-            path = os.path.join(layout.tags_dir, name)
+            path = os.path.join(paths.tags_dir, name)
             try:
-                out.add(int(parse_json(layout.storage.read(path), path)["version"]))
+                out.add(int(parse_json(paths.storage.read(path), path)["version"]))
             except (OSError, ValueError, KeyError, TypeError):
                 continue
     return out
 
 
-def retained_versions(layout, latest_manifest, now, retention=None, keep_last=None):
+def retained_versions(paths, latest_manifest, now, retention=None, keep_last=None):
     """The sorted versions vacuum keeps."""
     props = latest_manifest.properties
     retention = parse_duration(retention if retention is not None
                                else props.get("vacuum.retention", "7d"), "vacuum.retention")
     keep_last = int(keep_last if keep_last is not None else props.get("vacuum.keep_last", 10))
-    versions = list_versions(layout)
+    versions = list_versions(paths)
     latest = latest_manifest.version
     keep = {latest} | set(versions[-keep_last:] if keep_last > 0 else []) | \
-        (_tagged_versions(layout) & set(versions))
+        (_tagged_versions(paths) & set(versions))
     for v in versions:
         if v in keep:
             continue
         try:
-            committed = parse_utc(load_version(layout, v).committed_at_utc).timestamp()
+            committed = parse_utc(load_version(paths, v).committed_at_utc).timestamp()
         except (DatasetIncomplete, ManifestCorrupted, ValueError, TypeError):
             continue                      # unreadable old versions are expired
         if now - committed < retention:
@@ -91,68 +91,68 @@ def retained_versions(layout, latest_manifest, now, retention=None, keep_last=No
     return sorted(v for v in keep if v <= latest)
 
 
-def _referenced(layout, versions):
+def _referenced(paths, versions):
     """Data paths and index segment paths (``_pqkit/indices/…``) the versions use."""
-    paths = set()
+    used = set()
     for v in versions:
-        m = load_version(layout, v)
-        paths.update(f["path"] for f in m.files)
-        paths.update(seg["path"] for ix in manifest_indices(m) for seg in ix.get("segments", []))
-    return paths
+        m = load_version(paths, v)
+        used.update(f["path"] for f in m.files)
+        used.update(seg["path"] for ix in manifest_indices(m) for seg in ix.get("segments", []))
+    return used
 
 
-def _old_enough(layout, path, cutoff):
-    mtime = layout.storage.mtime(path)
+def _old_enough(paths, path, cutoff):
+    mtime = paths.storage.mtime(path)
     return mtime is not None and mtime < cutoff
 
 
-def _walk_files(layout, top):
-    for rel in layout.storage.list_files(top):
+def _walk_files(paths, top):
+    for rel in paths.storage.list_files(top):
         yield os.path.join(top, *rel.split("/"))
 
 
-def _orphans(layout, referenced, cutoff):
+def _orphans(paths, referenced, cutoff):
     """Absolute paths of unreferenced files older than ``cutoff`` (mtime)."""
     out = []
-    for path in _walk_files(layout, layout.shadow_dir):
-        if layout.shadow_relpath(path) not in referenced and _old_enough(layout, path, cutoff):
+    for path in _walk_files(paths, paths.shadow_dir):
+        if paths.shadow_relpath(path) not in referenced and _old_enough(paths, path, cutoff):
             out.append(path)
-    out.extend(p for p in _walk_files(layout, layout.tmp_dir)
-               if _old_enough(layout, p, cutoff))
-    for path in _walk_files(layout, layout.indices_dir):
-        rel = os.path.relpath(path, layout.root).replace(os.sep, "/")
-        if rel not in referenced and _old_enough(layout, path, cutoff):
+    out.extend(p for p in _walk_files(paths, paths.tmp_dir)
+               if _old_enough(paths, p, cutoff))
+    for path in _walk_files(paths, paths.indices_dir):
+        rel = os.path.relpath(path, paths.root).replace(os.sep, "/")
+        if rel not in referenced and _old_enough(paths, path, cutoff):
             out.append(path)
-    for rel in visible_data_files(layout):
-        path = layout.visible(rel)
-        if rel not in referenced and _old_enough(layout, path, cutoff):
+    for rel in visible_data_files(paths):
+        path = paths.visible(rel)
+        if rel not in referenced and _old_enough(paths, path, cutoff):
             out.append(path)
-    for top in (layout.root, layout.meta, file_list.index_dir(layout)):
+    for top in (paths.root, paths.meta, file_list.index_dir(paths)):
         try:
-            names = layout.storage.listdir(top)
+            names = paths.storage.listdir(top)
         except FileNotFoundError:
             continue
         out.extend(os.path.join(top, n) for n in names
                    if _TMP_RE.fullmatch(n) and
-                   _old_enough(layout, os.path.join(top, n), cutoff))
+                   _old_enough(paths, os.path.join(top, n), cutoff))
     return out
 
 
-def _remove_empty_dirs(layout, cutoff):
-    if layout.storage.remote:
+def _remove_empty_dirs(paths, cutoff):
+    if paths.storage.remote:
         return 0                       # a store has keys, not directories
     removed = 0
-    for top, skip_hidden in ((layout.shadow_dir, False), (layout.root, True)):
+    for top, skip_hidden in ((paths.shadow_dir, False), (paths.root, True)):
         for dirpath, dirnames, filenames in os.walk(top, topdown=False):
             if dirpath == top:
                 continue
-            rel = os.path.relpath(dirpath, layout.root)
+            rel = os.path.relpath(dirpath, paths.root)
             if skip_hidden and rel.split(os.sep)[0].startswith(("_", ".")):
                 continue
-            if "=" not in os.path.basename(dirpath) and top == layout.root:
+            if "=" not in os.path.basename(dirpath) and top == paths.root:
                 continue                   # only partition directories of the visible tree
             try:
-                if not os.listdir(dirpath) and _old_enough(layout, dirpath, cutoff):
+                if not os.listdir(dirpath) and _old_enough(paths, dirpath, cutoff):
                     os.rmdir(dirpath)
                     removed += 1
             except OSError:
@@ -160,7 +160,7 @@ def _remove_empty_dirs(layout, cutoff):
     return removed
 
 
-def _grace(layout, manifest, grace):
+def _grace(paths, manifest, grace):
     return parse_duration(grace if grace is not None else
                           manifest.properties.get("vacuum.grace", "7d"), "vacuum.grace")
 
@@ -187,30 +187,30 @@ def vacuum(root, *, retention=None, keep_last=None, grace=None, dry_run=False,
         ``versions_deleted``, ``files_deleted`` (paths relative to root) and
         ``dirs_removed``.
     """
-    layout = Layout.at(root, storage_options)
+    paths = RootPaths.at(root, storage_options)
     if not dry_run:
-        publish(layout)
-    latest = find_latest(layout)
-    manifest = load_version(layout, latest)
+        publish(paths)
+    latest = find_latest(paths)
+    manifest = load_version(paths, latest)
     now = time.time()
-    keep = retained_versions(layout, manifest, now, retention, keep_last)
-    expired = [v for v in list_versions(layout) if v not in set(keep) and v < latest]
-    referenced = _referenced(layout, keep)
-    cutoff = now - _grace(layout, manifest, grace)
+    keep = retained_versions(paths, manifest, now, retention, keep_last)
+    expired = [v for v in list_versions(paths) if v not in set(keep) and v < latest]
+    referenced = _referenced(paths, keep)
+    cutoff = now - _grace(paths, manifest, grace)
     if not dry_run:
         for v in expired:
-            layout.storage.remove(layout.version_path(v))
-        layout.storage.sync_dir(layout.versions_dir)
+            paths.storage.remove(paths.version_path(v))
+        paths.storage.sync_dir(paths.versions_dir)
         crash_point("vacuum.versions_deleted")
-    orphans = _orphans(layout, referenced, cutoff)
+    orphans = _orphans(paths, referenced, cutoff)
     if not dry_run:
         for path in orphans:
-            layout.storage.remove(path)
-        if not layout.storage.remote:
-            file_list.remove_stale(layout, set(keep))
-    dirs = 0 if dry_run else _remove_empty_dirs(layout, cutoff)
+            paths.storage.remove(path)
+        if not paths.storage.remote:
+            file_list.remove_stale(paths, set(keep))
+    dirs = 0 if dry_run else _remove_empty_dirs(paths, cutoff)
     return {"versions_deleted": expired,
-            "files_deleted": sorted(os.path.relpath(p, layout.root).replace(os.sep, "/")
+            "files_deleted": sorted(os.path.relpath(p, paths.root).replace(os.sep, "/")
                                     for p in orphans),
             "dirs_removed": dirs}
 
@@ -231,46 +231,46 @@ def repair(root, *, grace=None, storage_options=None):
         ``version``, ``torn_version`` (moved aside, or None), ``made_visible``,
         ``retired``, ``files_deleted``.
     """
-    layout = Layout.at(root, storage_options)
-    store = layout.storage
-    with store.lock(layout.publish_lock):
-        torn = None if store.remote else _set_aside_torn(layout)
-        latest = find_latest(layout)
-        manifest = load_version(layout, latest)
+    paths = RootPaths.at(root, storage_options)
+    store = paths.storage
+    with store.lock(paths.publish_lock):
+        torn = None if store.remote else _set_aside_torn(paths)
+        latest = find_latest(paths)
+        manifest = load_version(paths, latest)
         live = {f["path"] for f in manifest.files}
-        visible = set(visible_data_files(layout))
+        visible = set(visible_data_files(paths))
         made_visible = sorted(p for p in live - visible
-                              if unhide(layout, p))
+                              if unhide(paths, p))
         retired = sorted(p for p in visible - live
-                         if store.move(layout.visible(p), layout.shadow(p)))
-        store.remove(layout.summary_metadata)
-        _write_derived(layout, manifest)
-    cutoff = time.time() - _grace(layout, manifest, grace)
-    referenced = _referenced(layout, list_versions(layout))
-    orphans = [p for p in _orphans(layout, referenced, cutoff)
+                         if store.move(paths.visible(p), paths.shadow(p)))
+        store.remove(paths.summary_metadata)
+        _write_derived(paths, manifest)
+    cutoff = time.time() - _grace(paths, manifest, grace)
+    referenced = _referenced(paths, list_versions(paths))
+    orphans = [p for p in _orphans(paths, referenced, cutoff)
                if not DATA_FILE_RE.fullmatch(os.path.basename(p)) or
-               p.startswith(layout.meta + os.sep)]
+               p.startswith(paths.meta + os.sep)]
     for path in orphans:
         store.remove(path)
     return {"version": latest, "torn_version": torn, "made_visible": made_visible,
             "retired": retired,
-            "files_deleted": sorted(os.path.relpath(p, layout.root).replace(os.sep, "/")
+            "files_deleted": sorted(os.path.relpath(p, paths.root).replace(os.sep, "/")
                                     for p in orphans)}
 
 
-def _set_aside_torn(layout):
+def _set_aside_torn(paths):
     """Move an unparsable newest version file to ``tmp/`` (a commit that never completed)."""
-    versions = list_versions(layout)
+    versions = list_versions(paths)
     if not versions:
         return None
     newest = versions[-1]
     try:
-        load_version(layout, newest)
+        load_version(paths, newest)
         return None
     except ManifestCorrupted:
         pass
-    makedirs(layout.tmp_dir)
-    os.replace(layout.version_path(newest),
-               os.path.join(layout.tmp_dir, f"_torn-{newest:020d}-{int(time.time())}.json"))
-    fsync_dir(layout.versions_dir)
+    makedirs(paths.tmp_dir)
+    os.replace(paths.version_path(newest),
+               os.path.join(paths.tmp_dir, f"_torn-{newest:020d}-{int(time.time())}.json"))
+    fsync_dir(paths.versions_dir)
     return newest

@@ -35,7 +35,7 @@ from pqkit.dataset.core import (
 from pqkit.dataset.pqds.commit import commit_operation, load_latest
 from pqkit.dataset.pqds.index_segments import append_segments, manifest_indices, remove_segments
 from pqkit.dataset.pqds.operations import Operation, scope_matches
-from pqkit.dataset.pqds.paths import Layout, data_file_name, file_key
+from pqkit.dataset.pqds.paths import RootPaths, data_file_name, file_key
 from pqkit.dataset.pqds.publish import try_publish
 from pqkit.dataset.pqds.staging import write_data_file
 from pqkit.errors import DatasetExists, DatasetNotFound, SchemaError
@@ -43,10 +43,10 @@ from pqkit.errors import DatasetExists, DatasetNotFound, SchemaError
 MODES = ("create", "append", "overwrite", "replace_partitions")
 
 
-def _current(layout):
+def _current(paths):
     """(read version, latest Manifest) or (-1, None) when there is no dataset."""
     try:
-        return load_latest(layout, for_writing=True)
+        return load_latest(paths, for_writing=True)
     except DatasetNotFound:
         return -1, None
 
@@ -107,11 +107,11 @@ def write(root, data, *, partition_by=None, mode="append", run_id=None, scope=No
     """
     if mode not in MODES:
         raise SchemaError(f"mode {mode!r}: use one of {', '.join(MODES)}")
-    layout = Layout.at(root, storage_options)
-    layout.storage.check_writable(layout.root)
-    read_version, parent = _current(layout)
+    paths = RootPaths.at(root, storage_options)
+    paths.storage.check_writable(paths.root)
+    read_version, parent = _current(paths)
     if mode == "create" and parent is not None:
-        raise DatasetExists(f"{layout.root} already holds a dataset (version {parent.version})")
+        raise DatasetExists(f"{paths.root} already holds a dataset (version {parent.version})")
     if parent is not None:
         parent.check_writable()
     table = plain_table(as_table(data) if schema is None else _typed(data, schema))
@@ -136,23 +136,23 @@ def write(root, data, *, partition_by=None, mode="append", run_id=None, scope=No
     try:
         for texts, rows in groups:
             for piece in _pieces(rows, max_rows_per_file):
-                entries.append(_stage(layout, partitioning, texts, piece, fields, txn,
+                entries.append(_stage(paths, partitioning, texts, piece, fields, txn,
                                       len(entries), stats_columns, writer_options))
                 if indexed:
                     pieces[entries[-1]["key"]] = piece.select(
                         [c for c in indexed if c in piece.column_names])
-        segments = append_segments(layout, parent, mode, fields, pieces, read_version + 1)
+        segments = append_segments(paths, parent, mode, fields, pieces, read_version + 1)
         op = Operation(mode, txn, entries=entries, scope=scope, blind=blind, run_id=run_id,
                        read_version=read_version, partition_by=partitioning.names,
                        partitioning=partitioning, schema=fields, evolve_schema=evolve_schema,
                        properties=properties, metadata=metadata, dataset_key=dataset_key,
                        index_segments=segments)
-        version = commit_operation(layout, op)
+        version = commit_operation(paths, op)
     except BaseException:
-        discard_staged(layout, entries)
-        remove_segments(layout, [seg for _, seg in segments])
+        discard_staged(paths, entries)
+        remove_segments(paths, [seg for _, seg in segments])
         raise
-    try_publish(layout)
+    try_publish(paths)
     return version
 
 
@@ -226,10 +226,10 @@ def _pieces(table, max_rows):
     return [table.slice(i, i + max_rows) for i in range(0, table.num_rows, int(max_rows))]
 
 
-def _stage(layout, partitioning, texts, table, fields, txn, seq, stats_columns, options):
+def _stage(paths, partitioning, texts, table, fields, txn, seq, stats_columns, options):
     directory = partitioning.directory(texts)
     relpath = (directory + "/" if directory else "") + data_file_name(seq, txn)
-    facts = write_data_file(layout, relpath, table, fields, stats_columns=stats_columns,
+    facts = write_data_file(paths, relpath, table, fields, stats_columns=stats_columns,
                             **options)
     crash_point("stage.written")
     return {"key": file_key(seq, txn), "path": relpath, "partition": dict(texts), **facts,
@@ -237,11 +237,11 @@ def _stage(layout, partitioning, texts, table, fields, txn, seq, stats_columns, 
             "partition_types": {c.name: type_to_json(c.type) for c in partitioning.columns}}
 
 
-def discard_staged(layout, entries):
+def discard_staged(paths, entries):
     """Remove the staged copies of files that were never committed."""
     for e in entries:
-        for path in layout.storage.staged_copies(layout, e["path"]):
-            layout.storage.remove(path)
+        for path in paths.storage.staged_copies(paths, e["path"]):
+            paths.storage.remove(path)
 
 
 def resolve_scope(partitioning, scope, data_partitions):
@@ -320,12 +320,12 @@ def commit(root, file_entries, *, mode, partition_by=None, run_id=None, schema=N
     """
     if mode not in MODES:
         raise SchemaError(f"mode {mode!r}: use one of {', '.join(MODES)}")
-    layout = Layout.at(root, storage_options)
-    layout.storage.check_writable(layout.root)
+    paths = RootPaths.at(root, storage_options)
+    paths.storage.check_writable(paths.root)
     entries = [copy.deepcopy(dict(e)) for e in file_entries]
     if isinstance(partition_by, str):
         partition_by = [partition_by]
-    _, parent = _current(layout)
+    _, parent = _current(paths)
     fields = None
     if schema is not None:
         known = {f.name: f for f in parent.schema.fields} if parent is not None else {}
@@ -340,8 +340,8 @@ def commit(root, file_entries, *, mode, partition_by=None, run_id=None, schema=N
     op = Operation(mode, new_txn(), entries=entries, scope=scope, blind=blind, run_id=run_id,
                    read_version=read_version, partition_by=partition_by, schema=fields,
                    evolve_schema=evolve_schema, properties=properties, metadata=metadata)
-    version = commit_operation(layout, op)
-    try_publish(layout)
+    version = commit_operation(paths, op)
+    try_publish(paths)
     return version
 
 
