@@ -7,7 +7,7 @@ import pyarrow as pa
 import pyarrow.dataset as pa_ds
 
 import pqkit.dataset as pds
-from pqkit.dataset import fsops
+from pqkit.dataset.core import fsops
 
 
 def _norm(v):
@@ -90,7 +90,7 @@ def run_forked(fn, crash_at=None):
 
 def count_opened(monkeypatch):
     """A list that collects the path of every data file a dataset read opens."""
-    from pqkit.dataset import scan
+    from pqkit.dataset.core import scan
     opened = []
     real = scan.ParquetFile
 

@@ -7,9 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pqkit import SchemaError
-from pqkit import datatypes as T
-from pqkit.dataset.canonical import (
+from pqkit import SchemaError, datatypes as T
+from pqkit.dataset.core.canonical import (
     civil_from_days,
     codec_for,
     date_text,
@@ -20,7 +19,7 @@ from pqkit.dataset.canonical import (
     type_from_json,
     type_to_json,
 )
-from pqkit.dataset.partitioning import (
+from pqkit.dataset.core.partitioning import (
     HIVE_NULL,
     PartitionColumn,
     Partitioning,

@@ -9,16 +9,11 @@ import pytest
 from dshelpers import pyarrow_rows, row_set
 
 import pqkit.dataset as pds
-from pqkit import (
-    DatasetError,
-    DatasetIncomplete,
-    DatasetNotFound,
-    ManifestCorrupted,
-    SchemaError,
-)
-from pqkit.dataset import fsops
-from pqkit.dataset.commit import _cache
-from pqkit.dataset.layout import SHADOW_SUFFIX, Layout, new_txn
+from pqkit import DatasetError, DatasetIncomplete, DatasetNotFound, ManifestCorrupted, SchemaError
+from pqkit.dataset.core import fsops
+from pqkit.dataset.core.fsops import new_txn
+from pqkit.dataset.pqds.commit import _cache
+from pqkit.dataset.pqds.paths import SHADOW_SUFFIX, RootPaths
 
 
 # --- the link-if-absent primitive -----------------------------------------------------------------
@@ -102,7 +97,7 @@ def test_commit_checks_entries(tmp_path):
     other = pds.stage_file(root, {"x": [2]}, {"q": "b"})
     with pytest.raises(SchemaError, match="partition"):
         pds.commit(root, [other], mode="append")
-    os.remove(Layout(root).shadow(e["path"]))                        # vacuumed meanwhile
+    os.remove(RootPaths(root).shadow(e["path"]))                        # vacuumed meanwhile
     with pytest.raises(DatasetIncomplete, match="stage it again"):
         pds.commit(root, [e], mode="append")
     assert pds.open(root).version == 0
@@ -113,7 +108,7 @@ def test_failed_write_removes_its_staged_files(tmp_path):
     pds.write(root, {"p": ["a"], "x": [1]}, partition_by=["p"], mode="create")
     with pytest.raises(pds.DatasetExists):
         pds.write(root, {"p": ["b"], "x": [2]}, mode="create")
-    shadow = [n for _, _, names in os.walk(Layout(root).shadow_dir) for n in names]
+    shadow = [n for _, _, names in os.walk(RootPaths(root).shadow_dir) for n in names]
     assert shadow == []
 
 
@@ -205,17 +200,17 @@ def test_vacuum_respects_the_grace_period_for_staged_files(tmp_path):
     assert pds.open(root).count() == 2
     orphan = pds.stage_file(root, {"x": [3]})
     old = time.time() - 7200
-    os.utime(Layout(root).shadow(orphan["path"]), (old, old))
+    os.utime(RootPaths(root).shadow(orphan["path"]), (old, old))
     deleted = pds.vacuum(root, grace=3600)["files_deleted"]
-    layout = Layout(root)
+    layout = RootPaths(root)
     assert deleted == [layout.relpath(layout.shadow(orphan["path"]))]
     assert deleted[0].endswith("/_" + orphan["path"] + SHADOW_SUFFIX)
 
 
 def test_vacuumed_versions_make_stale_writers_conflict(tmp_path):
     from pqkit import CommitConflict
-    from pqkit.dataset.commit import commit_operation
-    from pqkit.dataset.operations import Operation
+    from pqkit.dataset.pqds.commit import commit_operation
+    from pqkit.dataset.pqds.operations import Operation
     root = str(tmp_path / "ds")
     pds.write(root, {"x": [1]})
     e = pds.stage_file(root, {"x": [2]})
@@ -225,7 +220,7 @@ def test_vacuumed_versions_make_stale_writers_conflict(tmp_path):
     pds.vacuum(root, retention=0, keep_last=1, grace=3600)
     _cache.clear()
     with pytest.raises(CommitConflict, match="vacuumed"):
-        commit_operation(Layout(root), op)
+        commit_operation(RootPaths(root), op)
 
 
 def test_latest_found_without_hint_across_a_vacuum_gap(tmp_path):
@@ -242,14 +237,37 @@ def test_latest_found_without_hint_across_a_vacuum_gap(tmp_path):
     assert pds.write(root, {"x": [5]}) == 5
 
 
+def test_only_prefixed_names_are_versions_and_tags(tmp_path):
+    # No released pqkit wrote version files or tags without the _ prefix, so a file
+    # under such a name is not one of them: neither found, nor listed, nor committed over.
+    root = str(tmp_path / "ds")
+    pds.write(root, {"x": [0]})
+    layout = pds.Layout(root)
+    with open(layout.version_path(0)) as f:
+        data = json.load(f)
+    data.update(version=1, parent_version=0)   # a valid version 1, under the unprefixed name
+    with open(os.path.join(layout.versions_dir, "00000000000000000001.json"), "w") as f:
+        json.dump(data, f)
+    os.makedirs(layout.tags_dir, exist_ok=True)
+    with open(os.path.join(layout.tags_dir, "gold.json"), "w") as f:
+        json.dump({"version": 0}, f)
+    os.remove(layout.latest_hint)
+    assert pds.latest_version(root) == 0
+    assert [v["version"] for v in pds.open(root).versions()] == [0]
+    with pytest.raises(DatasetError, match="no tag 'gold'"):
+        pds.open(root, tag="gold")
+    assert pds.write(root, {"x": [1]}) == 1
+    assert pds.open(root).read().to_pydict() == {"x": [0, 1]}
+
+
 def test_lost_races_retry_past_ten_attempts_until_the_patience_runs_out(tmp_path, monkeypatch):
     # A writer that keeps losing (here: every create of the next version "loses")
     # retries beyond MAX_ATTEMPTS while the patience lasts, then reports contention.
     import importlib
 
     from pqkit import CommitConflict
-    commit = importlib.import_module("pqkit.dataset.commit")
-    storage = importlib.import_module("pqkit.dataset.storage")
+    commit = importlib.import_module("pqkit.dataset.pqds.commit")
+    storage = importlib.import_module("pqkit.dataset.core.storage")
     root = str(tmp_path / "ds")
     pds.write(root, {"a": [1]}, mode="create")
     attempts, peers, inside = [], [], []

@@ -14,7 +14,7 @@ import pytest
 from dshelpers import pyarrow_rows, pyarrow_rows_untyped, row_set, run_forked
 
 import pqkit.dataset as pds
-from pqkit.dataset.layout import Layout
+from pqkit.dataset.pqds.paths import RootPaths
 
 STEPS_BEFORE_COMMIT = ["stage.partial", "stage.written", "commit.tmp_partial",
                        "commit.tmp_written"]
@@ -47,7 +47,7 @@ def _expected(kind):
 
 def _shadow_files(root):
     out = []
-    for dirpath, _, names in os.walk(Layout(root).shadow_dir):
+    for dirpath, _, names in os.walk(RootPaths(root).shadow_dir):
         out += [os.path.join(dirpath, n) for n in names]
     return out
 
@@ -74,7 +74,7 @@ def test_crash_at_every_step(tmp_path, kind, step):
     assert pyarrow_rows(root, ["p", "s", "x"]) == row_set(ds.read(), ["p", "s", "x"])
     assert pyarrow_rows_untyped(root, ["s", "x"]) == row_set(ds.read(), ["s", "x"])
     marker = pds.open(root).manifest
-    layout = Layout(root)
+    layout = RootPaths(root)
     assert os.path.exists(layout.success) and os.path.exists(layout.common_metadata)
     assert not os.listdir(layout.tmp_dir) if os.path.isdir(layout.tmp_dir) else True
     referenced = {layout.shadow(f["path"]) for v in (0, ds.version)
@@ -89,7 +89,7 @@ def test_next_writer_finishes_a_crashed_publish(tmp_path, step):
     pds.write(root, BASE, partition_by=["p"], mode="create")
     killed, _ = run_forked(_operation("overwrite", root), crash_at=step)
     assert killed
-    success = Layout(root).success
+    success = RootPaths(root).success
     # Either _SUCCESS still describes version 0 exactly, or it is gone and sensors wait.
     if os.path.exists(success):
         assert json.load(open(success))["version"] == 0
@@ -106,7 +106,7 @@ def test_reader_with_publish_true_finishes_a_crashed_publish(tmp_path):
     root = str(tmp_path / "ds")
     pds.write(root, BASE, partition_by=["p"], mode="create")
     assert run_forked(_operation("append", root), crash_at="publish.success_removed")[0]
-    layout = Layout(root)
+    layout = RootPaths(root)
     assert not os.path.exists(layout.success)
     pds.open(root)                                     # read-only: does not publish
     assert not os.path.exists(layout.success)

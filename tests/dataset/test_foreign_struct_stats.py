@@ -10,7 +10,7 @@ import pytest
 from dshelpers import count_opened
 
 import pqkit.dataset as pds
-from pqkit.dataset.filefacts import read_facts
+from pqkit.dataset.core.footer_snapshot import read_facts
 
 POINT = pa.struct([("x", pa.int64()), ("tag", pa.struct([("name", pa.string())]))])
 SCHEMA = pa.schema([("id", pa.int64()), ("point", POINT), ("tags", pa.list_(pa.string()))])

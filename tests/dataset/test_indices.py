@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 import pqkit
 import pqkit.dataset as pds
 import pqkit.datatypes as T
-from pqkit.dataset import index_ops
-from pqkit.dataset.indices import KV_KEY
+from pqkit.dataset.pqds import index_build
+from pqkit.dataset.pqds.index_segments import KV_KEY
 from pqkit.errors import CommitConflict, SchemaError
 from pqkit.read.prune.filtered import FilteredReader
 from pqkit.read.fetch.footer import read_metadata
 
-write_mod = importlib.import_module("pqkit.dataset.write")   # pds.write is the function
+write_mod = importlib.import_module("pqkit.dataset.pqds.write")   # pds.write is the function
 SCHEMA = [T.field("p", T.int32()), T.field("i", T.int64()), T.field("s", T.string()),
           T.field("f", T.float64())]
 
@@ -194,7 +194,7 @@ def test_point_lookup_reads_one_index_row_group(tmp_path, monkeypatch):
 def test_index_build_rebases_over_append_and_new_files_stay_uncovered(tmp_path, monkeypatch):
     root = str(tmp_path / "ds")
     _write(root, _rows(6))
-    _before_commit(monkeypatch, index_ops,
+    _before_commit(monkeypatch, index_build,
                    lambda: _write(root, [{"p": 0, "i": 42, "s": "new", "f": 0.5}]))
     v = pds.build_index(root, "i")
     ds = pds.open(root)
@@ -210,7 +210,7 @@ def test_index_build_rebases_over_append_and_new_files_stay_uncovered(tmp_path, 
 def test_index_build_conflicts_with_an_intervening_overwrite(tmp_path, monkeypatch):
     root = str(tmp_path / "ds")
     _write(root, _rows(6))
-    _before_commit(monkeypatch, index_ops, lambda: _write(root, _rows(2), mode="overwrite"))
+    _before_commit(monkeypatch, index_build, lambda: _write(root, _rows(2), mode="overwrite"))
     with pytest.raises(CommitConflict) as err:
         pds.build_index(root, "i")
     assert err.value.retryable
@@ -222,7 +222,7 @@ def test_concurrent_index_builds_merge_their_segments(tmp_path, monkeypatch):
     root = str(tmp_path / "ds")
     _write(root, _rows(6))
     # another builder wins version 1
-    _before_commit(monkeypatch, index_ops, lambda: pds.build_index(root, "i"), once=True)
+    _before_commit(monkeypatch, index_build, lambda: pds.build_index(root, "i"), once=True)
     assert pds.build_index(root, "i") == 2
     ds = pds.open(root)
     [ix] = ds.indices

@@ -29,8 +29,8 @@ from pqkit.dataset import (
     DatasetIncomplete,
     ManifestCorrupted,
     UnsupportedFeature,
-    scan,
 )
+from pqkit.dataset.core import scan
 
 COLUMNS = {"core": ["c_id", "value", "name", "p_int", "p_str", "p_date"],
            "aux": ["c_id", "flag", "p_int", "p_str", "p_date"]}

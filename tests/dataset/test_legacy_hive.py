@@ -20,8 +20,8 @@ import pqkit
 import pqkit.dataset as pds
 from pqkit import CorruptFileError, SchemaError
 from pqkit.dataset import DatasetError, DatasetIncomplete, DatasetNotFound
-from pqkit.dataset.filefacts import read_facts
-from pqkit.dataset.legacy_hive import HiveSource
+from pqkit.dataset.core.footer_snapshot import read_facts
+from pqkit.dataset.hive.source import HiveSource
 
 SPECIAL = ["a/b", "k=v", "50%", "12:30", "why?", "#1", "two words", "é", "a+b", None, ""]
 
@@ -240,7 +240,7 @@ def test_writes_are_refused_and_convert_copies(tmp_path):
     before = sorted(os.listdir(root))
     with pytest.raises(DatasetError, match="plain Hive-partitioned directory.*convert"):
         pds.write(root, {"k": ["z"], "v": [5]}, partition_by=["k"])
-    from pqkit.dataset.staging import stage_file
+    from pqkit.dataset.pqds.staging import stage_file
     entry = stage_file(root, {"v": [5]}, {"k": "z"})       # staged below _pqkit/: invisible
     with pytest.raises(DatasetError, match="plain Hive"):
         pds.commit(root, [entry], mode="append")

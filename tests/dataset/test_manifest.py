@@ -9,17 +9,17 @@ import pqkit
 import pqkit.dataset as pds
 import pqkit.datatypes as T
 from pqkit import DatasetNotFound, ManifestCorrupted, UnsupportedFeature
-from pqkit.dataset.commit import _cache
-from pqkit.dataset.layout import Layout
+from pqkit.dataset.pqds.commit import _cache
+from pqkit.dataset.pqds.paths import RootPaths
 
 
 def _version_json(root, v):
-    with open(Layout(root).version_path(v)) as f:
+    with open(RootPaths(root).version_path(v)) as f:
         return json.load(f)
 
 
 def _rewrite_version(root, v, change):
-    path = Layout(root).version_path(v)
+    path = RootPaths(root).version_path(v)
     data = _version_json(root, v)
     change(data)
     with open(path, "w") as f:
@@ -140,7 +140,7 @@ def test_schema_fields_that_are_not_objects_are_manifest_corrupted(ds_root):
 
 
 def test_json_nested_past_the_recursion_limit_is_manifest_corrupted(ds_root):
-    path = Layout(ds_root).version_path(0)
+    path = RootPaths(ds_root).version_path(0)
     with open(path, "w") as f:
         f.write("[" * 5000 + "]" * 5000)
     _cache.clear()
@@ -177,7 +177,7 @@ def test_a_path_escaping_the_root_is_refused_when_resolved(ds_root):
 
 def test_unparsable_json_is_manifest_corrupted(ds_root):
     pds.write(ds_root, {"year": [2024], "id": [4], "amount": [0.5]})
-    with open(Layout(ds_root).version_path(0), "w") as f:
+    with open(RootPaths(ds_root).version_path(0), "w") as f:
         f.write("{not json")
     _cache.clear()
     with pytest.raises(ManifestCorrupted, match="not valid JSON"):
@@ -186,7 +186,7 @@ def test_unparsable_json_is_manifest_corrupted(ds_root):
 
 def test_torn_newest_version_reads_as_in_progress_until_repair(ds_root):
     pds.write(ds_root, {"year": [2024], "id": [4], "amount": [0.5]})
-    torn = Layout(ds_root).version_path(2)
+    torn = RootPaths(ds_root).version_path(2)
     with open(torn, "w") as f:
         f.write('{"format": "pqds", "vers')                   # a crash in O_EXCL mode
     _cache.clear()

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 import pqkit.dataset as pds
 from pqkit import CommitConflict, DatasetError, SchemaError
-from pqkit.dataset import merging as merge_module
-from pqkit.dataset.layout import Layout
+from pqkit.dataset.pqds import merging as merge_module
+from pqkit.dataset.pqds.paths import RootPaths
 
 COLUMNS = ["id", "p", "v"]
 
@@ -46,7 +46,7 @@ def _oracle(target, source, when_matched, when_not_matched):
 
 
 def _staged_files(root):
-    return sorted(n for _, _, names in os.walk(Layout(root).shadow_dir) for n in names)
+    return sorted(n for _, _, names in os.walk(RootPaths(root).shadow_dir) for n in names)
 
 
 rows = st.lists(st.tuples(st.integers(0, 30), st.sampled_from("abc"), st.integers(-5, 5)),
@@ -219,7 +219,7 @@ def test_concurrent_rewrite_of_the_same_file_conflicts(sales, monkeypatch):
     assert info.value.retryable and info.value.conflicting_version == 4
     assert pds.open(sales).version == 4
     known = {f["path"] for v in range(5) for f in pds.open(sales, version=v).manifest.files}
-    layout = Layout(sales)
+    layout = RootPaths(sales)
     hidden = [layout.shadow_relpath(os.path.join(d, n))
               for d, _, names in os.walk(layout.shadow_dir) for n in names]
     assert len(hidden) == 1 and set(hidden) <= known     # the deleted file; merge's are gone

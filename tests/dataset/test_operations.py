@@ -11,9 +11,10 @@ from dshelpers import pyarrow_rows, row_set
 
 import pqkit.dataset as pds
 from pqkit import CommitConflict, DatasetExists, SchemaError
-from pqkit.dataset.commit import commit_operation
-from pqkit.dataset.layout import Layout, new_txn
-from pqkit.dataset.operations import Operation
+from pqkit.dataset.core.fsops import new_txn
+from pqkit.dataset.pqds.commit import commit_operation
+from pqkit.dataset.pqds.operations import Operation
+from pqkit.dataset.pqds.paths import RootPaths
 
 
 def _base(root):
@@ -76,7 +77,7 @@ def _intervene(kind, root):
     elif kind == "schema_change":
         pds.write(root, {"p": ["b"], "x": [11], "y": ["S"], "w": ["wide"]}, evolve_schema=True)
     elif kind == "index":
-        commit_operation(Layout(root), Operation("index", new_txn()))
+        commit_operation(RootPaths(root), Operation("index", new_txn()))
     elif kind == "restore":
         pds.restore(root, 0)
     else:
@@ -124,11 +125,11 @@ def test_conflict_table_cell(tmp_path, row, column, expected):
     assert between.version == 2
     if expected == R:
         with pytest.raises(CommitConflict) as info:
-            commit_operation(Layout(root), op)
+            commit_operation(RootPaths(root), op)
         assert info.value.retryable and info.value.conflicting_version == 2
         assert pds.open(root).version == 2
         return
-    assert commit_operation(Layout(root), op) == 3
+    assert commit_operation(RootPaths(root), op) == 3
     after = pds.open(root)
     keys = {f["key"] for f in after.manifest.files}
     ours = {e["key"] for e in op.entries}
@@ -148,7 +149,7 @@ def test_replace_partitions_blind_ignores_appends_in_scope(tmp_path):
     ds = _base(root)
     op = _prepare("replace_partitions", root, ds, blind=True)
     _intervene("append_a", root)
-    assert commit_operation(Layout(root), op) == 3
+    assert commit_operation(RootPaths(root), op) == 3
     assert sorted(pds.open(root).read(filters=[("p", "==", "a")]).to_pydict()["y"]) == ["rp"]
 
 
@@ -161,7 +162,7 @@ def test_append_with_incompatible_files_conflicts_with_a_schema_change(tmp_path)
     op = Operation("append", txn, entries=[entry], read_version=ds.version)
     _intervene("schema_change", root)
     with pytest.raises(CommitConflict, match="incompatibl"):
-        commit_operation(Layout(root), op)
+        commit_operation(RootPaths(root), op)
 
 
 # --- operation semantics --------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from dshelpers import pyarrow_rows, pyarrow_rows_untyped, row_set
 import pqkit.dataset as pds
 import pqkit.datatypes as T
 from pqkit import SchemaError
-from pqkit.dataset.layout import Layout
+from pqkit.dataset.pqds.paths import RootPaths
 
 SPECIAL = ["a/b", "k=v", "50%", "12:30", "why?", "#1", "two words", "é", "a+b", None,
            "%2F", "__x", ".hidden", "<tag>|", "back\\slash", "日本"]
@@ -44,8 +44,8 @@ def test_empty_string_partition_is_refused(tmp_path):
     root = str(tmp_path / "ds")
     with pytest.raises(SchemaError, match="empty string"):
         pds.write(root, {"k": ["a", ""], "v": [1, 2]}, partition_by=["k"])
-    assert not os.path.exists(Layout(root).versions_dir) or \
-        os.listdir(Layout(root).versions_dir) == []
+    assert not os.path.exists(RootPaths(root).versions_dir) or \
+        os.listdir(RootPaths(root).versions_dir) == []
     pds.write(root, {"k": ["a", ""], "v": [1, 2]}, partition_by=["k"], empty_string_as_null=True)
     assert row_set(pds.open(root).read()) == row_set({"k": ["a", None], "v": [1, 2]})
     assert pyarrow_rows_untyped(root, ["k", "v"]) == row_set({"k": ["a", None], "v": [1, 2]},
@@ -89,7 +89,7 @@ def test_float_and_timestamp_partitions(tmp_path):
 def test_common_metadata_is_a_footer_only_parquet_file(tmp_path):
     root = str(tmp_path / "ds")
     pds.write(root, {"p": ["a"], "id": [1], "name": ["x"]}, partition_by=["p"])
-    path = Layout(root).common_metadata
+    path = RootPaths(root).common_metadata
     md = pq.read_metadata(path)
     assert md.num_row_groups == 0 and md.num_rows == 0
     schema = pq.read_schema(path)
@@ -102,12 +102,12 @@ def test_common_metadata_is_a_footer_only_parquet_file(tmp_path):
 def test_success_marker_is_rfc_compatible_json(tmp_path):
     root = str(tmp_path / "ds")
     pds.write(root, {"x": [1, 2]}, run_id="airflow:sales:3")
-    marker = json.load(open(Layout(root).success))
+    marker = json.load(open(RootPaths(root).success))
     assert marker["version"] == 0 and marker["row_count"] == 2 and marker["file_count"] == 1
     assert marker["run_id"] == "airflow:sales:3"
     assert marker["schema_hash"] == pds.open(root).manifest.schema.sha256()
     assert marker["manifest"] == "_pqkit/versions/_00000000000000000000.json"
-    assert json.load(open(Layout(root).latest_hint)) == {"version": 0}
+    assert json.load(open(RootPaths(root).latest_hint)) == {"version": 0}
 
 
 def test_summary_metadata_when_enabled(tmp_path):
@@ -115,7 +115,7 @@ def test_summary_metadata_when_enabled(tmp_path):
     props = {"summary.metadata": "always"}
     pds.write(root, {"p": ["a", "b"], "x": [1, 2]}, partition_by=["p"], properties=props)
     pds.write(root, {"p": ["c"], "x": [3]})
-    summary = Layout(root).summary_metadata
+    summary = RootPaths(root).summary_metadata
     md = pq.read_metadata(summary)
     assert md.num_row_groups == 3 and md.num_rows == 3
     dataset = pa_ds.parquet_dataset(summary, partitioning="hive")
@@ -128,7 +128,7 @@ def test_summary_metadata_when_enabled(tmp_path):
 def test_summary_metadata_is_off_by_default(tmp_path):
     root = str(tmp_path / "ds")
     pds.write(root, {"x": [1]})
-    assert not os.path.exists(Layout(root).summary_metadata)
+    assert not os.path.exists(RootPaths(root).summary_metadata)
 
 
 def test_overwrite_retires_files_from_the_visible_tree(tmp_path):

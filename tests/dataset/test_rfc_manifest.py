@@ -20,13 +20,8 @@ from dshelpers import row_set, run_forked
 
 import pqkit.dataset as pds
 from pqkit import SchemaError
-from pqkit.dataset import (
-    DatasetError,
-    DatasetExists,
-    DatasetIncomplete,
-    ManifestCorrupted,
-)
-from pqkit.dataset.rfc_manifest import RfcManifestSource
+from pqkit.dataset import DatasetError, DatasetExists, DatasetIncomplete, ManifestCorrupted
+from pqkit.dataset.rfc0008.manifest import RfcManifestSource
 
 DATA = {"id": [1, 2, 3, 4, 5], "name": ["a", None, "c", "é", "e"],
         "x": [0.5, 1.5, None, 3.5, 4.5]}

@@ -27,7 +27,7 @@ from pqkit.dataset import (
     ManifestCorrupted,
     ParquetDatasetStore,
 )
-from pqkit.dataset.rfc_schema import schema_text
+from pqkit.dataset.rfc0008.schema_hash import schema_text
 
 UTC = datetime.timezone.utc
 

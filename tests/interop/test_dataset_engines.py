@@ -20,7 +20,7 @@ import pytest
 
 import pqkit.dataset as pds
 from dataset_states import lifecycle_states, parquet_files_under, rows, unprefixed_files
-from pqkit.dataset.layout import Layout
+from pqkit.dataset.pqds.paths import RootPaths
 
 pytestmark = pytest.mark.interop
 
@@ -72,7 +72,7 @@ def test_engine_reads_the_manifest_rows(states, step, engine):
 def test_states_hold_what_the_engines_must_skip(states):
     """The scenario really leaves staged, retired and index files beside the data."""
     root, expected = states["run_id_again"]
-    layout = Layout(root)
+    layout = RootPaths(root)
     hidden = [n for _, _, names in os.walk(layout.shadow_dir) for n in names]
     assert hidden and all(n.startswith("_") and n.endswith(".parquet.shadow") for n in hidden)
     assert parquet_files_under(root, "_pqkit") == []
@@ -86,7 +86,7 @@ def test_a_rerun_of_an_applied_run_id_leaves_no_staged_file(states):
     after, _ = states["run_id_again"]
 
     def staged(root):
-        layout = Layout(root)
+        layout = RootPaths(root)
         out = set()
         for dirpath, _, names in os.walk(layout.shadow_dir):
             out.update(layout.shadow_relpath(f"{dirpath}/{n}") for n in names)
@@ -103,7 +103,7 @@ def test_every_file_pqkit_keeps_for_itself_has_a_hidden_name(states, tmp_path):
     shutil.copytree(states["run_id_again"][0], root)
     pds.tag(root, "kept")
     assert _polars_dir(root) == states["run_id_again"][1]
-    layout = Layout(root)
+    layout = RootPaths(root)
     kinds = {p.split("/")[0] for p in layout.storage.list_files(layout.meta) if "/" in p}
     assert {"versions", "tmp", "shadow", "indices", "planning", "tags"} <= kinds
     assert unprefixed_files(root) == []

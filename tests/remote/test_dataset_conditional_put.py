@@ -1,6 +1,6 @@
 """The PQDS/1 commit primitive on the local S3 server: put-if-absent by If-None-Match.
 
-The version-file creation goes through :mod:`pqkit.dataset.storage`; these
+The version-file creation goes through :mod:`pqkit.dataset.core.storage`; these
 tests pin down what it relies on: the server answers 412 to a conditional
 PUT of an existing key, exactly one of several racing writers creates a version,
 and a store that ignores the condition is refused for writing.
@@ -12,8 +12,8 @@ import botocore.exceptions
 import fsspec
 import pytest
 
-from pqkit.dataset.layout import Layout
-from pqkit.dataset.storage import ObjectStorage
+from pqkit.dataset.core.storage import ObjectStorage
+from pqkit.dataset.pqds.paths import RootPaths
 from pqkit.errors import UnsupportedFeature
 from s3server import BUCKET
 
@@ -29,7 +29,7 @@ def test_server_answers_412_to_a_conditional_put_of_an_existing_key(s3):
 
 
 def test_one_of_eight_racing_writers_creates_the_version(s3_fs):
-    layout = Layout(f"{BUCKET}/ds-{uuid.uuid4().hex}", ObjectStorage(s3_fs))
+    layout = RootPaths(f"{BUCKET}/ds-{uuid.uuid4().hex}", ObjectStorage(s3_fs))
     dst = layout.version_path(0)
     results = {}
     start = threading.Barrier(8)
@@ -63,7 +63,7 @@ class _Unconditional:
 
 
 def test_a_store_without_conditional_puts_is_refused_for_writing():
-    layout = Layout(f"/unconditional-{uuid.uuid4().hex}", ObjectStorage(_Unconditional()))
+    layout = RootPaths(f"/unconditional-{uuid.uuid4().hex}", ObjectStorage(_Unconditional()))
     with pytest.raises(UnsupportedFeature, match="overwrote an existing object.*refuses to "
                                                  "write there \\(reading works\\)"):
         layout.storage.create_version(layout, None, layout.version_path(0), b"{}")

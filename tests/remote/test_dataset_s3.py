@@ -12,7 +12,6 @@ import pyarrow.dataset as pads
 import pytest
 
 import pqkit.dataset as pds
-from legacy_names import to_legacy_names
 from s3server import BUCKET, upload_published
 
 
@@ -78,36 +77,3 @@ def test_pyarrow_dataset_reads_the_same_rows(s3, datasets, s3fs_options):
     ours = pds.open(url, storage_options=s3fs_options).read()
     assert sorted(table.column("id").to_pylist()) == sorted(ours.column("id").to_pylist())
     assert table.num_rows == 302
-
-
-def test_old_version_names_are_read_by_url(s3, tmp_path, s3fs_options):
-    """A dataset written before version files got their ``_`` prefix, then appended to
-    by today's writer: the URL reader follows the old names, then the new one."""
-    root = str(tmp_path / "t")
-    _published(root, 3)
-    to_legacy_names(root)
-    legacy = f"datasets/{uuid.uuid4().hex}"
-    upload_published(s3.boto3_client(), root, legacy + "/")
-    mark = s3.log.mark()
-    before = pds.open(f"s3://{BUCKET}/{legacy}", storage_options=s3fs_options)
-    names = [r.path.rsplit("/", 1)[-1] for r in s3.log.since(mark)]
-    # each version: the new name's 404, then the old name
-    assert names == ["_latest", "_00000000000000000001.json", "00000000000000000001.json",
-                     "_00000000000000000002.json", "00000000000000000002.json"]
-    assert _sorted_rows(before.read()) == _sorted_rows(pds.open(root).read())
-
-    assert pds.write(root, {"a": [5], "b": [5], "id": [99], "x": [0.0]}) == 2
-    prefix = f"datasets/{uuid.uuid4().hex}/"
-    upload_published(s3.boto3_client(), root, prefix)
-    url = f"s3://{BUCKET}/{prefix.rstrip('/')}"
-    mark = s3.log.mark()
-    remote = pds.open(url, storage_options=s3fs_options)
-    names = [r.path.rsplit("/", 1)[-1] for r in s3.log.since(mark)]
-    # the hint (2) names a new-named version: no old name is tried after it
-    assert names == ["_latest", "_00000000000000000002.json", "_00000000000000000003.json"]
-    assert remote.version == 2 and remote.file_count == 6
-    assert _sorted_rows(remote.read()) == _sorted_rows(pds.open(root).read())
-    old = pds.open(url, version=1, storage_options=s3fs_options)       # an old-named one
-    assert _sorted_rows(old.read()) == _sorted_rows(pds.open(root, version=1).read())
-    s3.boto3_client().delete_object(Bucket=BUCKET, Key=f"{prefix}_pqkit/_latest")
-    assert pds.open(url, storage_options=s3fs_options).version == 2    # listed

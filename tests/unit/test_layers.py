@@ -46,7 +46,8 @@ def test_read_stages_import_only_earlier_stages():
 
 
 def test_every_package_of_pqkit_has_a_layer():
-    placed = {p for layer in LAYERS for p in layer.prefixes}
+    # Subpackages with layers of their own (dataset.core, ...) count as their package.
+    placed = {".".join(p.split(".")[:2]) for layer in LAYERS for p in layer.prefixes}
     packages = {f"pqkit.{p.stem}" for p in (SRC / "pqkit").iterdir()
                 if p.suffix == ".py" and p.stem != "__init__" or
                 p.is_dir() and (p / "__init__.py").exists()}

@@ -73,7 +73,7 @@ def test_not_in_keeps_nulls_as_pyarrow(path, filters):
 
 
 def test_dataset_planning_agrees_on_nulls():
-    from pqkit.dataset.planning import ColumnBounds, term_holds
+    from pqkit.dataset.core.planning import ColumnBounds, term_holds
     assert term_holds(None, "not in", ["a"]) and not term_holds(None, "in", ["a"])
     assert not term_holds(None, "!=", "a")
     bounds = ColumnBounds(T.string())

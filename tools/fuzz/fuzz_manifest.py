@@ -1,6 +1,6 @@
 """Fuzz the dataset manifest loaders: a PQDS/1 version file
-(``pqkit.dataset.manifest.Manifest.load``, then its accessors) and an RFC-style
-``manifest.json`` (``pqkit.dataset.rfc_manifest.read_manifest``).
+(``pqkit.dataset.core.snapshot.Manifest.load``, then its accessors) and an RFC-style
+``manifest.json`` (``pqkit.dataset.rfc0008.manifest.read_manifest``).
 
 Input: byte 0 picks the loader (bit 0), the rest is the file's bytes, written to
 a scratch file because both loaders read a path. Anything but a manifest or a
@@ -17,8 +17,8 @@ import seeds
 
 with atheris.instrument_imports():
     import pqkit
-    from pqkit.dataset.manifest import Manifest
-    from pqkit.dataset.rfc_manifest import read_manifest
+    from pqkit.dataset.core.snapshot import Manifest
+    from pqkit.dataset.rfc0008.manifest import read_manifest
 
 SCRATCH = os.path.join(tempfile.mkdtemp(prefix="pqkit-fuzz-manifest-"), "manifest.json")
 

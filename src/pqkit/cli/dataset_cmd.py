@@ -51,11 +51,10 @@ import re
 
 from rich.markup import escape
 
-from pqkit import dataset as pds
-from pqkit import datatypes as T
+from pqkit import dataset as pds, datatypes as T
 from pqkit.cli import dataset_maintenance, render
-from pqkit.dataset.canonical import field_to_json, type_to_json
-from pqkit.dataset.layouts import LAYOUTS, layout_of
+from pqkit.dataset.core.canonical import field_to_json, type_to_json
+from pqkit.dataset.detect import LAYOUTS, layout_of
 from pqkit.errors import SchemaError
 
 HELP = ("inspect and maintain a dataset: info, versions, files (with pruning), verify, "

@@ -10,7 +10,7 @@ action shows a rich progress bar on stderr.
 JSON documents (``--json``, schema version 1) carry the common keys of
 :mod:`pqkit.cli.dataset_cmd` plus ``dry_run`` and:
 
-* vacuum: ``result`` = :func:`pqkit.dataset.vacuum`'s dict (``versions_deleted``,
+* vacuum: ``result`` = :func:`pqkit.dataset.pqds.vacuum`'s dict (``versions_deleted``,
   ``files_deleted``, ``dirs_removed``);
 * compact: ``version_before``, ``version``, ``groups`` (lists of paths rewritten
   together), ``files_before``, ``files``;
@@ -208,7 +208,7 @@ def build_tag(args):
     doc["tag"] = args.name
     if args.delete:
         if args.dry_run:
-            doc["deleted"] = any(map(os.path.exists, pds.Layout(args.root).tag_paths(args.name)))
+            doc["deleted"] = os.path.exists(pds.Layout(args.root).tag_path(args.name))
         else:
             doc["deleted"] = bool(pds.untag(args.root, args.name))
         return doc

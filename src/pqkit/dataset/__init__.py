@@ -3,7 +3,7 @@
 The root of a dataset is a plain Hive-partitioned Parquet directory that
 Spark, pyarrow, DuckDB and Hive read without any plugin; beside the data,
 ``_pqkit/versions/`` holds one JSON snapshot per version (``_<n:020>.json``: every
-file pqkit keeps for itself has a ``_``-prefixed name, layout.py), committed with an
+file pqkit keeps for itself has a ``_``-prefixed name, pqds/paths.py), committed with an
 atomic link-if-absent, so writers need no lock or service, readers are
 pinned to a version, and planning needs no directory listing::
 
@@ -18,16 +18,16 @@ pinned to a version, and planning needs no directory listing::
 
 Distributed writers stage files with :func:`stage_file` (e.g. on Spark
 executors) and commit them as one version with :func:`commit`. :func:`merge`
-upserts or deletes by key (copy-on-write). Maintenance: :func:`delete`, :func:`compact`, :func:`restore`, :func:`tag`, :func:`vacuum`,
-:func:`repair`, :func:`publish`. Inverted indices (:mod:`.indices`):
-:func:`build_index` indexes a column, appends index their own files in the same
-commit, ``==``/``in`` filters on it prune files, :func:`optimize_index` merges the
-segments. Versions of 1000 files or more also get a
-derived planning index (:mod:`.planindex`), so that a partition query reads a
-page of it instead of parsing the whole JSON file list. The design is
-``docs/DATASET.md`` (PQDS/1).
+upserts or deletes by key (copy-on-write). Maintenance: :func:`delete`,
+:func:`compact`, :func:`restore`, :func:`tag`, :func:`vacuum`, :func:`repair`,
+:func:`publish`. Inverted indices (:mod:`.pqds.index_segments`): :func:`build_index`
+indexes a column, appends index their own files in the same commit, ``==``/``in``
+filters on it prune files, :func:`optimize_index` merges the segments. Versions of
+1000 files or more also get a derived planning index (:mod:`.pqds.file_list`), so
+that a partition query reads a page of it instead of parsing the whole JSON file
+list. The design is ``docs/DATASET.md`` (PQDS/1).
 
-Legacy layouts (:mod:`.layouts`): :func:`open` also reads plain Hive
+Other layouts (:mod:`.detect`): :func:`open` also reads plain Hive
 directories written by Spark, Hive or pyarrow (typed partitions, pruning;
 ``require_success=True`` demands their ``_SUCCESS``) and RFC-style
 single-manifest datasets (``manifest.json`` + ``_SUCCESS``, every part checked),
@@ -35,26 +35,21 @@ both read-only; ``write(root, data, layout="manifest")`` writes the latter,
 :func:`convert` copies either into a new PQDS/1 dataset, :func:`verify` and
 :func:`repair` work on all three.
 
-Modules: ``layout`` (paths), ``canonical`` (type and value text),
-``partitioning`` (Hive directories), ``manifest`` (version files),
-``filestats`` (per-file bounds), ``staging`` (data files), ``operations``
-(conflict table, next snapshot), ``commit`` (latest version, commit loop),
-``publish`` (plain-reader view), ``planning`` (pruning), ``planindex``,
-``scan`` (file sources, reading files), ``dataset`` (open/read), ``write``,
-``maintenance``, ``merging`` (merge: upsert by key), ``indices`` (index segments, index pruning), ``index_ops``,
-``vacuum``, ``fsops`` (link-if-absent, flock, crash points), ``storage`` (the
-store behind the commit: a link locally, a conditional PUT on an object store),
-``remote_source`` (a published dataset read at a URL, without listing);
-``layouts`` (layout detection), ``front`` (operations dispatched by layout), ``legacy_hive``, ``rfc_manifest``,
-``rfc_write``, ``filefacts`` (footer facts of foreign files), ``kartothek_meta`` /
-``kartothek`` / ``kartothek_import`` (Kartothek v4: metadata, read-only source, import),
-``rfc_schema`` (RFC-0008's schema_hash), ``rfc_store`` (RFC-0008's API names).
+Packages, one per format (docs/ARCHITECTURE.md): ``pqds`` (PQDS/1), ``hive``,
+``rfc0008`` (RFC-style single-manifest datasets and RFC-0008's store API) and
+``kartothek`` (Kartothek v4: read-only, and its import as PQDS/1), on ``core``
+(what they share); beneath this package's ``detect`` (which format a root holds),
+``opening`` (:func:`open`) and ``front`` (write, commit, repair, convert, verify
+on every format).
 """
-from pqkit.dataset import index_ops as _index_ops
-from pqkit.dataset import maintenance as _maintenance
-from pqkit.dataset import merging as _merging
-from pqkit.dataset.commit import find_latest
-from pqkit.dataset.dataset import DataFile, Dataset, VerifyReport, open_dataset
+from pqkit.dataset.core import (
+    HIVE_NULL,
+    FileSource,
+    escape_path_component,
+    parse_partition_dirs,
+    unescape_path_component,
+)
+from pqkit.dataset.detect import local_only
 from pqkit.dataset.front import (
     commit,
     convert,
@@ -65,26 +60,36 @@ from pqkit.dataset.front import (
     verify,
     write,
 )
-from pqkit.dataset.kartothek_import import import_kartothek, open_kartothek
-from pqkit.dataset.layout import Layout
-from pqkit.dataset.layouts import local_only
-from pqkit.dataset.partitioning import (
-    HIVE_NULL,
-    escape_path_component,
-    parse_partition_dirs,
-    unescape_path_component,
+from pqkit.dataset.kartothek import import_kartothek, open_kartothek
+from pqkit.dataset.opening import open_dataset
+from pqkit.dataset.pqds import (
+    MODES,
+    DataFile,
+    Dataset,
+    ManifestSource,
+    RootPaths,
+    VerifyReport,
+    build_index as _build_index,
+    compact as _compact,
+    compact_plan as _compact_plan,
+    delete as _delete,
+    find_latest,
+    merge as _merge,
+    merge_plan as _merge_plan,
+    optimize_index as _optimize_index,
+    restore as _restore,
+    stage_file as _stage_file,
+    tag as _tag,
+    untag as _untag,
 )
-from pqkit.dataset.publish import publish as _publish
-from pqkit.dataset.rfc_store import (
+from pqkit.dataset.pqds.publish import publish as _publish
+from pqkit.dataset.pqds.vacuum import vacuum as _vacuum
+from pqkit.dataset.rfc0008 import (
     DatasetManifest,
     ParquetDatasetStore,
     dataset_exists,
     delete_dataset,
 )
-from pqkit.dataset.scan import FileSource, ManifestSource
-from pqkit.dataset.staging import stage_file as _stage_file
-from pqkit.dataset.vacuum import vacuum as _vacuum
-from pqkit.dataset.write import MODES
 from pqkit.errors import (
     AlreadyExists,
     CommitConflict,
@@ -97,30 +102,32 @@ from pqkit.errors import (
 )
 
 open = open_dataset
-# Operations that write PQDS/1 state refuse plain Hive and RFC roots (see .layouts).
-compact = pqds_only(_maintenance.compact)
-delete = pqds_only(_maintenance.delete)
-restore = local_only(pqds_only(_maintenance.restore))
-tag = local_only(pqds_only(_maintenance.tag))
-untag = local_only(pqds_only(_maintenance.untag))
+# The public name of RootPaths: "layout" names which format a root holds everywhere else.
+Layout = RootPaths
+# Operations that write PQDS/1 state refuse plain Hive and RFC roots (see detect.py).
+compact = pqds_only(_compact)
+delete = pqds_only(_delete)
+restore = local_only(pqds_only(_restore))
+tag = local_only(pqds_only(_tag))
+untag = local_only(pqds_only(_untag))
 stage_file = pqds_only(_stage_file)
 vacuum = pqds_only(_vacuum)
-build_index = local_only(pqds_only(_index_ops.build_index))
-optimize_index = local_only(pqds_only(_index_ops.optimize_index))
-merge = local_only(pqds_only(_merging.merge))
-merge_plan = local_only(pqds_only(_merging.merge_plan))
-compact_plan = pqds_only(_maintenance.compact_plan)
+build_index = local_only(pqds_only(_build_index))
+optimize_index = local_only(pqds_only(_optimize_index))
+merge = local_only(pqds_only(_merge))
+merge_plan = local_only(pqds_only(_merge_plan))
+compact_plan = pqds_only(_compact_plan)
 
 
 @pqds_only
 def publish(root, storage_options=None):
     """Make the visible Hive tree and ``_SUCCESS`` match the latest version; returns it."""
-    return _publish(Layout.at(root, storage_options))
+    return _publish(RootPaths.at(root, storage_options))
 
 
 def latest_version(root, storage_options=None):
     """The newest committed version number of the dataset at ``root`` (a path or URL)."""
-    return find_latest(Layout.at(root, storage_options))
+    return find_latest(RootPaths.at(root, storage_options))
 
 
 __all__ = [

@@ -1,29 +1,30 @@
 """The public operations of every layout: write, commit, repair, convert, verify.
 
 Which layout a root holds, and what each allows, is decided in
-:mod:`pqkit.dataset.layouts`; this module dispatches each operation to the
+:mod:`pqkit.dataset.detect`; this module dispatches each operation to the
 PQDS/1 layer or to the RFC-manifest writer accordingly.
 """
 import os
 
-from pqkit.dataset import rfc_write
-from pqkit.dataset import write as pqds_write
-from pqkit.dataset.commit import find_latest
-from pqkit.dataset.dataset import VerifyReport, open_dataset
-from pqkit.dataset.layout import Layout, new_txn
-from pqkit.dataset.layouts import (
+from pqkit.dataset.core import FileReader, new_txn, with_field_ids
+from pqkit.dataset.detect import (
     detect_layout,
     layout_of,
     open_source,
     pqds_only,
     refuse_foreign_root,
 )
-from pqkit.dataset.manifest import with_field_ids
-from pqkit.dataset.publish import published_version
-from pqkit.dataset.rfc_manifest import SUCCESS
-from pqkit.dataset.scan import FileReader
-from pqkit.dataset.staging import stage_file
-from pqkit.dataset.vacuum import repair as repair_pqds
+from pqkit.dataset.opening import open_dataset
+from pqkit.dataset.pqds import (
+    RootPaths,
+    VerifyReport,
+    find_latest,
+    published_version,
+    repair as repair_pqds,
+    stage_file,
+    write as pqds_write,
+)
+from pqkit.dataset.rfc0008 import SUCCESS, write as rfc_write
 from pqkit.errors import DatasetError, SchemaError
 from pqkit.filesystems import is_url
 
@@ -45,7 +46,7 @@ def write(root, data, *, layout="pqds", **options):
         plain Hive directory or an RFC dataset is refused (DatasetError; see
         :func:`convert`).
         ``"manifest"``: ``<root>/data.parquet`` or ``part-NNNNN.parquet`` plus
-        ``manifest.json`` and ``_SUCCESS`` (see :func:`pqkit.dataset.rfc_write.write`:
+        ``manifest.json`` and ``_SUCCESS`` (see :func:`pqkit.dataset.rfc0008.write.write`:
         ``mode`` = create/overwrite/append, ``run_id``, ``dataset_key``,
         ``metadata``, ``max_rows_per_file``, ``manifest_name``).
     **options
@@ -66,7 +67,8 @@ def write(root, data, *, layout="pqds", **options):
 
 
 def commit(root, file_entries, **options):
-    """:func:`pqkit.dataset.write.commit` (staged files -> one version), refusing foreign roots.
+    """:func:`pqkit.dataset.pqds.write.commit` (staged files -> one version), refusing
+    foreign roots.
 
     See ``pqkit/dataset/write.py`` for the parameters (``mode``, ``partition_by``,
     ``run_id``, ``schema``, ``scope``, ``blind``, ``evolve_schema``, ``read_version``).
@@ -78,9 +80,9 @@ def commit(root, file_entries, **options):
 def repair(root, *, grace=None, storage_options=None):
     """Bring a dataset back to a clean state after crashes, in its layout's way.
 
-    PQDS/1: :func:`pqkit.dataset.vacuum.repair` (torn version set aside, visible tree
+    PQDS/1: :func:`pqkit.dataset.pqds.vacuum.repair` (torn version set aside, visible tree
     and derived files reconciled, old orphans deleted). RFC single manifest:
-    :func:`pqkit.dataset.rfc_write.repair` (a crashed write rolled forward or back,
+    :func:`pqkit.dataset.rfc0008.write.repair` (a crashed write rolled forward or back,
     ``_SUCCESS`` restored). A plain Hive directory has no pqkit state: DatasetError.
     A URL root is a PQDS/1 dataset on an object store (``storage_options``: fsspec's).
 
@@ -152,7 +154,7 @@ def convert(source, target, *, layout="auto", require_success=None, run_id=None,
         return pqds_write.commit(target_root, entries, mode="create",
                            partition_by=src.partition_by, run_id=run_id, schema=fields)
     except BaseException:
-        pqds_write.discard_staged(Layout(target_root), entries)
+        pqds_write.discard_staged(RootPaths(target_root), entries)
         raise
 
 
@@ -215,9 +217,9 @@ def publish_state(root):
                 "state": "complete" if success else "no marker"}
     if kind == "kartothek":                # its metadata file is its commit
         return {"layout": kind, "success": success, "state": "complete"}
-    layout = Layout(root)
-    latest = find_latest(layout)
-    done = published_version(layout) if success else None
+    paths = RootPaths(root)
+    latest = find_latest(paths)
+    done = published_version(paths) if success else None
     return {"layout": "pqds", "success": success, "latest_version": latest,
             "published_version": done,
             "state": "published" if success and done == latest else "pending"}

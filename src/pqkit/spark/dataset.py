@@ -12,7 +12,7 @@ Writing: each ``mapInPandas`` task stages its rows with
 ``rows_per_file`` rows (memory: those rows), under the dataset's hidden
 ``_pqkit/shadow`` directory (on an object store: at the file's final key, as
 there is no rename), and returns the file entries. The driver commits
-all entries as one version with :func:`pqkit.dataset.commit`. A failed job
+all entries as one version with :func:`pqkit.dataset.pqds.commit`. A failed job
 commits nothing, so readers of the dataset and plain readers of the visible
 tree see no new data; a failing task removes its own staged files, and files of
 tasks that finished before the failure stay hidden until ``vacuum``.
@@ -24,7 +24,7 @@ import uuid
 import pqkit.dataset as pds
 from pqkit import datatypes as T
 from pqkit.columnar.table import concat_tables
-from pqkit.dataset.layouts import refuse_foreign_root
+from pqkit.dataset.detect import refuse_foreign_root
 from pqkit.errors import DatasetNotFound, SchemaError
 from pqkit.spark.plan import SourceFile
 from pqkit.spark.schema import ready_type
@@ -49,7 +49,7 @@ def dataset_files(root, filters, version=None):
     for f in ds.files(filters):
         values = tuple(f.partition_values.get(n) for n in names)
         texts = tuple(f.partition.get(n) for n in names)
-        alternates = tuple(p for p in (layout.visible(f.path), *layout.shadow_copies(f.path))
+        alternates = tuple(p for p in (layout.visible(f.path), layout.shadow(f.path))
                            if p != f.location)
         files.append(SourceFile(f.location, texts, values, residual=f.filters or None,
                                 alternates=alternates))

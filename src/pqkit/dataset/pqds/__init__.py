@@ -1,0 +1,21 @@
+"""PQDS/1, pqkit's own format: versioned snapshots committed with put-if-absent.
+
+Paths under the root (``paths``), the commit loop (``commit``), the conflict table
+(``operations``), staging data files (``staging``), writes (``write``), the
+plain-reader view (``publish``), garbage collection and recovery (``vacuum``),
+inverted indices (``index_segments``, ``index_build``), the Parquet copy of a
+version's file list (``file_list``), where versions and files come from
+(``sources``), reading a snapshot (``reader``), maintenance and ``merge``.
+"""
+from pqkit.dataset.pqds.commit import find_latest
+from pqkit.dataset.pqds.index_build import build_index, optimize_index
+from pqkit.dataset.pqds.index_segments import KIND, ValueMap, indexed_field, write_segment
+from pqkit.dataset.pqds.maintenance import compact, compact_plan, delete, restore, tag, untag
+from pqkit.dataset.pqds.merging import merge, merge_plan
+from pqkit.dataset.pqds.paths import RootPaths, parse_version_file_name
+from pqkit.dataset.pqds.publish import published_version, try_publish
+from pqkit.dataset.pqds.reader import DataFile, Dataset, VerifyReport, open_snapshot
+from pqkit.dataset.pqds.sources import ManifestSource, ObjectManifestSource
+from pqkit.dataset.pqds.staging import stage_file
+from pqkit.dataset.pqds.vacuum import repair
+from pqkit.dataset.pqds.write import MODES

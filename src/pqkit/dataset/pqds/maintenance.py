@@ -1,0 +1,198 @@
+"""Operations on existing data: delete, compact, restore, tag (§3.9).
+
+* ``delete(root, filters)``: files whose partition values prove that every row
+  matches are dropped without being read; files that may partly match are
+  rewritten without the matching rows (copy-on-write); the rest stay.
+* ``compact(root)``: per partition, files smaller than the target size are
+  bin-packed and rewritten into fewer files (a ``compact`` rewrite, validated
+  against concurrent commits by the conflict table).
+* ``restore(root, version)``: a new version whose files are those of ``version``.
+* ``tag(root, name, version)``: a named version that vacuum keeps.
+"""
+import numpy as np
+
+from pqkit.columnar.table import concat_tables
+from pqkit.dataset.core import (
+    Planner,
+    atomic_replace,
+    dump_json,
+    field_to_json,
+    new_txn,
+    normalize_filters,
+    remove_if_exists,
+    row_mask,
+)
+from pqkit.dataset.pqds.commit import commit_operation, load_version
+from pqkit.dataset.pqds.operations import Operation
+from pqkit.dataset.pqds.paths import RootPaths, data_file_name, file_key
+from pqkit.dataset.pqds.publish import try_publish
+from pqkit.dataset.pqds.reader import open_pqds
+from pqkit.dataset.pqds.staging import write_data_file
+from pqkit.dataset.pqds.write import discard_staged
+from pqkit.errors import DatasetError, DatasetIncomplete
+
+DEFAULT_TARGET_SIZE = 128 << 20
+
+
+def _rewrite_entry(paths, ds, entry, table, txn, seq, writer_options):
+    """Stage ``table`` (the data columns) as a new file in ``entry``'s partition."""
+    directory = entry["path"].rsplit("/", 1)[0] if "/" in entry["path"] else ""
+    relpath = (directory + "/" if directory else "") + data_file_name(seq, txn)
+    fields = ds.table_schema.fields
+    facts = write_data_file(paths, relpath, table, fields, **writer_options)
+    return {"key": file_key(seq, txn), "path": relpath,
+            "partition": dict(entry.get("partition") or {}), **facts,
+            "schema": [field_to_json(f) for f in fields]}
+
+
+def _data_table(ds, entry):
+    return ds._reader.read(entry, ds.table_schema.names, [])[0]
+
+
+def _commit(paths, op, staged):
+    try:
+        version = commit_operation(paths, op)
+    except BaseException:
+        discard_staged(paths, staged)
+        raise
+    try_publish(paths)
+    return version
+
+
+def delete(root, filters, *, run_id=None, storage_options=None, **writer_options):
+    """Delete the rows matching ``filters`` (DNF, as for reading) as a new version.
+
+    Returns the new version, or the current one when no row matches. A URL ``root``
+    is a dataset on an object store (``storage_options``: its fsspec options).
+    """
+    dnf = normalize_filters(filters)
+    if dnf is None:
+        raise DatasetError("delete needs a filter; to remove everything overwrite the dataset")
+    paths = RootPaths.at(root, storage_options)
+    ds = open_pqds(root, storage_options=storage_options)
+    planner = Planner(ds.table_schema, ds.partitioning, dnf)
+    txn, removed, staged = new_txn(), set(), []
+    try:
+        for entry in ds.manifest.files:
+            residual = planner.residual(entry)
+            if residual is None:
+                continue
+            if residual == []:
+                removed.add(entry["key"])          # partition values prove every row matches
+                continue
+            table = _data_table(ds, entry)
+            matching = row_mask(table, residual, ds.table_schema)
+            if not matching.any():
+                continue
+            removed.add(entry["key"])
+            keep = np.flatnonzero(~matching)
+            if len(keep):
+                staged.append(_rewrite_entry(paths, ds, entry, table.take(keep), txn,
+                                             len(staged), writer_options))
+    except BaseException:
+        discard_staged(paths, staged)
+        raise
+    if not removed:
+        return ds.version
+    op = Operation("delete", txn, entries=staged, removed=removed, run_id=run_id,
+                   read_version=ds.version)
+    return _commit(paths, op, staged)
+
+
+def compact(root, *, target_size=DEFAULT_TARGET_SIZE, run_id=None, storage_options=None,
+            **writer_options):
+    """Rewrite each partition's small files (below ``target_size`` bytes) into fewer files.
+
+    Returns the new version, or the current one when there is nothing to compact. A
+    URL ``root`` is a dataset on an object store (``storage_options``: its fsspec options).
+    """
+    paths = RootPaths.at(root, storage_options)
+    ds = open_pqds(root, storage_options=storage_options)
+    txn, removed, staged = new_txn(), set(), []
+    try:
+        for group in _compact_groups(ds, target_size):
+            tables = [t for t in (_data_table(ds, e) for e in group) if t.num_rows]
+            removed.update(e["key"] for e in group)
+            if tables:
+                merged = concat_tables(tables) if len(tables) > 1 else tables[0]
+                staged.append(_rewrite_entry(paths, ds, group[0], merged, txn,
+                                             len(staged), writer_options))
+    except BaseException:
+        discard_staged(paths, staged)
+        raise
+    if not removed:
+        return ds.version
+    op = Operation("compact", txn, entries=staged, removed=removed, run_id=run_id,
+                   read_version=ds.version)
+    return _commit(paths, op, staged)
+
+
+def compact_plan(root, *, target_size=DEFAULT_TARGET_SIZE):
+    """What :func:`compact` would do now, without writing anything.
+
+    Returns
+    -------
+    list of list of str
+        The groups of file paths that would each be rewritten into one file.
+    """
+    ds = open_pqds(root)
+    return [[e["path"] for e in group] for group in _compact_groups(ds, target_size)]
+
+
+def _compact_groups(ds, target_size):
+    """Groups (two files or more) of small files of one partition, rewritten together."""
+    by_partition = {}
+    for entry in ds.manifest.files:
+        if int(entry["size"]) < target_size:
+            key = tuple(sorted((entry.get("partition") or {}).items(), key=lambda kv: kv[0]))
+            by_partition.setdefault(key, []).append(entry)
+    return [group for entries in by_partition.values()
+            for group in _bins(entries, target_size) if len(group) >= 2]
+
+
+def _bins(entries, target):
+    """First-fit-decreasing bins of entries whose sizes add up to at most ``target``."""
+    bins = []
+    for e in sorted(entries, key=lambda e: -int(e["size"])):
+        for b in bins:
+            if b[0] + int(e["size"]) <= target:
+                b[0] += int(e["size"])
+                b[1].append(e)
+                break
+        else:
+            bins.append([int(e["size"]), [e]])
+    return [sorted(b[1], key=lambda e: e["key"]) for b in bins]
+
+
+def restore(root, version, *, run_id=None):
+    """Commit a new version whose files (and schema) are those of ``version``."""
+    paths = RootPaths(root)
+    target = load_version(paths, int(version))
+    ds = open_pqds(root)
+    missing = [f["path"] for f in target.files if not _present(paths, f["path"])]
+    if missing:
+        raise DatasetIncomplete(f"cannot restore version {version}: file {missing[0]!r} was "
+                                "vacuumed")
+    current = ds.manifest.by_key()
+    added = [dict(f) for f in target.files if f["key"] not in current]
+    op = Operation("restore", new_txn(), entries=added, run_id=run_id,
+                   read_version=ds.version, restore_from=target)
+    return _commit(paths, op, [])
+
+
+def _present(paths, relpath):
+    return paths.find_shadow(relpath) is not None or \
+        paths.storage.exists(paths.visible(relpath))
+
+
+def tag(root, name, version=None):
+    """Name ``version`` (default: the latest); vacuum keeps tagged versions."""
+    paths = RootPaths(root)
+    ds = open_pqds(root, version)
+    atomic_replace(paths.tag_path(name), dump_json({"version": ds.version}))
+    return ds.version
+
+
+def untag(root, name):
+    """Remove a tag (the version becomes subject to retention again)."""
+    return remove_if_exists(RootPaths(root).tag_path(name))

@@ -1,0 +1,152 @@
+"""Where everything of a PQDS/1 dataset lives under its root (§3.2).
+
+::
+
+    <root>/
+      _pqkit/versions/_00000000000000000007.json  one full snapshot per version
+      _pqkit/_latest                              {"version": 7}; a hint only
+      _pqkit/_publish.lock                        flock target of the publish step
+      _pqkit/tmp/_<txn>-<attempt>.json            staged version files (link sources)
+      _pqkit/shadow/<dirs>/_<name>.shadow         unpublished and retired data files
+      _pqkit/indices/<column>/_<uuid>.pqindex     inverted index segments
+      _pqkit/planning/_<version>.pqplan           planning indices (file_list.py)
+      _pqkit/tags/_<name>.json                    named versions (kept by vacuum)
+      _common_metadata  _metadata  _SUCCESS       derived by publish
+      year=2024/country=DE/part-00000-<txn>.parquet
+
+Every data file has exactly two possible places: ``root/<path>`` (visible) and
+its hidden copy under ``_pqkit/shadow/`` (``p=a/part-….parquet`` is hidden as
+``_pqkit/shadow/p=a/_part-….parquet.shadow``). Paths in version files are
+relative POSIX paths, so a copied root stays valid.
+
+Two rules keep every engine away from pqkit's own files (docs/DATASET.md):
+
+* nothing under ``_pqkit/`` ends in ``.parquet``: pyarrow.dataset and Spark skip
+  ``_``-prefixed directories when they list a root, but recursive globs
+  (DuckDB and polars ``root/**/*.parquet``) descend into ``_pqkit/``;
+* every file name pqkit writes for itself starts with ``_`` (:data:`HIDDEN`):
+  a polars directory scan lists hidden directories too and refuses files of
+  mixed extensions, and its ``hidden_file_prefix=["_", "."]`` option looks at
+  file names only, not at the directories above them.
+
+Every name above is the only one pqkit reads: no released pqkit wrote any other
+(docs/DATASET.md).
+"""
+import os
+import re
+
+from pqkit.dataset.core import META_DIR, LocalStorage, ObjectStorage
+from pqkit.errors import DatasetError
+from pqkit.filesystems import is_url, url_filesystem
+
+VERSION_DIGITS = 20
+DATA_FILE_RE = re.compile(r"part-(\d{5})-([0-9a-f]{32})\.parquet")
+TXN_RE = re.compile(r"[0-9a-f]{32}")
+# The first character of every file name pqkit writes for itself under a root.
+HIDDEN = "_"
+# Suffixes that keep pqkit's own Parquet files out of every engine's *.parquet glob.
+SHADOW_SUFFIX = ".shadow"
+INDEX_SUFFIX = ".pqindex"
+
+
+def hidden_name(name):
+    """``name`` as pqkit names a file it keeps for itself: with the ``_`` prefix."""
+    return HIDDEN + name
+
+
+def data_file_name(seq, txn):
+    if not TXN_RE.fullmatch(txn or ""):
+        raise DatasetError(f"transaction id {txn!r} is not 32 lowercase hex digits")
+    if not 0 <= int(seq) <= 99_999:
+        raise DatasetError(f"file sequence number {seq} is outside 0..99999")
+    return f"part-{int(seq):05d}-{txn}.parquet"
+
+
+def file_key(seq, txn):
+    """The key of a data file, unique forever: ``{txn}-{seq:05d}``."""
+    return f"{txn}-{int(seq):05d}"
+
+
+class RootPaths:
+    """Paths of one dataset root, and the store they are on (``storage``: a local
+    :class:`~pqkit.dataset.core.storage.LocalStorage` unless one is given)."""
+
+    def __init__(self, root, storage=None):
+        self.storage = storage if storage is not None else LocalStorage()
+        self.root = os.fspath(root) if self.storage.remote else os.path.abspath(os.fspath(root))
+        self.meta = os.path.join(self.root, META_DIR)
+        self.versions_dir = os.path.join(self.meta, "versions")
+        self.tmp_dir = os.path.join(self.meta, "tmp")
+        self.shadow_dir = os.path.join(self.meta, "shadow")
+        self.tags_dir = os.path.join(self.meta, "tags")
+        self.indices_dir = os.path.join(self.meta, "indices")
+        self.latest_hint = os.path.join(self.meta, "_latest")
+        self.publish_lock = os.path.join(self.meta, hidden_name("publish.lock"))
+        self.success = os.path.join(self.root, "_SUCCESS")
+        self.common_metadata = os.path.join(self.root, "_common_metadata")
+        self.summary_metadata = os.path.join(self.root, "_metadata")
+
+    @classmethod
+    def at(cls, root, storage_options=None):
+        """The paths of ``root``: a path, or a URL (``s3://bucket/table``) on an object store."""
+        if is_url(root):
+            fs, path = url_filesystem(root, storage_options)
+            return cls(path.rstrip("/"), ObjectStorage(fs))
+        return cls(root)
+
+    def staged(self, relpath):
+        """Where a new data file ``relpath`` is written before its commit."""
+        return self.storage.staged_path(self, relpath)
+
+    def version_path(self, version):
+        """Where version ``version`` is committed."""
+        return os.path.join(self.versions_dir, version_file_name(version))
+
+    def relpath(self, path):
+        """``path`` below the root as a relative POSIX path."""
+        return os.path.relpath(path, self.root).replace(os.sep, "/")
+
+    def tmp_path(self, txn, attempt):
+        return os.path.join(self.tmp_dir, hidden_name(f"{txn}-{attempt}.json"))
+
+    def visible(self, relpath):
+        return os.path.join(self.root, *relpath.split("/"))
+
+    def shadow(self, relpath):
+        """Where the hidden copy of data file ``relpath`` is written."""
+        *dirs, name = relpath.split("/")
+        return os.path.join(self.shadow_dir, *dirs, hidden_name(name) + SHADOW_SUFFIX)
+
+    def find_shadow(self, relpath):
+        """The hidden copy of ``relpath`` if it exists, else None."""
+        path = self.shadow(relpath)
+        return path if self.storage.exists(path) else None
+
+    def shadow_relpath(self, path):
+        """The data path a file under ``shadow/`` is the hidden copy of (a file not
+        named like a hidden copy stands for its own path below ``shadow/``)."""
+        rel = os.path.relpath(path, self.shadow_dir).replace(os.sep, "/")
+        head, _, name = rel.rpartition("/")
+        if name.startswith(HIDDEN) and name.endswith(SHADOW_SUFFIX) and \
+                len(name) > len(HIDDEN) + len(SHADOW_SUFFIX):
+            return (f"{head}/" if head else "") + name[len(HIDDEN):-len(SHADOW_SUFFIX)]
+        return rel
+
+    def tag_path(self, name):
+        """Where tag ``name`` is kept."""
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}", name or ""):
+            raise DatasetError(f"tag name {name!r}: use letters, digits, '.', '_' and '-'")
+        return os.path.join(self.tags_dir, hidden_name(f"{name}.json"))
+
+
+def version_file_name(version):
+    """``_00000000000000000007.json``."""
+    return hidden_name(f"{int(version):0{VERSION_DIGITS}d}.json")
+
+
+def parse_version_file_name(name):
+    """The version number of a version file name, or None for other names."""
+    stem = name.removeprefix(HIDDEN).removesuffix(".json")
+    if name == f"{HIDDEN}{stem}.json" and len(stem) == VERSION_DIGITS and stem.isdigit():
+        return int(stem)
+    return None

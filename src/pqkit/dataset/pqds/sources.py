@@ -1,0 +1,198 @@
+"""Where a PQDS/1 dataset's versions and files come from: a file system or an object store.
+
+:class:`ManifestSource` reads the version files of a local (or mounted) root and
+finds each data file at its visible path or its hidden copy.
+
+:class:`ObjectManifestSource` reads a dataset on an object store by key, never by
+listing. On S3 a listing costs a request per 1,000 keys, so the read side names every
+object it needs: opening the latest version is
+
+1. GET ``_pqkit/_latest`` (the hint ``h``),
+2. GET ``_pqkit/versions/_<h>.json`` (the snapshot: partitions, per-file bounds),
+3. GET ``_pqkit/versions/_<h+1>.json`` -> 404: ``h`` is the latest (a 200 means a
+   newer version, read the same way),
+
+three requests whatever the number of files; planning a query then prunes by
+partition values and per-file bounds from the snapshot alone. Data files are
+read by ranged requests (:class:`pqkit.read.fetch.remote.RangeSource`) at the visible
+path the published version gives them, their size taken from the snapshot (no
+HEAD). Only when the hint is missing are the version keys listed. A file that a
+later version retired (overwrite, delete, compact) was copied to its shadow key;
+an older version reading it finds it there after the visible key's 404.
+"""
+import os
+
+from pqkit.dataset.core import FileSource, Manifest, ObjectStorage, check_relative_path, parse_json
+from pqkit.dataset.pqds import file_list
+from pqkit.dataset.pqds.commit import (
+    find_latest,
+    list_versions,
+    load_latest,
+    load_readable,
+    load_version,
+)
+from pqkit.dataset.pqds.paths import RootPaths, parse_version_file_name
+from pqkit.errors import DatasetError, DatasetIncomplete, DatasetNotFound, ManifestCorrupted
+from pqkit.filesystems import url_filesystem
+from pqkit.read.file import ParquetFile
+from pqkit.read.fetch.remote import RangeSource
+
+__all__ = ["ManifestSource", "ObjectManifestSource"]
+
+
+class ObjectManifestSource(FileSource):
+    """Versions and files of a PQDS/1 dataset at a URL (``s3://bucket/table``), read-only.
+
+    Parameters
+    ----------
+    url : str
+    storage_options : dict, optional
+        Options of the URL's fsspec file system.
+    """
+
+    def __init__(self, url, storage_options=None):
+        self.url = url.rstrip("/")
+        self.fs, path = url_filesystem(self.url, storage_options)
+        self.paths = RootPaths(path.rstrip("/"), ObjectStorage(self.fs))
+        self._protocol = url.split("://", 1)[0]
+        self._manifests = {}
+        self._sizes = {}                 # resolved URL -> size in the snapshot
+        self._relpaths = {}              # resolved URL -> the entry's data path
+
+    @property
+    def root(self):
+        return self.url
+
+    def _get(self, path):
+        """The bytes of ``path``, or None when there is no such object."""
+        try:
+            # a ranged GET from 0: s3fs sends a whole-object read as HEAD + GET, and a
+            # missing key's HEAD as a listing besides
+            return self.fs.cat_file(path, start=0)
+        except FileNotFoundError:
+            return None
+
+    def _manifest(self, version):
+        """The Manifest of ``version``, or None when it was never committed (or vacuumed)."""
+        if version not in self._manifests:
+            path = self.paths.version_path(version)
+            raw = self._get(path)
+            if raw is None:
+                return None
+            try:
+                data = parse_json(raw, f"{self._protocol}://{path}")
+            except ValueError as exc:
+                raise ManifestCorrupted(str(exc)) from None
+            self._manifests[version] = Manifest.from_data(data, path, version)
+        return self._manifests[version]
+
+    def _hint(self):
+        raw = self._get(self.paths.latest_hint)
+        try:
+            return int(parse_json(raw, self.paths.latest_hint)["version"])
+        except (TypeError, ValueError, KeyError, AttributeError):
+            return None
+
+    def latest(self):
+        start = self._hint()
+        if start is None or self._manifest(start) is None:
+            listed = self.versions()
+            if not listed:
+                raise DatasetNotFound(f"{self.url} holds no PQDS/1 dataset (no version files)")
+            start = listed[-1]
+        while self._manifest(start + 1) is not None:
+            start += 1
+        return start
+
+    def load(self, version):
+        m = self._manifest(int(version))
+        if m is None:
+            raise DatasetIncomplete(f"version {version} of {self.url} does not exist (never "
+                                    "committed, or removed by vacuum)")
+        return m
+
+    def versions(self):
+        """Every version number present (a listing of ``_pqkit/versions/``)."""
+        try:
+            names = self.fs.ls(self.paths.versions_dir, detail=False)
+        except FileNotFoundError:
+            return []
+        return sorted(v for v in (parse_version_file_name(n.rsplit("/", 1)[-1])
+                                  for n in names) if v is not None)
+
+    def resolve(self, entry):
+        """(URL, size from the snapshot) of a published file entry."""
+        url = f"{self._protocol}://{self.paths.visible(entry['path'])}"
+        self._sizes[url] = int(entry["size"])
+        self._relpaths[url] = entry["path"]
+        return url, self._sizes[url]
+
+    def open_file(self, path):
+        """A ParquetFile of a resolved URL, its size known: no HEAD before the tail GET."""
+        key = path.split("://", 1)[1]
+        try:
+            return ParquetFile(RangeSource(self.fs, key, size=self._sizes.get(path), name=path))
+        except FileNotFoundError:
+            rel = self._relpaths.get(path)
+            if rel is None:
+                raise
+        hidden = self.paths.shadow(rel)
+        try:
+            return ParquetFile(RangeSource(self.fs, hidden, size=self._sizes.get(path),
+                                           name=f"{self._protocol}://{hidden}"))
+        except FileNotFoundError:
+            raise FileNotFoundError(f"{path}: neither it nor its retired copy under "
+                                    "_pqkit/shadow/ exists (removed by vacuum?)") from None
+
+
+class ManifestSource(FileSource):
+    """File entries from PQDS/1 version files; bytes from the visible or shadow copy."""
+
+    def __init__(self, root):
+        self.paths = RootPaths(root)
+
+    @property
+    def root(self):
+        return self.paths.root
+
+    def latest(self):
+        return find_latest(self.paths)
+
+    def load_latest(self, latest=None):
+        """(version, Manifest) of the newest readable version (torn newest: the one before)."""
+        if latest is None:
+            return load_latest(self.paths)
+        return load_readable(self.paths, latest)
+
+    def load(self, version):
+        return load_version(self.paths, version)
+
+    def versions(self):
+        return list_versions(self.paths)
+
+    def load_head(self, version):
+        """The version without its file list, from a current planning index (else None)."""
+        head = file_list.load_head(self.paths, version)
+        return None if head is None else Manifest(head, where=f"planning index of version "
+                                                         f"{version}", head=True)
+
+    def entries(self, version, partitioning, dnf):
+        """File entries ``dnf`` may select, read from the planning index (None: unknown)."""
+        return file_list.entries(self.paths, version, partitioning, dnf)
+
+    def resolve(self, entry):
+        """(absolute path, size on disk) of a file entry; DatasetIncomplete when it is gone."""
+        rel = entry["path"]
+        try:
+            check_relative_path(rel, f"file {entry.get('key')!r}")
+        except DatasetError as exc:
+            raise ManifestCorrupted(str(exc)) from None
+        paths = self.paths
+        for path in (paths.visible(rel), paths.shadow(rel), paths.visible(rel)):
+            try:
+                return path, os.stat(path).st_size
+            except FileNotFoundError:
+                continue
+        raise DatasetIncomplete(f"file {rel} of version {entry.get('added_version', '?')}+ "
+                                f"is missing from {paths.root}: vacuumed or deleted outside "
+                                "pqkit")

@@ -1,0 +1,168 @@
+"""Writing data files into the hidden staging area (§3.2, step 2 of §3.6).
+
+A data file is written with pqkit's :class:`~pqkit.ParquetWriter` straight to
+its hidden copy ``_pqkit/shadow/<partition dirs>/_part-{seq:05d}-{txn}.parquet.shadow``
+(on a file system; :meth:`~pqkit.dataset.pqds.paths.RootPaths.shadow`), fsynced with its
+directories, and described by a *file entry*: the JSON-able dict a version file
+lists for it, plus two staging-only keys the commit consumes
+(``schema``: the file's fields, ``partition_types``: the types the partition
+values were given as). Nothing is visible to any reader until a commit lists
+the entry and the publish step moves the file to its visible path.
+"""
+from pqkit import datatypes as T
+from pqkit.columnar.table import Table
+from pqkit.convert import column_from_values
+from pqkit.dataset.core import (
+    DEFAULT_PROPERTIES,
+    HashingSink,
+    PartitionColumn,
+    Partitioning,
+    as_table,
+    cast_to_fields,
+    codec_name,
+    crash_point,
+    field_to_json,
+    file_statistics,
+    max_field_id,
+    new_txn,
+    new_writer,
+    plain_table,
+    type_to_json,
+    with_field_ids,
+)
+from pqkit.dataset.pqds.commit import find_latest, load_version
+from pqkit.dataset.pqds.paths import RootPaths, data_file_name, file_key
+from pqkit.errors import DatasetNotFound
+
+
+def write_data_file(paths, relpath, table, fields, *, stats_columns=32, **writer_options):
+    """Write ``table`` (columns in ``fields`` order) to the staged place of ``relpath``:
+    its shadow copy on a file system, its final key on an object store.
+
+    Returns the entry's physical facts: size, row_count, row_groups, codec, stats, sha256.
+    """
+    options = {"compression": DEFAULT_PROPERTIES["compression"], **writer_options}
+    with paths.storage.create(paths.staged(relpath)) as f:
+        sink = HashingSink(f)
+        writer = new_writer(sink, fields, options)
+        writer.write(Table(table.columns, fields))
+        crash_point("stage.partial")
+        writer.close()
+    return {"size": sink.size, "row_count": writer.num_rows,
+            "row_groups": len(writer.row_groups),
+            "codec": codec_name(writer.row_groups, options.get("compression")),
+            "stats": file_statistics(fields, writer.schema, writer.row_groups, stats_columns),
+            "sha256": sink.hash.hexdigest()}
+
+
+def stage_file(root, table, partition_values=None, *, txn=None, seq=0, schema=None,
+               partition_types=None, empty_string_as_null=False, stats_columns=32,
+               storage_options=None, **writer_options):
+    """Write one data file into the staging area and return its file entry.
+
+    This is the executor half of a distributed write: executors stage files,
+    the driver passes all entries to :func:`pqkit.dataset.pqds.commit`, which makes
+    them one version. A staged file that is never committed stays invisible and
+    is removed by ``vacuum`` after the grace period.
+
+    Parameters
+    ----------
+    root : path or URL
+        The dataset root (need not exist yet). On an object store (``s3://...``)
+        the file is written straight to its final key; it stays out of every
+        version until committed, and ``repair``/``vacuum`` delete it if it never is.
+    table : pqkit.Table or dict of columns
+        The rows of one partition. Partition columns, if present, are dropped:
+        data files never contain them.
+    partition_values : dict, optional
+        ``{partition column: value}`` in partitioning order; values are Python
+        values (``None`` = null). ``""`` is refused unless ``empty_string_as_null``.
+    txn : str, optional
+        32 hex digits naming the transaction (file names are
+        ``part-{seq:05d}-{txn}.parquet``); default a fresh uuid4 per call.
+    seq : int, default 0
+        Sequence number of the file within ``txn`` (0..99999).
+    schema : list of Field, optional
+        The dataset's data fields (with ids) to write with; by default the
+        latest version's schema when the dataset exists, else the table's.
+    partition_types : dict, optional
+        Types of the partition columns; default the dataset's, else inferred.
+    stats_columns : int, default 32
+        Per-file statistics for the first this-many non-repeated leaves.
+    storage_options : dict, optional
+        fsspec options of a URL ``root``.
+    **writer_options
+        Passed to :class:`pqkit.ParquetWriter` (compression, row_group_size, ...).
+
+    Returns
+    -------
+    dict
+        The file entry (JSON-able): ``key``, ``path``, ``partition``, ``size``,
+        ``row_count``, ``row_groups``, ``codec``, ``stats``, ``sha256``, and the
+        staging-only ``schema`` and ``partition_types`` that ``commit`` checks.
+    """
+    paths = RootPaths.at(root, storage_options)
+    txn = txn or new_txn()
+    partition_values = dict(partition_values or {})
+    known_fields, known_parts = _dataset_defaults(paths, schema)
+    partitioning = _partitioning_for(partition_values, partition_types, known_parts)
+    texts = {c.name: c.text_of_value(partition_values[c.name],
+                                     empty_string_as_null=empty_string_as_null,
+                                     where=f"stage_file partition {c.name!r}")
+             for c in partitioning.columns}
+    table = plain_table(as_table(table))
+    table = table.drop([n for n in partitioning.names if n in table.column_names])
+    fields = data_fields(table, known_fields)
+    table = cast_to_fields(table, fields)
+    directory = partitioning.directory(texts)
+    relpath = (directory + "/" if directory else "") + data_file_name(seq, txn)
+    facts = write_data_file(paths, relpath, table, fields, stats_columns=stats_columns,
+                            **writer_options)
+    crash_point("stage.written")
+    return {"key": file_key(seq, txn), "path": relpath, "partition": texts, **facts,
+            "schema": [field_to_json(f) for f in fields],
+            "partition_types": {c.name: type_to_json(c.type) for c in partitioning.columns}}
+
+
+def _dataset_defaults(paths, schema):
+    """(data fields with ids or None, Partitioning or None) of the latest version, if any."""
+    try:
+        latest = find_latest(paths)
+    except DatasetNotFound:
+        return schema, None
+    manifest = load_version(paths, latest)
+    return (schema if schema is not None else manifest.schema.fields), manifest.partitioning
+
+
+def _partitioning_for(values, types, known):
+    if known is not None and known.names == list(values):
+        return known
+    cols = []
+    for name, value in values.items():
+        t = (types or {}).get(name)
+        if t is None and known is not None and name in known.by_name:
+            t = known.by_name[name].type
+        if t is None:
+            t = T.string() if value is None else column_from_values([value]).type
+        cols.append(PartitionColumn(name, t))
+    return Partitioning(cols)
+
+
+def data_fields(table, known_fields):
+    """The fields a data file is written with: the dataset's (ids kept) for known columns.
+
+    Columns the dataset lacks get fresh ids after the largest one in use.
+    """
+    known = {f.name: f for f in (known_fields or [])}
+    fields = []
+    for f in table.schema:
+        old = known.get(f.name)
+        fields.append(old.with_name(f.name) if old is not None and
+                      _same_nullable_or_wider(old, f) else f)
+    start = max_field_id(known_fields or []) + 1
+    out, _ = with_field_ids(fields, start, known)
+    return out
+
+
+def _same_nullable_or_wider(old, new):
+    return old.nullable or not new.nullable
