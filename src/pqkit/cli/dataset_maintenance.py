@@ -229,7 +229,7 @@ def build_tag(args):
 
 def _tagged_version(root, name):
     """The version the tag ``name`` names, or None when there is no such tag."""
-    if not any(map(os.path.exists, pds.Layout(root).tag_paths(name))):
+    if not os.path.exists(pds.Layout(root).tag_path(name)):
         return None
     return pds.open(root, tag=name).version
 
