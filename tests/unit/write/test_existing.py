@@ -15,7 +15,7 @@ from pqkit import format as fmt
 from pqkit.inspect.verify import verify_file
 from pqkit.write.existing import KILL_ENV, STEPS, journal_path, read_existing
 
-SRC = os.path.join(os.path.dirname(__file__), "..", "..", "src")
+SRC = os.path.join(os.path.dirname(__file__), "..", "..", "..", "src")
 OLD = {"id": list(range(50)), "name": [f"n{i}" for i in range(50)]}
 NEW = {"id": list(range(50, 80)), "name": [f"n{i}" for i in range(50, 80)]}
 
