@@ -62,7 +62,8 @@ def test_a_true_index_has_no_problems(tmp_path):
     (GOOD, ["- `tests/unit/test_whole.py`: the package"], "names tests/unit/test_whole.py"),
     (["- `pqkit._native.k`: `tests/unit/test_a.py`"], [],
      "tests/unit/other/test_b_and_k.py is named after no source module and not in"),
-])
+], ids=["unlisted-module", "gone-module", "redundant-line", "gone-test-file", "gone-whole-test",
+        "stray-test-file"])
 def test_each_kind_of_problem_is_found(tmp_path, lines, whole, problem):
     _tree(tmp_path, lines, whole)
     found = test_index.problems(tmp_path)
