@@ -1,7 +1,7 @@
 """pqkit.inspect.verify: each rule fires on a file broken the way it describes, and only there.
 
 Chunks, pages, CRCs, statistics, the page index, values (deep) and the footer;
-see test_verify_writers.py for types, writer bugs, orders and paths.
+see test_writer_bugs.py for types, writer bugs, orders and paths.
 """
 import decimal
 import math
