@@ -31,11 +31,6 @@ from pqkit.inspect.verify import RULES, expand_paths, parse_created_by, verify_f
 from pqkit.inspect.verify.ordering import Ordering
 
 
-@pytest.fixture
-def base(tmp_path):
-    return write_base(tmp_path / "base.parquet")
-
-
 # -- dictionary pages, built by hand --------------------------------------------------------
 def test_hand_built_chunk_is_clean(tmp_path):
     path = hand_built(tmp_path / "ok.parquet", [dictionary_page([7, 9]), indices_page(4)])
