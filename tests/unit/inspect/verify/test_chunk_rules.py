@@ -1,8 +1,25 @@
 """pqkit.inspect.verify.chunk_rules: the bytes of pages and chunks (CRCs, sizes, offsets,
-dictionary pages), each rule on a file broken the way it describes."""
-import pytest
-from verify_files import chunk_meta, findings, pages, patch, rewrite_footer, rules
+dictionary pages), each rule on a file broken the way it describes, and on chunks built
+page by page."""
+import struct
 
+import pytest
+from verify_files import (
+    assert_clean,
+    chunk_meta,
+    dictionary_page,
+    findings,
+    hand_built,
+    indices_page,
+    pages,
+    patch,
+    plain_page,
+    rewrite_footer,
+    rules,
+)
+
+import pqkit
+from pqkit import format as fmt
 from pqkit.format import PageType
 from pqkit.inspect.verify import verify_file
 
@@ -66,3 +83,58 @@ def test_dictionary_page_left_out_of_the_chunk(base, tmp_path):
     report = verify_file(rewrite_footer(base, tmp_path / "nodict.parquet", edit))
     assert "PQ-DICT-003" in rules(report)
     assert findings(report, "PQ-DICT-003")[0].page_offset == first.offset
+
+
+# -- chunks built page by page ------------------------------------------------------------
+def test_hand_built_chunk_is_clean(tmp_path):
+    path = hand_built(tmp_path / "ok.parquet", [dictionary_page([7, 9]), indices_page(4)])
+    assert_clean(verify_file(path, deep=True))
+    assert pqkit.read_table(path).to_pydict() == {"a": [7, 7, 7, 7]}
+
+
+@pytest.mark.parametrize("page_list, expected", [
+    ([indices_page(4), dictionary_page([7]), indices_page(2)], {"PQ-DICT-001",
+                                                                    "PQ-DICT-003"}),
+    ([dictionary_page([7]), dictionary_page([9]), indices_page(2)], {"PQ-DICT-002"}),
+    ([dictionary_page([7], fmt.Encoding.RLE), indices_page(2)], {"PQ-DICT-004"}),
+])
+def test_dictionary_page_rules(tmp_path, page_list, expected):
+    report = verify_file(hand_built(tmp_path / "dict.parquet", page_list))
+    assert rules(report) == expected
+    for f in report.findings:
+        assert f.rule not in expected or f.page_offset is not None
+
+
+def test_plain_page_too_small_for_its_values(tmp_path):
+    path = hand_built(tmp_path / "short.parquet", [plain_page(3, struct.pack("<2i", 1, 2))])
+    report = verify_file(path)
+    (f,) = findings(report, "PQ-PAGE-005")
+    assert f.page_offset == 4 and "3 INT32 values, which need 12 bytes, in 8 bytes" in f.message
+    assert "PQ-DEEP-001" in rules(verify_file(path, deep=True))
+
+
+def test_first_page_starting_inside_a_row(tmp_path):
+    path = str(tmp_path / "lists.parquet")
+    pqkit.write_table({"l": [[i] for i in range(100)]}, path, compression="none",
+                      write_checksums=False, write_page_index=False, use_dictionary=False)
+    assert_clean(verify_file(path))
+    page = pages(path)[0]
+    body = bytes(page.payload)
+    header, shift, pos = 0, 0, 4             # after the v1 levels' 4-byte length prefix
+    while True:                              # the run's ULEB128 header
+        byte = body[pos]
+        header |= (byte & 0x7F) << shift
+        pos, shift = pos + 1, shift + 7
+        if not byte & 0x80:
+            break
+    assert header == 100 << 1 and body[pos] == 0      # one RLE run of 100 zero levels
+    bad = patch(path, tmp_path / "inside.parquet", page.payload_offset + pos, b"\x01")
+    (f,) = findings(verify_file(bad), "PQ-PAGE-006")
+    assert f.page_offset == page.offset and "repetition level 1" in f.message
+
+
+def test_empty_data_page(tmp_path):
+    path = hand_built(tmp_path / "empty.parquet",
+                       [dictionary_page([7]), indices_page(0), indices_page(3)])
+    report = verify_file(path, deep=True)
+    assert report.exit_code == 0 and findings(report, "PQ-PAGE-001")[0].severity == "warning"

@@ -1,140 +1,26 @@
-"""pqkit.inspect.verify: types, the writer-bug table, sort orders, paths, hand-built chunks, robustness."""
-import math
+"""pqkit.inspect.verify.writer_bugs: the writer-bug table and created_by parsing; then rules
+of several modules on files broken by hand, and broken footers that must give findings,
+never exceptions."""
 import random
 import struct
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-import pytest
 from verify_files import (
     N,
-    assert_clean,
     chunk_meta,
     created_by,
-    dictionary_page,
     edit_stats,
     findings,
-    hand_built,
-    indices_page,
-    pages,
-    patch,
-    plain_page,
     rewrite_footer,
     rules,
     write_base,
 )
 
 import pqkit
-from pqkit import format as fmt
-from pqkit.inspect.verify import RULES, expand_paths, parse_created_by, verify_file
-from pqkit.inspect.verify.ordering import Ordering
+from pqkit.inspect.verify import RULES, parse_created_by, verify_file
 
 
-# -- dictionary pages, built by hand --------------------------------------------------------
-def test_hand_built_chunk_is_clean(tmp_path):
-    path = hand_built(tmp_path / "ok.parquet", [dictionary_page([7, 9]), indices_page(4)])
-    assert_clean(verify_file(path, deep=True))
-    assert pqkit.read_table(path).to_pydict() == {"a": [7, 7, 7, 7]}
-
-
-@pytest.mark.parametrize("page_list, expected", [
-    ([indices_page(4), dictionary_page([7]), indices_page(2)], {"PQ-DICT-001",
-                                                                    "PQ-DICT-003"}),
-    ([dictionary_page([7]), dictionary_page([9]), indices_page(2)], {"PQ-DICT-002"}),
-    ([dictionary_page([7], fmt.Encoding.RLE), indices_page(2)], {"PQ-DICT-004"}),
-])
-def test_dictionary_page_rules(tmp_path, page_list, expected):
-    report = verify_file(hand_built(tmp_path / "dict.parquet", page_list))
-    assert rules(report) == expected
-    for f in report.findings:
-        assert f.rule not in expected or f.page_offset is not None
-
-
-def test_plain_page_too_small_for_its_values(tmp_path):
-    path = hand_built(tmp_path / "short.parquet", [plain_page(3, struct.pack("<2i", 1, 2))])
-    report = verify_file(path)
-    (f,) = findings(report, "PQ-PAGE-005")
-    assert f.page_offset == 4 and "3 INT32 values, which need 12 bytes, in 8 bytes" in f.message
-    assert "PQ-DEEP-001" in rules(verify_file(path, deep=True))
-
-
-def test_first_page_starting_inside_a_row(tmp_path):
-    path = str(tmp_path / "lists.parquet")
-    pqkit.write_table({"l": [[i] for i in range(100)]}, path, compression="none",
-                      write_checksums=False, write_page_index=False, use_dictionary=False)
-    assert_clean(verify_file(path))
-    page = pages(path)[0]
-    body = bytes(page.payload)
-    header, shift, pos = 0, 0, 4             # after the v1 levels' 4-byte length prefix
-    while True:                              # the run's ULEB128 header
-        byte = body[pos]
-        header |= (byte & 0x7F) << shift
-        pos, shift = pos + 1, shift + 7
-        if not byte & 0x80:
-            break
-    assert header == 100 << 1 and body[pos] == 0      # one RLE run of 100 zero levels
-    bad = patch(path, tmp_path / "inside.parquet", page.payload_offset + pos, b"\x01")
-    (f,) = findings(verify_file(bad), "PQ-PAGE-006")
-    assert f.page_offset == page.offset and "repetition level 1" in f.message
-
-
-def test_empty_data_page(tmp_path):
-    path = hand_built(tmp_path / "empty.parquet",
-                       [dictionary_page([7]), indices_page(0), indices_page(3)])
-    report = verify_file(path, deep=True)
-    assert report.exit_code == 0 and findings(report, "PQ-PAGE-001")[0].severity == "warning"
-
-
-# -- types -------------------------------------------------------------------------------
-def _logical(**member):
-    return fmt.LogicalType(**member)
-
-
-@pytest.mark.parametrize("leaf, change, rule", [
-    (0, {"logicalType": _logical(STRING=fmt.StringType()), "converted_type": None},
-     "PQ-TYPE-001"),
-    (0, {"logicalType": _logical(DECIMAL=fmt.DecimalType(scale=2, precision=20)),
-         "converted_type": None}, "PQ-TYPE-002"),
-    (0, {"logicalType": _logical(INTEGER=fmt.IntType(bitWidth=32, isSigned=True)),
-         "converted_type": None}, "PQ-TYPE-003"),
-    (0, {"logicalType": _logical(INTEGER=fmt.IntType(bitWidth=12, isSigned=True)),
-         "converted_type": None}, "PQ-TYPE-003"),
-    (1, {"logicalType": _logical(UUID=fmt.UUIDType()), "converted_type": None},
-     "PQ-TYPE-001"),
-    (0, {"logicalType": _logical(DATE=fmt.DateType()), "converted_type": None},
-     "PQ-TYPE-001"),
-    (2, {"logicalType": _logical(FLOAT16=fmt.Float16Type()), "converted_type": None},
-     "PQ-TYPE-001"),
-    (2, {"converted_type": fmt.ConvertedType.INT_32}, "PQ-TYPE-001"),
-    (2, {"converted_type": fmt.ConvertedType.ENUM}, "PQ-TYPE-004"),
-    (0, {"logicalType": _logical(LIST=fmt.ListType()), "converted_type": None},
-     "PQ-TYPE-008"),
-])
-def test_illegal_type_annotations(base, tmp_path, leaf, change, rule):
-    def edit(raw, _):
-        for k, v in change.items():
-            setattr(raw.schema[leaf + 1], k, v)
-
-    report = verify_file(rewrite_footer(base, tmp_path / "types.parquet", edit))
-    hits = findings(report, rule)
-    assert hits and hits[0].column == ["x", "f", "s"][leaf], [f.message for f in report.findings]
-
-
-def test_timestamp_needs_int64(tmp_path):
-    path = str(tmp_path / "ts.parquet")
-    pq.write_table(pa.table({"t": pa.array([1, 2], pa.int32())}), path)
-
-    def edit(raw, _):
-        raw.schema[1].logicalType = _logical(TIMESTAMP=fmt.TimestampType(
-            isAdjustedToUTC=True, unit=fmt.TimeUnit(MILLIS=fmt.MilliSeconds())))
-        raw.schema[1].converted_type = None
-
-    report = verify_file(rewrite_footer(path, tmp_path / "ts2.parquet", edit))
-    assert "TIMESTAMP(MILLIS) on INT32" in findings(report, "PQ-TYPE-001")[0].message
-
-
-# -- writer bugs -----------------------------------------------------------------------------
 def test_parquet_251_writer_gets_untrusted_binary_statistics(base, tmp_path):
     bad = rewrite_footer(base, tmp_path / "mr.parquet",
                          created_by("parquet-mr version 1.6.0 (build abcd)"))
@@ -184,58 +70,6 @@ def test_parse_created_by():
     assert parse_created_by("") is None and parse_created_by(None) is None
 
 
-# -- orderings and paths ----------------------------------------------------------------------
-def _leaf(physical, logical=None, converted=None, length=None):
-    schema = pqkit.Schema([fmt.SchemaElement(name="r", num_children=1),
-                           fmt.SchemaElement(name="c", type=physical, logicalType=logical,
-                                             converted_type=converted, type_length=length,
-                                             repetition_type=1)])
-    return schema.columns[0]
-
-
-def test_ordering_keys():
-    uint = Ordering(_leaf(fmt.Type.INT32, converted=fmt.ConvertedType.UINT_32))
-    assert uint.key(b"\xff\xff\xff\xff") > uint.key(b"\x01\x00\x00\x00")
-    dec = Ordering(_leaf(fmt.Type.FIXED_LEN_BYTE_ARRAY, converted=fmt.ConvertedType.DECIMAL,
-                         length=2))
-    assert dec.key(b"\xff\xfe") == -2 < dec.key(b"\x00\x01")
-    text = Ordering(_leaf(fmt.Type.BYTE_ARRAY, converted=fmt.ConvertedType.UTF8))
-    assert text.key(b"\xc3\xa9") > text.key(b"z") and text.truncatable
-    total = Ordering(_leaf(fmt.Type.DOUBLE), "IEEE_754_TOTAL_ORDER")
-    keys = [total.key(struct.pack("<d", v)) for v in (-math.inf, -0.0, 0.0, math.inf)]
-    assert keys == sorted(keys) and len(set(keys)) == 4
-    assert total.key(struct.pack("<d", math.nan)) > keys[-1]
-    half = Ordering(_leaf(fmt.Type.FIXED_LEN_BYTE_ARRAY, _logical(FLOAT16=fmt.Float16Type()),
-                          length=2))
-    assert half.key(np.float16(-1.5).tobytes()) < half.key(np.float16(0.25).tobytes())
-    assert Ordering(_leaf(fmt.Type.INT96)).kind is None
-    assert Ordering(_leaf(fmt.Type.INT96), "INT96_TIMESTAMP_ORDER").kind == "int96"
-
-
-def test_every_rule_is_documented():
-    for rule_id, rule in RULES.items():
-        assert rule.id == rule_id and rule.severity in ("error", "warning", "info")
-        assert rule_id.startswith("PQ-") and rule.title
-
-
-def test_expand_paths(tmp_path):
-    root = tmp_path / "ds"
-    for rel in ("a=1/part-0.parquet", "a=2/part-1.parquet", "_pqkit/shadow/x.parquet",
-                ".hidden/y.parquet", "a=1/.part-0.parquet.crc", "_SUCCESS", "_metadata",
-                "_common_metadata", "a=1/notes.txt", "_tmp.parquet"):
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_bytes(b"")
-    got = [(t.path[len(str(root)) + 1:], t.footer_only) for t in expand_paths([str(root)])]
-    assert got == [("_common_metadata", True), ("_metadata", True),
-                   ("a=1/part-0.parquet", False), ("a=2/part-1.parquet", False)]
-    pattern = [t.path for t in expand_paths([str(root / "a=*" / "*")])]
-    assert [p[len(str(root)) + 1:] for p in pattern] == ["a=1/notes.txt", "a=1/part-0.parquet",
-                                                        "a=2/part-1.parquet"]
-    missing = expand_paths([str(root / "nope.parquet"), str(root / "*.orc")])
-    assert [t.problem is not None for t in missing] == [True, True]
-
-
-# -- more rules and robustness --------------------------------------------------------------
 def test_dictionary_found_only_through_data_page_offset(tmp_path):
     def hide(raw, _):
         for g, rg in enumerate(raw.row_groups):
