@@ -34,8 +34,26 @@ class UnsupportedFeatureError(ParquetError, NotImplementedError):
     """The file uses a valid feature pqkit does not implement (LZO, ...)."""
 
 
-class MissingCodecError(ParquetError, ImportError):
+class MissingDependencyError(ParquetError, ImportError):
+    """An optional package a feature needs is not installed; the message is one line
+    naming the pqkit extra that installs it."""
+
+
+class MissingCodecError(MissingDependencyError):
     """The Python package behind a compression codec is not installed."""
+
+
+def require(module, extra, feature):
+    """Import and return optional module ``module``, or raise
+    :class:`MissingDependencyError` saying that ``feature`` needs ``pip install
+    'pqkit[extra]'``."""
+    import importlib
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MissingDependencyError(
+            f"{feature} needs the {module.split('.')[0]!r} package: "
+            f"pip install 'pqkit[{extra}]'") from None
 
 
 class AllocationLimitError(CorruptFileError):
@@ -108,6 +126,7 @@ __all__ = [
     "EncryptedFileError",
     "UnsupportedFeatureError",
     "MissingCodecError",
+    "MissingDependencyError",
     "AllocationLimitError",
     "SchemaError",
     "DatasetError",

@@ -11,6 +11,8 @@ fsspec and the protocol's package are optional dependencies
 """
 import os
 
+from pqkit.errors import MissingDependencyError
+
 __all__ = ["is_url", "resolve", "url_filesystem"]
 
 
@@ -24,16 +26,27 @@ def url_filesystem(url, storage_options=None):
 
     Raises
     ------
-    ImportError
+    pqkit.MissingDependencyError
         fsspec, or the package of the URL's protocol, is not installed; the message
         names the extra to install.
     """
+    extra = _EXTRA_OF_PROTOCOL.get(url.split("://", 1)[0].lower())
+    hint = f"pip install 'pqkit[{extra}]'" if extra else \
+        "pip install fsspec and the fsspec package of its protocol"
     try:
         from fsspec.core import url_to_fs
     except ImportError:
-        raise ImportError(f"{url} needs fsspec and the package of its protocol: "
-                          f"pip install 'pqkit[s3]' (or gcs, azure, http)") from None
-    return url_to_fs(url, **(storage_options or {}))
+        raise MissingDependencyError(f"{url} needs fsspec: {hint}") from None
+    try:
+        return url_to_fs(url, **(storage_options or {}))
+    except ImportError as exc:
+        raise MissingDependencyError(f"{url}: {exc}; {hint}") from None
+
+
+# The extra of pyproject.toml that installs the fsspec implementation of a protocol.
+_EXTRA_OF_PROTOCOL = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "abfs": "azure",
+                      "abfss": "azure", "az": "azure", "adl": "azure", "http": "http",
+                      "https": "http"}
 
 
 def resolve(where, storage_options=None, filesystem=None):

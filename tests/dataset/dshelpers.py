@@ -55,6 +55,9 @@ def pyarrow_rows(root, columns=None):
     """Rows a plain ``pyarrow.dataset`` read of the root returns (typed partitions)."""
     ds = pds.open(root)
     dataset = pa_ds.dataset(root, partitioning=arrow_partitioning(ds), format="parquet")
+    if not dataset.files:
+        # With no data file left pyarrow knows only the partition columns: no rows.
+        return []
     return row_set(dataset.to_table().to_pydict(), columns)
 
 

@@ -65,19 +65,14 @@ from pqkit._native.pyobjects import (
     utf8_objects,
 )
 from pqkit.columnar import pyvalues as pv
-from pqkit.errors import EncodingError
+from pqkit.errors import EncodingError, require
 
 _NAT = np.iinfo(np.int64).min
 STRING_OPTIONS = ("str", "object")
 
 
 def pandas_module():
-    try:
-        import pandas
-    except ImportError as e:
-        raise ImportError("to_pandas() needs pandas; install it with `pip install pandas`") \
-            from e
-    return pandas
+    return require("pandas", "pandas", "to_pandas()")
 
 
 def object_array(values):

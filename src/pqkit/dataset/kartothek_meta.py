@@ -34,8 +34,8 @@ from pqkit.errors import (
     DatasetError,
     DatasetNotFound,
     ManifestCorrupted,
-    MissingCodecError,
     UnsupportedFeature,
+    require,
 )
 
 METADATA_INFIX = ".by-dataset-metadata"
@@ -92,11 +92,7 @@ def decode_document(data, suffix, where):
             return json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as exc:
             raise ManifestCorrupted(f"{where}: not JSON: {exc}") from None
-    try:
-        import msgpack
-    except ImportError:
-        raise MissingCodecError(f"{where}: reading msgpack metadata needs the msgpack package "
-                                "(pip install 'pqkit[kartothek]')") from None
+    msgpack = require("msgpack", "kartothek", f"{where}: reading msgpack metadata")
     import zstandard
     try:
         raw = zstandard.ZstdDecompressor().decompress(data, max_output_size=MAX_METADATA_BYTES)

@@ -29,6 +29,7 @@ import numpy as np
 from pqkit import datatypes as T
 from pqkit.errors import SchemaError
 from pqkit.format import ConvertedType, Type
+from pqkit.read.term_mask import term_mask
 
 _OPS = {"==", "=", "!=", "<", "<=", ">", ">=", "in", "not in"}
 _FIXED = {Type.INT32: "<i", Type.INT64: "<q", Type.FLOAT: "<f", Type.DOUBLE: "<d"}
@@ -209,6 +210,9 @@ def _column_at(table, path):
 
 
 def _term_mask(col, op, value):
+    fast = term_mask(col, op, value)
+    if fast is not None:
+        return fast
     values = col.to_pylist()
     valid = np.fromiter((v is not None for v in values), np.bool_, len(values))
     out = np.zeros(len(values), np.bool_) if op != "not in" else ~valid

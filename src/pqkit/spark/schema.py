@@ -48,7 +48,7 @@ import decimal
 import re
 
 from pqkit import datatypes as T
-from pqkit.errors import SchemaError
+from pqkit.errors import SchemaError, require
 from pqkit.format import Type
 
 __all__ = ["ready_type", "file_fields", "merge_types", "to_spark", "spark_schema",
@@ -206,12 +206,8 @@ def merge_fields(a, b, prefix=""):
 
 # --- Spark-ready pqkit type <-> Spark type ---------------------------------------------------
 def _spark_types():
-    try:
-        import pyspark
-        from pyspark.sql import types
-    except ImportError as e:
-        raise ImportError("pqkit.spark needs pyspark >= 4.0; install it with "
-                          "`pip install 'pqkit[spark]'`") from e
+    pyspark = require("pyspark", "spark", "pqkit.spark")
+    types = require("pyspark.sql.types", "spark", "pqkit.spark")
     if int(pyspark.__version__.split(".")[0]) < 4:
         raise ImportError(f"pqkit.spark needs pyspark >= 4.0, found {pyspark.__version__}")
     return types
