@@ -10,6 +10,10 @@ function or class (re-exports, generated tables, import shims) needs neither.
     python tools/test_index.py            # list what is missing or stale; exit 1 if any
     python tools/test_index.py --write    # rewrite the index: keep the lines that are
                                           # still true, drop the stale, propose the missing
+    python tools/test_index.py --write --renames MAP[:PACKAGE] ...
+                                          # first carry lines over to moved modules' new
+                                          # names: MAP has "old -> new" lines, each a source
+                                          # path or a dotted name (under PACKAGE if given)
 
 Proposed locations come from the tests' imports: the test files that import the module,
 else (marked "through ...") those importing the nearest module above it in the source's
@@ -213,6 +217,27 @@ def propose(module, files, tested_by, importers, root=ROOT):
     return tested_by[best], chain[::-1]
 
 
+def load_renames(spec):
+    """{old dotted module: new} from a map of "old -> new" lines ("MAP" or "MAP:PACKAGE");
+    lines whose left side is not a module name, such as "(new)", are skipped."""
+    path, _, package = spec.partition(":")
+    renames = {}
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        if line.startswith("#") or "->" not in line:
+            continue
+        old, new = (side.split()[0] if side.split() else "" for side in line.split("->", 1))
+        names = []
+        for name in (old, new):
+            if name.endswith(".py"):
+                name = _dotted(Path(name).relative_to("src"))
+            elif package and not name.startswith("pqkit"):
+                name = f"{package}.{name}"
+            names.append(name)
+        if all(re.fullmatch(r"pqkit(\.\w+)*", n) for n in names) and names[0] != names[1]:
+            renames[names[0]] = names[1]
+    return renames
+
+
 def _line(module, tests, chain):
     where = ", ".join(f"`{t}`" for t in tests[:4])
     more = f" and {len(tests) - 4} more" if len(tests) > 4 else ""
@@ -220,12 +245,18 @@ def _line(module, tests, chain):
     return f"- `{module}`: {where}{more}{through}"
 
 
-def rewrite(root=ROOT):
+def rewrite(root=ROOT, renames=None):
     """The index text with stale lines dropped and missing ones proposed; and the modules
-    no test reaches at all."""
+    no test reaches at all. ``renames`` ({old: new}) first carries the lines over to the
+    moved modules' new names."""
     path = root / INDEX
     text = path.read_text(encoding="utf-8")
     files = source_files(root)
+    head, _, lists = text.partition(OTHER_NAMES)
+    for old, new in (renames or {}).items():
+        if new in files:          # old may stay behind as an import shim: lines use the new
+            lists = re.sub(rf"(?<![\w.]){re.escape(old)}(?!\w)", new, lists)
+    text = head + OTHER_NAMES + lists
     where, whole = read_index(text)
     tested_by = _tests_importing(root, files)
     importers = _source_importers(files)
@@ -255,9 +286,14 @@ def rewrite(root=ROOT):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--write", action="store_true", help="rewrite tests/INDEX.md")
+    parser.add_argument("--renames", nargs="+", default=[], metavar="MAP[:PACKAGE]",
+                        help="maps of moved modules, old -> new, for --write")
     args = parser.parse_args(argv)
     if args.write:
-        text, unreached = rewrite()
+        renames = {}
+        for spec in args.renames:
+            renames.update(load_renames(spec))
+        text, unreached = rewrite(renames=renames)
         (ROOT / INDEX).write_text(text, encoding="utf-8")
         for module in unreached:
             print(f"{module}: no test reaches it; add its line by hand")

@@ -80,3 +80,18 @@ def test_write_keeps_true_lines_and_proposes_missing_ones(tmp_path):
     assert "- `pqkit.pkg.b`: `tests/unit/other/test_b_and_k.py`\n" in text
     assert "- `pqkit._native.k`: `tests/unit/other/test_b_and_k.py`\n" in text
     assert test_index.problems(tmp_path, text) == []
+
+
+def test_renames_carry_lines_over_to_the_new_names(tmp_path):
+    through_old = "(through pqkit.pkg.old)"
+    _tree(tmp_path, ["- `pqkit.pkg.old`: `tests/unit/other/test_b_and_k.py`",
+                     f"- `pqkit._native.k`: `tests/unit/other/test_b_and_k.py` {through_old}"])
+    (tmp_path / "read.map").write_text("# a comment\nsrc/pqkit/pkg/old.py -> src/pqkit/pkg/b.py\n")
+    (tmp_path / "dataset.map").write_text("(new)  -> c      (made up)\nkept   -> kept\n")
+    renames = test_index.load_renames(str(tmp_path / "read.map"))
+    assert renames == {"pqkit.pkg.old": "pqkit.pkg.b"}
+    assert test_index.load_renames(f"{tmp_path / 'dataset.map'}:pqkit.pkg") == {}
+    text, _ = test_index.rewrite(tmp_path, renames)
+    assert "- `pqkit.pkg.b`: `tests/unit/other/test_b_and_k.py`\n" in text
+    assert "(through pqkit.pkg.b)" in text and "pqkit.pkg.old" not in text
+    assert test_index.problems(tmp_path, text) == []
