@@ -149,27 +149,42 @@ def _import_pairs(text, suffix, package=""):
             yield from ((module, a.name) for a in node.names)
 
 
-def _imports(path, known, package="", mentions=False):
-    """The known dotted modules a file imports (``from pqkit.a import b`` counts pqkit.a.b);
-    with ``mentions``, ``importlib.import_module("pqkit.a.b")`` too."""
+def _reexports(files):
+    """{(package, name): defining module} for the names a package's __init__ imports from
+    its modules, so that ``from pqkit.variant import VariantMetadata`` counts as a use of
+    pqkit.variant.metadata."""
+    out = {}
+    for module, path in files.items():
+        if path.name == "__init__.py":
+            for source, name in _import_pairs(path.read_text(encoding="utf-8"), ".py", module):
+                if name is not None and source in files and source != module:
+                    out[(module, name)] = source
+    return out
+
+
+def _imports(path, known, package="", mentions=False, reexports=None):
+    """The known dotted modules a file imports (``from pqkit.a import b`` counts pqkit.a.b,
+    and with ``reexports`` the module a package's name comes from); with ``mentions``,
+    ``importlib.import_module("pqkit.a.b")`` too."""
     text = path.read_text(encoding="utf-8")
     out = set()
     for module, name in _import_pairs(text, path.suffix, package):
         out.add(module)
         if name is not None:
             out.add(f"{module}.{name}")
+            out.add((reexports or {}).get((module, name), module))
     if mentions:
         out |= set(_IMPORT_CALL.findall(text))
     return {m for m in out if m in known}
 
 
 def _tests_importing(root, files):
-    importers = {}
+    importers, reexports = {}, _reexports(files)
     tests = sorted((p.relative_to(root) for p in (root / "tests").rglob("test_*.py")),
                    key=lambda p: (p.parts[1] != "unit", p))       # unit tests first
     for test in tests:
         rel = test.as_posix()
-        for module in _imports(root / test, files, mentions=True):
+        for module in _imports(root / test, files, mentions=True, reexports=reexports):
             importers.setdefault(module, []).append(rel)
     return importers
 
