@@ -5,7 +5,7 @@
 #   tools/asan.sh                      # unit, corpus and bad-data tests, 10 s per harness
 #   tools/asan.sh --quick              # what CI runs: hostile-input, corpus and CRC tests,
 #                                      # 5 s per harness
-#   PQKIT_ASAN_DIR=/tmp/x tools/asan.sh -- tests/unit/test_plain.py   # chosen tests
+#   PQKIT_ASAN_DIR=/tmp/x tools/asan.sh -- tests/unit/encodings/test_plain.py   # chosen tests
 #
 # The tree is copied to $PQKIT_ASAN_DIR (default /tmp/pqkit-asan) and built there, so
 # the in-place extensions of the working tree are left alone; the tests of the working
@@ -23,8 +23,8 @@ TESTS=(tests/unit tests/interop/test_corpus_read.py tests/interop/test_corpus_th
 if [[ "${1:-}" == "--quick" ]]; then
     shift
     SMOKE=5
-    TESTS=(tests/unit/test_hostile_input.py tests/unit/test_thrift.py
-           tests/unit/test_thrift_limits.py tests/unit/test_crc32.py
+    TESTS=(tests/unit/test_hostile_input.py tests/unit/_native/test_thrift.py
+           tests/unit/read/test_options.py tests/unit/_native/test_hashing.py
            tests/interop/test_corpus_read.py tests/interop/test_corpus_thrift.py)
 fi
 if [[ "${1:-}" == "--" ]]; then

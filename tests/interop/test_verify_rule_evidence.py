@@ -11,7 +11,6 @@ entries in pqkit.inspect.verify.findings.
 import copy
 import math
 import struct
-import sys
 from pathlib import Path
 
 import duckdb
@@ -21,8 +20,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from reader_outcomes import READERS, outcomes, read_rows
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
 from verify_files import (
     N,
     dictionary_page,

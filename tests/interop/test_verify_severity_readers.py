@@ -2,15 +2,10 @@
 (PQ-SIZE-003..007) and a sorting column out of range (PQ-FOOTER-013) leave every reader's
 values right, so they are warnings (exit 0); a histogram of the wrong length (PQ-SIZE-001)
 and too few column orders (PQ-FOOTER-007) make Arrow C++ refuse the file: errors."""
-import sys
-from pathlib import Path
-
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from reader_outcomes import READERS, read_rows
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
 from verify_files import edit_index, move_count, rewrite_footer, size_statistics_edit, write_base
 
 from pqkit.inspect.verify import verify_file

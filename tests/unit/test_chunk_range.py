@@ -1,8 +1,6 @@
-"""chunk_range.py and tail.py, the stage modules both roads share: where a column
-chunk's pages lie (exactly, for copying), whether it starts with a dictionary page,
-and where the footer lies."""
-import struct
-
+"""chunk_range.py, a stage module both roads share: where a column chunk's pages lie
+(exactly, for copying) and whether it starts with a dictionary page. Where the footer
+lies (tail.py) is tested in test_tail.py."""
 import pytest
 
 import pqkit
@@ -11,7 +9,6 @@ from pqkit.chunk_range import (MAX_DICT_HEADER, chunk_range, chunk_start,
                                dictionary_header_padding, exact_chunk_range,
                                has_dictionary_page)
 from pqkit.format import Encoding, PageType
-from pqkit.tail import check_head, footer_location, tail_bytes
 
 OLD_MR = "parquet-mr version 1.2.8"
 
@@ -143,38 +140,3 @@ def test_exact_range_refuses_missing_offsets(chunk, message):
 ])
 def test_has_dictionary_page(dict_off, encodings, expected):
     assert has_dictionary_page(_chunk(dict_off, 60, encodings=encodings).meta_data) is expected
-
-
-def _tail(footer_len, magic=b"PAR1"):
-    return struct.pack("<I", footer_len) + magic
-
-
-@pytest.mark.parametrize("size, tail, where, location", [
-    (1000, _tail(300), "", (692, 300)),
-    (12, _tail(0), "", (4, 0)),
-])
-def test_footer_location(size, tail, where, location):
-    assert footer_location(size, tail, where) == location
-
-
-def test_tail_bytes_are_what_footer_location_reads():
-    assert tail_bytes(300) == b"\x2c\x01\x00\x00PAR1"
-    assert footer_location(1000, tail_bytes(300)) == (692, 300)
-
-
-@pytest.mark.parametrize("size, tail, error, message", [
-    (11, b"", pqkit.CorruptFileError, "^f.parquet: file of 11 bytes is too small"),
-    (100, _tail(10, b"PAR2"), pqkit.CorruptFileError, "^f.parquet: bad magic b'PAR2' at offset 96"),
-    (100, _tail(10, b"PARE"), pqkit.EncryptedFileError, "^f.parquet: the file is encrypted"),
-    (100, _tail(89), pqkit.CorruptFileError, "^f.parquet: footer length 89 .* exceeds the file "
-                                             "of 100 bytes"),
-])
-def test_footer_location_errors(size, tail, error, message):
-    with pytest.raises(error, match=message):
-        footer_location(size, tail, "f.parquet")
-
-
-def test_check_head():
-    check_head(b"PAR1")
-    with pytest.raises(pqkit.CorruptFileError, match="^bad magic b'PAR0' at offset 0"):
-        check_head(b"PAR0")

@@ -24,7 +24,7 @@ from pqkit.columnar.nested import (
 )
 from pqkit.columnar.table import Table
 from pqkit.errors import EncodingError
-from unit.test_columns import sliced_arrays
+from unit.columnar.test_column import sliced_arrays
 
 PANDAS_3 = int(pd.__version__.split(".")[0]) >= 3
 STR = pd.StringDtype(na_value=np.nan) if PANDAS_3 else np.dtype(object)

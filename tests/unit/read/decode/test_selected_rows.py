@@ -17,7 +17,7 @@ from pqkit.read.column_selection import select_columns
 from pqkit.read.decode.selected_rows import leaf_reads, read_selected
 from pqkit.read.row_selection import RowSelection
 
-SRC = Path(__file__).resolve().parents[2] / "src" / "pqkit"
+SRC = Path(__file__).resolve().parents[4] / "src" / "pqkit"
 
 
 def _table(n, seed):

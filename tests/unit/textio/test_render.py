@@ -1,7 +1,7 @@
 """pqkit.textio.render: the one text spelling of each type, its style choices, and that the
 default spelling reads back through the text readers.
 
-The per-type table of the module is checked in tests/unit/test_text_schema.py and against
+The per-type table of the module is checked in tests/unit/textio/test_schema_spec.py and against
 pyarrow in tests/cli/test_head_cat.py and tests/cli/test_convert_cmd.py; this file checks
 the choices (binary, zoned timestamps, invalid UTF-8), edge values, and the writers.
 """

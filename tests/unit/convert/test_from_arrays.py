@@ -1,6 +1,6 @@
 """numpy arrays and pandas data -> pqkit columns: dtypes, masks, casts, shared buffers.
 
-As for Python values (test_convert.py), pyarrow is the reference: ``pa.array(arr)`` and
+As for Python values (test_infer.py), pyarrow is the reference: ``pa.array(arr)`` and
 ``pa.Table.from_pandas`` give the types and values expected, except where noted.
 """
 import datetime as dt

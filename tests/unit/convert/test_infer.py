@@ -3,7 +3,7 @@
 The reference is pyarrow: for the same Python list, ``pa.array(values)`` must have the
 type we infer and the same ``to_pylist()``; the deliberate differences are listed in
 ``test_deliberate_differences_from_pyarrow``. numpy and pandas inputs are tested in
-test_convert_arrays.py.
+test_from_arrays.py.
 """
 import datetime as dt
 import decimal

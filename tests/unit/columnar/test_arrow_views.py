@@ -3,7 +3,7 @@
 The view bytes are checked against the layout the Arrow columnar format gives;
 the export is read back through pqkit's own view importer
 (``arrow_c.views_to_binary`` behind ``Table.from_arrow``), so these tests need
-no other library but pyarrow for the release tests, as in test_arrow_capsules.py.
+no other library but pyarrow for the release tests, as in test_arrow_export.py.
 The consumers (pyarrow, polars, DuckDB) are in tests/interop/test_string_views.py.
 """
 import gc

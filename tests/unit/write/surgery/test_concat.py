@@ -1,0 +1,117 @@
+"""concat (write/surgery/concat.py, chunk_merge.py): the first schema difference named,
+row groups merged only without dictionary pages, and chunks of writers with known defects
+(PARQUET-816, PARQUET-1850) copied whole."""
+import os
+import struct
+
+import pyarrow.parquet as pq
+import pytest
+
+import pqkit
+from pqkit import format as fmt
+from pqkit.inspect.verify import verify_file
+from pqkit.write.existing import read_existing
+from unit.write.test_existing import OLD
+
+
+def test_concat_names_the_first_schema_difference(tmp_path):
+    a, b = str(tmp_path / "a.parquet"), str(tmp_path / "b.parquet")
+    pqkit.write_table(OLD, a)
+    pqkit.write_table({"id": OLD["id"], "label": OLD["name"]}, b)
+    with pytest.raises(pqkit.SchemaError, match=r"schema element 2 \('name'\) has name "
+                                                r"'name' in the first, 'label' in the second"):
+        pqkit.concat([a, b], str(tmp_path / "out.parquet"))
+    assert not os.path.exists(tmp_path / "out.parquet")
+
+
+def test_concat_merges_row_groups_only_without_dictionary_pages(tmp_path):
+    plain = [str(tmp_path / f"p{i}.parquet") for i in range(3)]
+    for i, p in enumerate(plain):
+        pqkit.write_table({"id": list(range(i * 10, i * 10 + 10))}, p, row_group_size=5,
+                          use_dictionary=False, bloom_filter_columns=["id"])
+    result = pqkit.concat(plain, str(tmp_path / "m.parquet"), row_group_size=12)
+    md = pq.ParquetFile(tmp_path / "m.parquet").metadata
+    assert [md.row_group(i).num_rows for i in range(md.num_row_groups)] == [10, 10, 10]
+    assert (result.row_groups_in, result.row_groups_out) == (6, 3)
+    stats = md.row_group(1).column(0).statistics
+    assert (stats.min, stats.max, stats.null_count) == (10, 19, 0)
+    assert pq.read_table(tmp_path / "m.parquet").column("id").to_pylist() == list(range(30))
+    assert verify_file(str(tmp_path / "m.parquet"), deep=True).exit_code == 0
+
+    dicts = [str(tmp_path / f"d{i}.parquet") for i in range(2)]
+    for p in dicts:
+        pqkit.write_table({"id": list(range(10))}, p, row_group_size=5)
+    result = pqkit.concat(dicts, str(tmp_path / "n.parquet"), row_group_size=100)
+    assert result.row_groups_out == 4
+    assert all("dictionary page" in r for r in result.merges_refused)
+
+
+def _rewrite_chunks(path, change, created_by=None):
+    """Apply ``change(ColumnMetaData)`` to every chunk of ``path`` and rewrite its footer
+    (with ``created_by`` when given)."""
+    data = open(path, "rb").read()
+    existing = read_existing(path)
+    for rg in existing.meta.row_groups:
+        for chunk in rg.columns:
+            change(chunk.meta_data)
+    if created_by is not None:
+        existing.meta.created_by = created_by
+    footer = fmt.encode(existing.meta)
+    open(path, "wb").write(data[:existing.footer_offset] + footer +
+                           struct.pack("<I", len(footer)) + b"PAR1")
+
+
+def _as_parquet_816(path):
+    """Rewrite the footer of ``path`` as parquet-mr 1.2.8 wrote it: the dictionary page
+    header left out of each chunk's sizes. Returns the header sizes taken off."""
+    data = open(path, "rb").read()
+    removed = []
+
+    def shorten(meta):
+        if meta.dictionary_page_offset is not None:
+            _, used = fmt.decode(fmt.PageHeader, data, meta.dictionary_page_offset, 100, 0)
+            meta.total_compressed_size -= used
+            meta.total_uncompressed_size -= used
+            removed.append(used)
+
+    _rewrite_chunks(path, shorten, created_by="parquet-mr version 1.2.8")
+    return removed
+
+
+def test_concat_copies_parquet_816_chunks_with_their_dictionary_headers(tmp_path):
+    new, old = str(tmp_path / "new.parquet"), str(tmp_path / "old.parquet")
+    table = {"id": list(range(40)), "name": [f"n{i % 4}" for i in range(40)]}
+    pqkit.write_table(table, new, row_group_size=20)
+    pqkit.write_table(table, old, row_group_size=20)
+    assert len(_as_parquet_816(old)) == 4
+    assert pq.read_table(old).to_pydict() == table      # readers pad such chunks
+
+    # The output's footer names pqkit, so no reader pads: the copied chunks' sizes must
+    # count the headers, and their bytes must be there.
+    pqkit.concat([new, old], str(tmp_path / "out.parquet"))
+    out = pq.ParquetFile(tmp_path / "out.parquet")
+    assert out.read().to_pydict() == {k: v + v for k, v in table.items()}
+    sizes = [out.metadata.row_group(g).column(c).total_compressed_size
+             for g in range(4) for c in range(2)]
+    assert sizes[:4] == sizes[4:]
+    assert verify_file(str(tmp_path / "out.parquet"), deep=True).exit_code == 0
+
+
+def test_concat_sees_dictionary_pages_without_dictionary_page_offset(tmp_path):
+    # parquet-mr before 1.15.0 often pointed data_page_offset at the dictionary page and
+    # left dictionary_page_offset unset (PARQUET-1850): merging such a chunk after
+    # another would put a dictionary page in the middle of a chunk.
+    def as_parquet_1850(meta):
+        meta.data_page_offset = meta.dictionary_page_offset
+        meta.dictionary_page_offset = None
+
+    sources = [str(tmp_path / f"d{i}.parquet") for i in range(2)]
+    for i, p in enumerate(sources):
+        pqkit.write_table({"id": [i * 10 + k % 3 for k in range(10)]}, p, row_group_size=5)
+        _rewrite_chunks(p, as_parquet_1850)
+    result = pqkit.concat(sources, str(tmp_path / "out.parquet"), row_group_size=100)
+    assert result.row_groups_out == 4
+    assert len(result.merges_refused) == 3
+    assert all("dictionary page" in r for r in result.merges_refused)
+    assert pq.read_table(tmp_path / "out.parquet").column("id").to_pylist() == \
+        [k % 3 for k in range(10)] + [10 + k % 3 for k in range(10)]
