@@ -18,12 +18,13 @@ from pqkit.write.surgery.append import append
 from pqkit.write.surgery.concat import concat
 from pqkit.write.existing import finish_interrupted
 from pqkit.write.file import ParquetWriter, write_table
+from pqkit.write.options import WriteOptions
 from pqkit.write.surgery.footer_edit import edit_metadata
 from pqkit.write.surgery.recover import recover
 
 __all__ = list(_error_names) + ["FileMetaData", "FileMetadata", "read_metadata", "Schema", "SchemaNode",
                                "ParquetFile", "read_table", "read_pandas", "ReadOptions",
                                "ReadStatistics", "Table",
-                               "ParquetWriter", "write_table", "variant", "__version__",
+                               "ParquetWriter", "write_table", "WriteOptions", "variant", "__version__",
                                "concat", "append", "edit_metadata", "recover", "finish_interrupted",
                                "parse_filter", "explain_filter"]

@@ -8,7 +8,6 @@ A file is written front to back::
 Each ``write`` call may complete row groups; rows beyond a full row group wait
 for the next call or ``close``, so memory stays bounded by one row group.
 """
-import numbers
 import os
 import platform
 
@@ -19,17 +18,16 @@ from pqkit.chunk_range import where_of
 from pqkit.columnar.arrow_import import is_arrow_producer, schema_from_arrow
 from pqkit.columnar.pandas_metadata import PANDAS_KEY
 from pqkit.columnar.table import Table, concat_tables
-from pqkit.compression import codec_from_name
 from pqkit.convert import is_dataframe, table_from_data
-from pqkit.errors import ArgumentError, SchemaError
+from pqkit.errors import SchemaError
 from pqkit.memory import uses_pool
 from pqkit.schema.arrow_write import encode_arrow_schema
 from pqkit.schema.from_table import parquet_schema
 from pqkit.schema.tree import Schema
 from pqkit.tail import MAGIC, tail_bytes
 from pqkit.threads import max_threads
-from pqkit.write.chunk import ChunkOptions, check_encoding
 from pqkit.write.existing import start_append
+from pqkit.write.options import WriteOptions
 from pqkit.write.page_index import column_index, offset_index
 from pqkit.write.parallel import ChunkJob, encode_chunks
 from pqkit.write.shred import leaf_columns
@@ -37,22 +35,12 @@ from pqkit.write.sink import discard, open_sink
 from pqkit.write.stats import StatisticsAccumulator, column_order
 from pqkit.write.version import adapt_column, adapt_field, check_version, footer_version
 
-DEFAULT_ROW_GROUP_SIZE = 1 << 20
 
 
 def created_by():
     """The writer's ``created_by`` string, in the form other readers parse."""
     return (f"pqkit version {__version__} "
             f"(build {platform.python_implementation().lower()}-{platform.python_version()})")
-
-
-def _codec(value, where):
-    try:
-        return codec_from_name(value)
-    except ValueError as exc:               # the message lists the codec names
-        raise SchemaError(f"{where}: {exc}") from None
-    except TypeError:
-        raise SchemaError(f"{where}: unknown compression {value!r}") from None
 
 
 class ParquetWriter:
@@ -67,9 +55,13 @@ class ParquetWriter:
         A Table's (or DataFrame's) ``pandas`` metadata entry is stored too.
     preserve_index : None, True or False, default None
         Which index levels a DataFrame ``schema`` stores, as in :func:`write_table`.
-    **options
-        As :func:`write_table`. Without a ``pandas`` entry in ``key_value_metadata`` or
-        from ``schema``, the first written table's (or DataFrame's) entry is stored.
+    options : pqkit.WriteOptions, optional
+        How the file is written (compression, row group and page sizes, encodings,
+        statistics, page index, bloom filters, ...). Without a ``pandas`` entry in
+        ``key_value_metadata`` or from ``schema``, the first written table's (or
+        DataFrame's) entry is stored.
+    **settings
+        Any field of :class:`pqkit.WriteOptions` by name, applied over ``options``.
     append : bool, default False
         Add row groups to the existing file at ``where`` (its schema must equal the one
         ``schema`` gives), crash-safe: see :mod:`pqkit.write.existing` for the exact
@@ -82,14 +74,11 @@ class ParquetWriter:
     ...         w.write(batch)
     """
 
-    def __init__(self, where, schema, *, compression="zstd", compression_level=None,
-                 row_group_size=DEFAULT_ROW_GROUP_SIZE, data_page_size=1 << 20,
-                 dictionary_page_size_limit=1 << 20, use_dictionary=True, column_encoding=None,
-                 data_page_version="1.0", write_statistics=True, write_page_index=True,
-                 write_checksums=True, bloom_filter_columns=None, key_value_metadata=None,
-                 sorting_columns=None, store_schema=True, statistics_truncate_length=64,
-                 preserve_index=None, version="2.6", storage_options=None, filesystem=None,
-                 use_threads=True, append=False):
+    def __init__(self, where, schema, *, options=None, preserve_index=None,
+                 storage_options=None, filesystem=None, use_threads=True, append=False,
+                 **settings):
+        opts = WriteOptions.coerce(options, **settings)
+        self.write_options = opts
         if is_dataframe(schema):
             schema = table_from_data(schema, preserve_index=preserve_index)
         schema_metadata = None
@@ -98,37 +87,20 @@ class ParquetWriter:
             schema = schema.schema
         elif hasattr(schema, "__arrow_c_schema__"):
             schema = schema_from_arrow(schema)
-        self.version = check_version(version)
-        self.fields = [adapt_field(f if isinstance(f, T.Field) else T.Field(*f), version)
+        self.version = check_version(opts.version)
+        self.fields = [adapt_field(f if isinstance(f, T.Field) else T.Field(*f), opts.version)
                        for f in schema]
-        if data_page_version not in ("1.0", "2.0"):
-            raise SchemaError(f"data_page_version must be '1.0' or '2.0', not "
-                              f"{data_page_version!r}")
-        if isinstance(row_group_size, bool) or not isinstance(row_group_size, numbers.Integral):
-            raise ArgumentError(f"row_group_size must be a positive int, got "
-                                f"{row_group_size!r}")
-        if row_group_size <= 0:
-            raise SchemaError(f"row_group_size must be positive, got {row_group_size}")
         self.elements, self.specs = parquet_schema(self.fields)
         self.schema = Schema(self.elements)
-        self.row_group_size = int(row_group_size)
-        self.write_page_index = write_page_index
-        self.key_value_metadata = dict(key_value_metadata or {})
+        self.row_group_size = int(opts.row_group_size)
+        self.write_page_index = opts.write_page_index
+        self.key_value_metadata = dict(opts.key_value_metadata or {})
         _carry_pandas_entry(self.key_value_metadata, schema_metadata)
-        self.store_schema = store_schema
-        self.sorting_columns = sorting_columns
-        self.options = [self._chunk_options(node, compression, compression_level, data_page_size,
-                                            dictionary_page_size_limit, use_dictionary,
-                                            column_encoding, data_page_version,
-                                            write_statistics, write_checksums,
-                                            _bloom_settings(bloom_filter_columns, node))
-                        for node in self.schema.columns]
-        for option, spec in (("bloom_filter_columns", bloom_filter_columns),
-                             ("column_encoding", column_encoding)):
-            unknown = _unknown_paths(spec if not isinstance(spec, str) else None, self.schema)
-            if unknown:
-                raise SchemaError(f"{option} names no column: {unknown}")
-        self._stats_factory = _stats_factory(statistics_truncate_length)
+        self.store_schema = opts.store_schema
+        self.sorting_columns = opts.sorting_columns
+        self.options = [opts.for_column(node) for node in self.schema.columns]
+        opts.check_columns(self.schema)
+        self._stats_factory = _stats_factory(opts.statistics_truncate_length)
         self._owned = isinstance(where, (str, os.PathLike))
         self._switch = None     # appending: the crash-safe tail switch of the old file
         if append:
@@ -148,34 +120,6 @@ class ParquetWriter:
         self.use_threads = use_threads
         if self._switch is None:
             self._write(MAGIC)
-
-    def _chunk_options(self, node, compression, level, page_size, dict_limit, use_dictionary,
-                       column_encoding, version, stats, checksums, bloom):
-        path = node.dotted_path
-        top = node.path[0]
-        codec = compression
-        if isinstance(compression, dict):
-            codec = compression.get(path, compression.get(top, "none"))
-        lvl = level.get(path, level.get(top)) if isinstance(level, dict) else level
-        if lvl is not None and (isinstance(lvl, bool) or not isinstance(lvl, numbers.Integral)):
-            raise ArgumentError(f"compression_level for column {path} must be an int, got "
-                                f"{lvl!r}")
-        encoding = None
-        if column_encoding:
-            enc = column_encoding if not isinstance(column_encoding, dict) else \
-                column_encoding.get(path, column_encoding.get(top))
-            if enc is not None:
-                encoding = check_encoding(enc, node.physical_type, path)
-        if isinstance(use_dictionary, (list, tuple, set)):
-            use_dict = path in use_dictionary or top in use_dictionary
-        else:
-            use_dict = bool(use_dictionary)
-        return ChunkOptions(codec=_codec(codec, f"column {path}"), level=lvl, encoding=encoding,
-                            use_dictionary=use_dict and encoding is None,
-                            data_page_size=int(page_size),
-                            dictionary_page_size_limit=int(dict_limit),
-                            data_page_version=version, write_statistics=stats,
-                            write_checksums=checksums, bloom_fpp=bloom[0], bloom_ndv=bloom[1])
 
     # --- writing rows -------------------------------------------------------------------
     @uses_pool
@@ -350,31 +294,6 @@ class _Counting:
         self.writer._write(data)
 
 
-DEFAULT_BLOOM_FPP = 0.01
-
-
-def _bloom_settings(spec, node):
-    """(fpp, ndv) for a leaf from ``bloom_filter_columns``, or (None, None)."""
-    if not spec:
-        return None, None
-    path, top = node.dotted_path, node.path[0]
-    if isinstance(spec, dict):
-        conf = spec.get(path, spec.get(top))
-        if conf is None:
-            return None, None
-        if conf is True:
-            conf = {}
-        return float(conf.get("fpp", DEFAULT_BLOOM_FPP)), conf.get("ndv")
-    return (DEFAULT_BLOOM_FPP, None) if path in spec or top in spec else (None, None)
-
-
-def _unknown_paths(spec, schema):
-    if not spec:
-        return []
-    known = {c.dotted_path for c in schema.columns} | {c.path[0] for c in schema.columns}
-    return sorted(p for p in spec if p not in known)
-
-
 def _stats_factory(truncate_length):
     return lambda node: StatisticsAccumulator(node, truncate_length=truncate_length)
 
@@ -408,7 +327,7 @@ def _as_table(data, fields, version):
     return table
 
 
-def write_table(data, where, *, schema=None, preserve_index=None, **options):
+def write_table(data, where, *, schema=None, preserve_index=None, options=None, **settings):
     """Write ``data`` to a Parquet file.
 
     Parameters
@@ -425,6 +344,9 @@ def write_table(data, where, *, schema=None, preserve_index=None, **options):
         (None); every level as columns (True); nothing of the index (False). The
         ``pandas`` metadata entry (also a Table's) is stored, as pyarrow does, so that
         ``pandas.read_parquet`` and :func:`pqkit.read_pandas` rebuild index and dtypes.
+    options : pqkit.WriteOptions, optional
+        How the file is written; any of its fields may also be given by name (below),
+        applied over ``options``.
     compression : str, dict or None, default "zstd"
         "none", "snappy", "gzip", "zstd", "lz4" (= "lz4_raw", as in pyarrow), "brotli"
         (any case), None for none, or a dict of column path -> codec. The deprecated
@@ -465,7 +387,7 @@ def write_table(data, where, *, schema=None, preserve_index=None, **options):
         table = data
     else:
         table = table_from_data(data, schema, preserve_index)
-    with ParquetWriter(where, table.schema, **options) as w:
+    with ParquetWriter(where, table.schema, options=options, **settings) as w:
         w.write(table)
 
 

@@ -41,7 +41,9 @@ def write_data_file(paths, relpath, table, fields, *, stats_columns=32, **writer
 
     Returns the entry's physical facts: size, row_count, row_groups, codec, stats, sha256.
     """
-    options = {"compression": DEFAULT_PROPERTIES["compression"], **writer_options}
+    options = dict(writer_options)
+    if "options" not in options:        # a WriteOptions says its own compression
+        options.setdefault("compression", DEFAULT_PROPERTIES["compression"])
     with paths.storage.create(paths.staged(relpath)) as f:
         sink = HashingSink(f)
         writer = new_writer(sink, fields, options)
@@ -50,7 +52,7 @@ def write_data_file(paths, relpath, table, fields, *, stats_columns=32, **writer
         writer.close()
     return {"size": sink.size, "row_count": writer.num_rows,
             "row_groups": len(writer.row_groups),
-            "codec": codec_name(writer.row_groups, options.get("compression")),
+            "codec": codec_name(writer.row_groups, writer.write_options.compression),
             "stats": file_statistics(fields, writer.schema, writer.row_groups, stats_columns),
             "sha256": sink.hash.hexdigest()}
 

@@ -16,16 +16,17 @@ from pqkit.write.file import ParquetWriter
 ARROW_KEY = "ARROW:schema"
 
 
-def append(path, data, **options):
+def append(path, data, *, options=None, **settings):
     """Append ``data`` as new row groups to the Parquet file at ``path``.
 
     Parameters
     ----------
     path : str or os.PathLike
     data : pqkit.Table, dict of columns, pandas.DataFrame or Arrow PyCapsule producer
-    **options
-        Writer options for the new row groups (``compression``, ``row_group_size``, ...),
-        as :func:`pqkit.write_table`.
+    options : pqkit.WriteOptions, optional
+        How the new row groups are written (``compression``, ``row_group_size``, ...).
+    **settings
+        Fields of :class:`pqkit.WriteOptions` by name, as :func:`pqkit.write_table`.
 
     Returns
     -------
@@ -45,7 +46,7 @@ def append(path, data, **options):
     if schema is None:
         table = data if isinstance(data, Table) else table_from_data(data)
         schema = table.schema
-    with ParquetWriter(path, schema, append=True, **options) as writer:
+    with ParquetWriter(path, schema, append=True, options=options, **settings) as writer:
         writer.write(data)
     return existing.meta.num_rows + writer.num_rows
 

@@ -6,7 +6,7 @@ import pytest
 
 import pqkit
 
-SAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "sample.parquet")
+SAMPLE = os.path.join(os.path.dirname(__file__), *[".."] * 4, "fixtures", "sample.parquet")
 
 
 @pytest.fixture
