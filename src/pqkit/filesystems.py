@@ -11,7 +11,7 @@ fsspec and the protocol's package are optional dependencies
 """
 import os
 
-__all__ = ["is_url", "resolve", "url_filesystem"]
+__all__ = ["is_url", "object_size", "open_binary", "resolve", "url_filesystem"]
 
 
 def is_url(where):
@@ -51,3 +51,42 @@ def resolve(where, storage_options=None, filesystem=None):
     if storage_options:
         raise ValueError(f"storage_options apply to URLs only, not to {where!r}")
     return None
+
+
+def object_size(fs, path, name=None):
+    """The size of the object at ``path`` on ``fs`` (``name``: what messages call it).
+
+    Raises
+    ------
+    FileNotFoundError
+        Neither an object nor a prefix of that name exists.
+    IsADirectoryError
+        ``path`` is a prefix (a directory of objects) or a bucket, not an object: an
+        object store reports those as empty, which would read as a file of 0 bytes.
+    """
+    name = name or path
+    try:
+        info = fs.info(path)
+    except FileNotFoundError as exc:
+        raise FileNotFoundError(f"no object and no prefix named {name}") from exc
+    if info.get("type") == "directory":
+        raise IsADirectoryError(f"{name} is a prefix (a directory of objects), not a file: "
+                                "name one of its objects")
+    if info.get("size") is None:
+        raise OSError(f"{name}: the server does not report the object's size, which "
+                      "reading by ranges needs")
+    return int(info["size"])
+
+
+def open_binary(where, mode="rb", storage_options=None):
+    """A binary file object of a local path or a URL; a URL opened for reading is
+    seekable (fsspec reads it by ranges) and a missing or directory URL is refused as
+    :func:`object_size` says."""
+    if not is_url(where):
+        if storage_options:
+            raise ValueError(f"storage_options apply to URLs only, not to {where!r}")
+        return open(where, mode)
+    fs, path = url_filesystem(where, storage_options)
+    if "r" in mode:
+        object_size(fs, path, where)
+    return fs.open(path, mode)

@@ -54,6 +54,7 @@ from rich.markup import escape
 from pqkit import dataset as pds
 from pqkit import datatypes as T
 from pqkit.cli import dataset_maintenance, render
+from pqkit.cli.urls import add_url_arguments
 from pqkit.dataset.canonical import field_to_json, type_to_json
 from pqkit.dataset.layouts import LAYOUTS, layout_of
 from pqkit.errors import SchemaError
@@ -110,6 +111,7 @@ def add_arguments(parser):
             p.add_argument("root", metavar="ROOT", help="the dataset's root directory")
             p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                            help="emit JSON instead of a rich view")
+            add_url_arguments(p, nested=True)
         if name in ("info", "versions", "files", "verify"):
             p.add_argument("--layout", choices=LAYOUTS, default="auto",
                            help="force a layout instead of detecting it")
