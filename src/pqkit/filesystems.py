@@ -11,7 +11,7 @@ fsspec and the protocol's package are optional dependencies
 """
 import os
 
-__all__ = ["is_url", "object_size", "open_binary", "resolve", "url_filesystem"]
+__all__ = ["file_size", "is_url", "object_size", "open_binary", "resolve", "url_filesystem"]
 
 
 def is_url(where):
@@ -90,3 +90,11 @@ def open_binary(where, mode="rb", storage_options=None):
     if "r" in mode:
         object_size(fs, path, where)
     return fs.open(path, mode)
+
+
+def file_size(where):
+    """The size in bytes of a local file or of the object at a URL."""
+    if not is_url(where):
+        return os.path.getsize(where)
+    fs, path = url_filesystem(where)
+    return object_size(fs, path, where)

@@ -58,6 +58,7 @@ from pqkit.cli.urls import add_url_arguments
 from pqkit.dataset.canonical import field_to_json, type_to_json
 from pqkit.dataset.layouts import LAYOUTS, layout_of
 from pqkit.errors import SchemaError
+from pqkit.filesystems import is_url
 
 HELP = ("inspect and maintain a dataset: info, versions, files (with pruning), verify, "
         "repair, vacuum, compact, restore, tag, publish, index, merge")
@@ -178,6 +179,16 @@ def _head(args, ds, action):
             "layout": layout_of(ds), "exit_code": EXIT_OK}
 
 
+def _root_name(root):
+    """What documents call a root: a URL as given, a path made absolute."""
+    return root if is_url(root) else os.path.abspath(root)
+
+
+def _layout_at(root):
+    """The detected layout; a URL root is always a (published) PQDS/1 dataset."""
+    return "pqds" if is_url(root) else pds.detect_layout(root)
+
+
 def build_info(args):
     ds = _open(args, **_pin(args))
     m = ds.manifest
@@ -240,18 +251,18 @@ def build_files(args):
 def build_verify(args):
     report = pds.verify(args.root, args.level, layout=args.layout,
                         require_success=args.require_success)
-    layout = pds.detect_layout(args.root) if args.layout == "auto" else args.layout
+    layout = _layout_at(args.root) if args.layout == "auto" else args.layout
     doc = {"command": "dataset verify", "schema_version": SCHEMA_VERSION,
-           "root": os.path.abspath(args.root), "layout": layout,
+           "root": _root_name(args.root), "layout": layout,
            "exit_code": EXIT_OK if report.ok else EXIT_PROBLEMS}
     doc.update(report.to_dict())
     return doc
 
 
 def build_repair(args):
-    layout = pds.detect_layout(args.root)
+    layout = _layout_at(args.root)
     doc = {"command": "dataset repair", "schema_version": SCHEMA_VERSION,
-           "root": os.path.abspath(args.root), "layout": layout, "exit_code": EXIT_OK}
+           "root": _root_name(args.root), "layout": layout, "exit_code": EXIT_OK}
     if layout == "hive":
         doc["result"] = {"note": "a plain Hive directory holds no pqkit state: nothing to "
                                  "repair (it is read-only for pqkit)"}

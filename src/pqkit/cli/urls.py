@@ -181,7 +181,7 @@ def remote_failure(exc, urls):
     if not urls:
         return None
     chain = _chain(exc)
-    if not any(_is_remote(e) for e in chain) and not isinstance(exc, OSError):
+    if not any(_is_remote(e) for e in chain):
         return None
     url = _url_concerned(chain, urls)
     code, status = _server_code(chain)

@@ -19,7 +19,7 @@ from pqkit.dataset.layouts import open_source
 from pqkit.dataset.manifest import parse_utc
 from pqkit.dataset.planning import Planner, normalize_filters
 from pqkit.dataset.remote_source import ObjectManifestSource
-from pqkit.dataset.scan import FileReader, ManifestSource, open_entry
+from pqkit.dataset.scan import FileReader, ManifestSource, check_size
 from pqkit.errors import (
     DatasetError,
     DatasetIncomplete,
@@ -27,7 +27,6 @@ from pqkit.errors import (
     ParquetError,
 )
 from pqkit.filesystems import is_url
-from pqkit.read.footer import read_metadata
 
 
 class DataFile:
@@ -306,15 +305,17 @@ class Dataset:
 
     def _check_file(self, entry, depth):
         try:
-            path = self.source.resolve(entry)[0] if depth == 0 else open_entry(self.source, entry)
+            path, size = self.source.stat(entry)
+            if depth >= 1:
+                check_size(entry, size)
             if depth >= 2:
-                meta = read_metadata(path)
-                if meta.num_rows != int(entry["row_count"]):
-                    return (f"footer holds {meta.num_rows} rows, the manifest says "
-                            f"{entry['row_count']}")
+                with self.source.open_file(path) as pf:
+                    rows = pf.metadata.num_rows
+                if rows != int(entry["row_count"]):
+                    return f"footer holds {rows} rows, the manifest says {entry['row_count']}"
             if depth >= 3 and entry.get("sha256"):
                 h = hashlib.sha256()
-                with open(path, "rb") as f:
+                with self.source.open_bytes(path) as f:
                     for block in iter(lambda: f.read(1 << 20), b""):
                         h.update(block)
                 if h.hexdigest() != entry["sha256"]:

@@ -21,6 +21,7 @@ from contextlib import ExitStack
 from functools import partial
 
 from pqkit import datatypes as T
+from pqkit.filesystems import file_size, open_binary
 from pqkit.read.file import ParquetFile
 from pqkit.textio.errors import ConversionError, TextFormatError
 from pqkit.textio.readers import (
@@ -119,8 +120,8 @@ class _Input:
         self.fmt, self.row_groups, self.inferred = fmt, None, False
         codec = _split_name(source)[1]
         if isinstance(source, (str, os.PathLike)):
-            raw = stack.enter_context(open(source, "rb"))
-            self.size = os.fstat(raw.fileno()).st_size
+            raw = stack.enter_context(open_binary(os.fspath(source)))
+            self.size = file_size(os.fspath(source))
         else:
             raw, self.size = source, None
         if fmt == "parquet":

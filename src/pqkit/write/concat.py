@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pqkit import format as fmt
 from pqkit.chunk_range import exact_chunk_range
 from pqkit.errors import CorruptFileError, SchemaError, UnsupportedFeatureError
+from pqkit.filesystems import open_binary
 from pqkit.tail import MAGIC, tail_bytes
 from pqkit.write.chunk_merge import MergedChunk, can_merge
 from pqkit.write.existing import read_existing, schema_difference
@@ -122,7 +123,7 @@ def _plan(files, target, result):
 
 def _write(files, groups, out, result):
     out.write(MAGIC)
-    handles = [open(f.path, "rb") for f in files]
+    handles = [open_binary(f.path) for f in files]
     try:
         merged_groups = []
         for ordinal, members in enumerate(groups):
@@ -209,9 +210,9 @@ def _chunk_span(f, handle, chunk, where):
 def _copy(src, out, offset, length):
     """Copy ``length`` bytes at ``offset`` of ``src`` to the end of ``out``."""
     out.flush()
-    dst_fd, src_fd = out.fileno(), src.fileno()
     left, pos = length, offset
     try:
+        dst_fd, src_fd = out.fileno(), src.fileno()    # a URL's file object has none
         while left:
             n = os.copy_file_range(src_fd, dst_fd, min(left, 1 << 30), pos)
             if n == 0:
