@@ -4,6 +4,7 @@ Argument groups (``--row-group``/``--column``, ``--limit``, the text style
 options), opening a file into (Source, FileMetadata), selecting column chunks,
 the ``problem`` records every structural command reports, and their rendering.
 """
+import argparse
 import sys
 
 from rich.markup import escape
@@ -22,6 +23,15 @@ def add_selection_arguments(parser):
                         metavar="N", help="only row group N (repeatable)")
     parser.add_argument("--column", action="append", dest="columns", metavar="PATH",
                         help="only the column with this dotted path (repeatable)")
+
+
+def add_wide_argument(parser, nested=False):
+    """``--wide``: lay human views out at their natural width whatever the terminal's
+    (``nested``: on a parser below one that has it already)."""
+    parser.add_argument("--wide", action="store_true",
+                        default=argparse.SUPPRESS if nested else False,
+                        help="rich view: every column at its natural width, none left out "
+                             "(lines may be wider than the terminal)")
 
 
 def add_limit_argument(parser, what):
@@ -76,11 +86,11 @@ def short(value, n=24):
     return escape(value if len(value) <= n else value[:n - 1] + "…")
 
 
-def limited_grid(title, columns, rows, limit, what):
+def limited_grid(title, columns, rows, limit, what, **fitting):
     """render.grid of at most `limit` rows (all when limit <= 0), captioned with how many
-    were left out."""
+    were left out; ``fitting``: render.grid's squeeze and whole."""
     more = len(rows) - limit if 0 < limit < len(rows) else 0
-    table = render.grid(title, columns, rows[:limit] if more else rows)
+    table = render.grid(title, columns, rows[:limit] if more else rows, **fitting)
     if more:
         table.caption = f"… {more:,} more {what} (--limit 0 or --json shows all)"
     return table

@@ -54,6 +54,7 @@ from rich.markup import escape
 from pqkit import dataset as pds
 from pqkit import datatypes as T
 from pqkit.cli import dataset_maintenance, render
+from pqkit.cli.common import add_wide_argument
 from pqkit.cli.urls import add_url_arguments
 from pqkit.dataset.canonical import field_to_json, type_to_json
 from pqkit.dataset.layouts import LAYOUTS, layout_of
@@ -113,6 +114,7 @@ def add_arguments(parser):
             p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                            help="emit JSON instead of a rich view")
             add_url_arguments(p, nested=True)
+            add_wide_argument(p, nested=True)
         if name in ("info", "versions", "files", "verify"):
             p.add_argument("--layout", choices=LAYOUTS, default="auto",
                            help="force a layout instead of detecting it")
@@ -407,7 +409,9 @@ def _show_versions(con, doc):
                           [(f"{v['version']}{' (latest)' if v['latest'] else ''}",
                             v["committed_at_utc"], v["operation"], escape(v["run_id"] or ""),
                             f"{v['row_count']:,}", f"{v['file_count']:,}", v["files_added"],
-                            v["files_removed"]) for v in doc["versions"]]))
+                            v["files_removed"]) for v in doc["versions"]],
+                          # the commit time is what --as-of takes: never cut
+                          whole=("committed (UTC)",), squeeze=("run id",)))
 
 
 def _show_files(con, doc):

@@ -24,12 +24,14 @@ from pqkit.cli import (
     layout_cmd,
     meta_cmd,
     pages_cmd,
+    render,
     recover_cmd,
     rows_cmd,
     schema_cmd,
     take_cmd,
     verify_cmd,
 )
+from pqkit.cli.common import add_wide_argument
 from pqkit.cli.urls import (
     StorageOptionError,
     add_url_arguments,
@@ -81,6 +83,7 @@ def build_parser():
         module.add_arguments(p)
         p.add_argument("--json", action="store_true", help="emit JSON instead of a rich view")
         add_url_arguments(p)
+        add_wide_argument(p)
         p.set_defaults(handler=module.run)
     return parser
 
@@ -89,7 +92,7 @@ def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        with storage_options_applied(args):
+        with storage_options_applied(args), render.wide_layout(getattr(args, "wide", False)):
             return args.handler(args)
     except ParquetError as exc:
         return _failed(args, f"{type(exc).__name__}: {exc}")

@@ -235,8 +235,9 @@ def _stats_row(c):
     bbox = None if box is None else ", ".join(
         f"{axis} {box[axis + 'min']:g}..{box[axis + 'max']:g}" for axis in "xyzm"
         if box.get(axis + "min") is not None and box.get(axis + "max") is not None)
-    return (escape(c["path"]), None if lo is None else escape(_short(str(lo), 24)),
-            None if hi is None else escape(_short(str(hi), 24)),
+    # 32: an ISO timestamp with microseconds and a zone offset stays whole
+    return (escape(c["path"]), None if lo is None else escape(_short(str(lo), 32)),
+            None if hi is None else escape(_short(str(hi), 32)),
             ", ".join(geo.get("geospatial_types") or []) or None, bbox)
 
 

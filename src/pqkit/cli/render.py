@@ -1,6 +1,7 @@
 """Output helpers shared by the subcommands: JSON and rich views of plain dicts."""
 import json
 import sys
+from contextlib import contextmanager
 
 from rich.console import Console
 from rich.errors import MarkupError
@@ -25,8 +26,26 @@ def _default(obj):
     return str(obj)
 
 
+# The width --wide lays tables out at: every column at its natural width, none left out.
+WIDE = 100_000
+_layout = {"wide": False}
+
+
 def console():
-    return Console(highlight=False, soft_wrap=False)
+    """The console of a human view: the terminal's width, or unbounded under --wide."""
+    return Console(highlight=False, soft_wrap=False,
+                   width=WIDE if _layout["wide"] else None)
+
+
+@contextmanager
+def wide_layout(wide):
+    """While a command runs with ``--wide``, its tables keep every column whole."""
+    before = _layout["wide"]
+    _layout["wide"] = bool(wide)
+    try:
+        yield
+    finally:
+        _layout["wide"] = before
 
 
 def kv_table(title, rows, wrap=True):
@@ -37,9 +56,9 @@ def kv_table(title, rows, wrap=True):
                 wrap=("value",) if wrap else (), show_header=False)
 
 
-def grid(title, columns, rows, wrap=None):
+def grid(title, columns, rows, wrap=None, squeeze=(), whole=()):
     """A table with a header row that fits the width it is printed at (see Grid)."""
-    return Grid(title, columns, rows, wrap=wrap)
+    return Grid(title, columns, rows, wrap=wrap, squeeze=squeeze, whole=whole)
 
 
 # Columns whose cells are prose: they wrap between words instead of being cut.
@@ -52,6 +71,8 @@ WRAP_NARROWEST = 20
 NAMED_LEFT_OUT = 8
 # The narrowest a cut value or a wrapping column becomes.
 NARROWEST = 12
+# Columns that identify a row (besides the first): a cut keeps both ends of their text.
+IDENTIFYING_COLUMNS = frozenset({"column", "path", "file", "key", "name"})
 
 
 def cell_width(markup):
@@ -79,15 +100,24 @@ class Grid:
     anything else gives; prose columns (``wrap``) wrap between words. When even
     that does not fit, trailing columns are left out (the first column always
     stays) and the caption names them: callers list columns by importance.
+
+    The first column and those named in IDENTIFYING_COLUMNS tell rows apart, so a
+    cut there happens in the middle (``a_long_col…name_17``), keeping the ends that
+    differ. ``squeeze`` columns (values of secondary width, such as bounds) may be
+    cut down to NARROWEST even when short, so that the columns after them still fit;
+    ``whole`` columns (a commit time needed for time travel) are never cut.
     """
 
-    def __init__(self, title, columns, rows, wrap=None, show_header=True, caption=None):
+    def __init__(self, title, columns, rows, wrap=None, show_header=True, caption=None,
+                 squeeze=(), whole=()):
         self.title = title
         self.columns = list(columns)
         self.rows = [["" if v is None else str(v) for v in row] for row in rows]
         self.wrap = set(WRAPPING_COLUMNS if wrap is None else wrap)
         self.show_header = show_header
         self.caption = caption
+        self.squeeze = set(squeeze)
+        self.whole = set(whole)
 
     def _widths(self, i, header):
         """(natural, minimum) width of column i."""
@@ -97,6 +127,10 @@ class Grid:
         if header in self.wrap:
             longest = max([0] + [_longest_word(r[i]) for r in self.rows if i < len(r)])
             return natural, min(natural, max(head, min(longest, KEEP_WHOLE), WRAP_NARROWEST))
+        if header in self.whole:
+            return natural, natural
+        if header in self.squeeze:
+            return natural, min(natural, max(head, NARROWEST))
         # short cells are never cut, even in a column that also holds long ones
         return natural, max([head] + [n if n <= KEEP_WHOLE else NARROWEST for n in lengths])
 
@@ -135,13 +169,32 @@ class Grid:
             table.add_column(name, style="bold" if not self.show_header and i == 0 else None,
                              no_wrap=not wraps, overflow="fold" if wraps else "ellipsis",
                              width=w)
+        middle = {i: w for i, w in shown if self.columns[i] not in self.wrap
+                  and (i == 0 or self.columns[i] in IDENTIFYING_COLUMNS)}
         for row in self.rows:
-            table.add_row(*[row[i] if i < len(row) else "" for i, _ in shown])
+            cells = [row[i] if i < len(row) else "" for i, _ in shown]
+            table.add_row(*[_cut_in_middle(c, middle[i]) if i in middle else c
+                            for c, (i, _) in zip(cells, shown)])
         return table
 
     def __rich_console__(self, console, options):
         yield self.table(options.max_width)
 
+
+
+def _cut_in_middle(markup, width):
+    """The cell as is when it fits ``width``, else its text with the middle replaced by
+    "…" (the head and the tail are what tells e.g. ``a_long_name_01`` from ``..._02``)."""
+    if cell_width(markup) <= width or "\n" in markup:
+        return markup
+    try:
+        text = Text.from_markup(markup)
+    except MarkupError:
+        text = Text(markup)
+    plain = text.plain
+    keep = max(width - 1, 2)
+    head = (keep + 1) // 2
+    return Text(plain[:head] + "…" + plain[len(plain) - (keep - head):])
 
 
 def problems_grid(problems):
