@@ -253,3 +253,55 @@ def test_dataset_verify_finds_a_missing_and_a_changed_object(s3, store, aws_env,
     assert set(problems) == {gone, changed}
     assert "missing" in problems[gone]
     assert "bytes on disk but the manifest says" in problems[changed]
+
+
+def test_missing_credentials_are_one_line(s3, store, monkeypatch, tmp_path, capsys):
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+                 "AWS_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    monkeypatch.setenv("AWS_ENDPOINT_URL", s3.endpoint)
+    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
+    # a fresh file system: a cached one would still hold the credentials of other tests
+    code, _, err = run(capsys, "meta", store["file"], "--storage-option",
+                       "skip_instance_cache=true")
+    assert code == 2
+    assert err == (f"pqinspect meta: credentials refused or missing for {store['file']}: "
+                   "Unable to locate credentials\n")
+
+
+@pytest.fixture
+def forbidding_server():
+    """An HTTP server that answers every request with 403 Forbidden."""
+    import http.server
+    import threading
+
+    class Forbidden(http.server.BaseHTTPRequestHandler):
+        def do_HEAD(self):
+            self.send_response(403)
+            self.end_headers()
+
+        do_GET = do_HEAD
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Forbidden)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("command", ["meta", "verify"])
+def test_access_denied_is_one_line_with_the_status(forbidding_server, capsys, command):
+    url = f"{forbidding_server}/data.parquet"
+    code, _, err = run(capsys, command, url)
+    assert code == 2
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith(f"pqinspect {command}: access denied to {url}: ")
+    assert err.rstrip().endswith("(HTTP 403)")

@@ -188,7 +188,9 @@ def remote_failure(exc, urls):
     names = {type(e).__name__ for e in chain}
     codes = {str(c) for c in (code, status) if c is not None}
     spelled = ", ".join(x for x in (code, None if status is None else f"HTTP {status}") if x)
-    if isinstance(exc, (FileNotFoundError, IsADirectoryError)) and url in str(exc):
+    refused = codes & (_BAD_CREDENTIALS | _DENIED) or isinstance(exc, PermissionError)
+    if isinstance(exc, (FileNotFoundError, IsADirectoryError)) and url in str(exc) \
+            and not refused:
         # pqkit.filesystems.object_size's own message names the URL and what it found
         return _first_line(exc) + (f" ({spelled})" if spelled else "")
     if codes & _BAD_CREDENTIALS or names & {"NoCredentialsError", "PartialCredentialsError",
