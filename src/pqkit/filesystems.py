@@ -9,6 +9,7 @@ for s3fs). Any other string is a local path and never goes through fsspec.
 fsspec and the protocol's package are optional dependencies
 (``pip install pqkit[s3]``, ``[gcs]``, ``[azure]``, ``[http]``).
 """
+import io
 import os
 
 __all__ = ["file_size", "is_url", "object_size", "open_binary", "resolve", "url_filesystem"]
@@ -87,9 +88,11 @@ def open_binary(where, mode="rb", storage_options=None):
             raise ValueError(f"storage_options apply to URLs only, not to {where!r}")
         return open(where, mode)
     fs, path = url_filesystem(where, storage_options)
-    if "r" in mode:
-        object_size(fs, path, where)
-    return fs.open(path, mode)
+    if "r" not in mode:
+        return fs.open(path, mode)
+    object_size(fs, path, where)
+    # buffered: readers of text call readline(limit), which fsspec's files lack
+    return io.BufferedReader(fs.open(path, mode))
 
 
 def file_size(where):

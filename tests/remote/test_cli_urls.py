@@ -305,3 +305,24 @@ def test_access_denied_is_one_line_with_the_status(forbidding_server, capsys, co
     assert len(err.splitlines()) == 1, err
     assert err.startswith(f"pqinspect {command}: access denied to {url}: ")
     assert err.rstrip().endswith("(HTTP 403)")
+
+
+def test_convert_reads_and_writes_urls(s3, store, aws_env, capsys, tmp_path):
+    csv_url, parquet_url = f"{store['base']}/conv/weather.csv", f"{store['base']}/conv/w.parquet"
+    code, _, err = run(capsys, "convert", store["file"], csv_url)
+    assert code == 0, err
+    code, _, err = run(capsys, "convert", csv_url, parquet_url)
+    assert code == 0, err
+    code, out, _ = run(capsys, "head", parquet_url, "--json")
+    assert code == 0 and "Paris" in out
+
+
+def test_failed_convert_leaves_no_object(s3, store, aws_env, capsys, tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b\n1,2\n3,x\n")
+    url = f"{store['base']}/conv/bad.parquet"
+    code, _, err = run(capsys, "convert", bad, url, "--infer-rows", "1")
+    assert code == 2 and "does not fit int64" in err
+    key = url.split("/", 3)[3]
+    listed = s3.boto3_client().list_objects_v2(Bucket=BUCKET, Prefix=key)
+    assert listed.get("KeyCount", 0) == 0
