@@ -146,9 +146,11 @@ def test_storage_options_last_only_for_the_command(s3, store, capsys, tmp_path):
     assert json.dumps(conf, sort_keys=True, default=str) == before
 
 
-@pytest.mark.parametrize("command", ["meta", "schema", "head", "take", "advise", "concat",
-                                     "convert"])
-@pytest.mark.parametrize("what", ["prefix", "bucket", "nothing"])
+# (meta summarises a prefix like a directory: test_meta_on_a_prefix_summarises_its_files)
+@pytest.mark.parametrize("command, what", [
+    (c, w) for w in ("prefix", "bucket", "nothing")
+    for c in ("meta", "schema", "head", "take", "advise", "concat", "convert")
+    if not (c == "meta" and w != "nothing")])
 def test_a_prefix_or_nothing_is_named(command, what, store, aws_env, capsys, tmp_path):
     url = {"prefix": store["dataset"], "bucket": f"s3://{BUCKET}",
            "nothing": f"{store['base']}/no/such/thing"}[what]
@@ -326,3 +328,11 @@ def test_failed_convert_leaves_no_object(s3, store, aws_env, capsys, tmp_path):
     key = url.split("/", 3)[3]
     listed = s3.boto3_client().list_objects_v2(Bucket=BUCKET, Prefix=key)
     assert listed.get("KeyCount", 0) == 0
+
+
+def test_meta_on_a_prefix_summarises_its_files(store, aws_env, capsys):
+    code, out, _ = run(capsys, "meta", store["dataset"], "--json")
+    doc = json.loads(out)
+    assert code == 0
+    assert doc["totals"]["num_rows"] == 4 and doc["totals"]["readable"] == doc["totals"]["files"]
+    assert all(f["path"].startswith(store["dataset"] + "/") for f in doc["files"])

@@ -1,6 +1,7 @@
 """pqinspect meta: file, row groups and column chunks as the footer describes them.
 
-With one file, the footer in full. With several files, directories (walked
+With one file, the footer in full. With several files, directories or URL
+prefixes (walked
 for ``*.parquet``; hidden, ``_``-prefixed and ``_pqkit`` entries skipped,
 ``_metadata``/``_common_metadata`` included) or glob patterns: one summary
 row per file plus totals. Its JSON form::
@@ -23,6 +24,7 @@ from rich.markup import escape
 
 from pqkit.cli import render
 from pqkit.errors import ParquetError
+from pqkit.filesystems import is_url
 from pqkit.format import CompressionCodec, Encoding, PageType, Type
 from pqkit.inspect.verify.paths import expand_paths
 from pqkit.read.footer import read_metadata
@@ -356,6 +358,12 @@ def run(args):
     except (KeyError, IndexError) as exc:
         print(f"pqinspect meta: {exc.args[0]}", file=sys.stderr)
         return 2
+    except IsADirectoryError:
+        # a URL prefix, known only once asked for (asking first would cost every file a
+        # request): summarised like a local directory
+        if not is_url(args.files[0]):
+            raise
+        return _run_summary(args)
     if args.json:
         render.emit_json(doc)
     else:
