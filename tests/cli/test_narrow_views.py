@@ -96,14 +96,28 @@ def test_meta_keeps_long_column_names_distinct(capsys, monkeypatch, files, width
 
 def test_cut_in_the_middle_keeps_both_ends():
     table = render.grid(None, ["column", "type"], [(f"{LONG}{i:02}", "INT64") for i in range(3)])
-    con = Console(width=30, record=True, highlight=False)
+    con = Console(width=32, record=True, highlight=False)
     con.print(table)
     text = con.export_text()
     cells = re.findall(r"│ (\S+)\s+│ INT64", text)
     assert len(set(cells)) == 3
     for i, cell in enumerate(cells):
-        head, tail = cell.split("…")
-        assert LONG.startswith(head) and len(head) >= 8 and tail.endswith(f"ber_{i:02}")
+        # the shared head goes, the differing tail stays with as much context as fits
+        assert cell.startswith("…") and len(cell) == 20 and f"{LONG}{i:02}".endswith(cell[1:])
+
+
+def test_cut_keeps_the_part_that_differs_between_shared_head_and_tail():
+    names = [f"warehouse/sales/region={r}/part-{i:05}-3b66aa01f5c24e0f9d1a.parquet"
+             for r in ("north", "south") for i in range(2)]
+    table = render.grid(None, ["file", "rows"], [(n, 1) for n in names])
+    con = Console(width=36, record=True, highlight=False)
+    con.print(table)
+    cells = re.findall(r"│ (\S+)\s+│ 1 ", con.export_text())
+    assert len(set(cells)) == 4, cells
+    for name, cell in zip(names, cells):
+        differs = name.split("=")[1][:16]                  # e.g. north/part-00000
+        assert cell.startswith("…") and cell.endswith("…") and differs in cell, cell
+        assert cell[1:-1] in name
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -230,3 +244,27 @@ def test_dataset_files_paths_stay_distinct(capsys, monkeypatch, files, width):
     paths = first_cells(out, "path")
     assert len(paths) == 3 and len(set(paths)) == 3
     assert all(p.startswith("region=north/") and p.endswith(".parquet") for p in paths)
+
+
+@pytest.fixture(scope="module")
+def parts(tmp_path_factory):
+    """A directory of files whose names differ only in the middle."""
+    root = tmp_path_factory.mktemp("parts") / "a_long_table_directory_name"
+    for region in ("north", "south"):
+        for i in range(2):
+            path = root / f"region={region}" / f"part-{i:05}-3b66aa01f5c24e0f9d1a.parquet"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            pq.write_table(pa.table({"x": [i]}), path)
+    return root
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("command", ["meta", "verify"])
+def test_file_summaries_name_files_under_their_common_root(capsys, monkeypatch, parts,
+                                                           command, width):
+    out = view(capsys, monkeypatch, width, command, parts)
+    assert f"under {parts}/" in " ".join(out.split())
+    names = [n for n in first_cells(out, "file") if not n.startswith("total")]
+    assert len(names) == 4 and len(set(names)) == 4, names
+    for name in names:
+        assert re.match(r"region=(north|south)/part-0000[01]", name), name

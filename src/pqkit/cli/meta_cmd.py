@@ -312,14 +312,15 @@ def build_summary(arguments):
 
 def _render_summary(doc):
     rows = []
-    for r in doc["files"]:
+    root, names = render.common_root(r["path"] for r in doc["files"])
+    for r, name in zip(doc["files"], names):
         if r["error"] is not None:
-            rows.append((escape(r["path"]), "", "", "", "", "", "", "",
+            rows.append((escape(name), "", "", "", "", "", "", "",
                          f"[red]{escape(r['error'])}[/red]"))
             continue
         ratio = round(r["uncompressed_bytes"] / r["compressed_bytes"], 2) \
             if r["compressed_bytes"] else None
-        rows.append((escape(r["path"]) + (" (footer only)" if r["footer_only"] else ""),
+        rows.append((escape(name) + (" (footer only)" if r["footer_only"] else ""),
                      f"{r['num_rows']:,}", r["num_row_groups"], r["num_columns"],
                      f"{r['size']:,}", ratio, r["schema_id"],
                      escape(r["created_by"] or ""), ""))
@@ -329,7 +330,7 @@ def _render_summary(doc):
     rows.append((f"[bold]total: {t['files']} files ({t['unreadable']} unreadable)[/bold]",
                  f"{t['num_rows']:,}", t["num_row_groups"], "", f"{t['bytes']:,}", ratio,
                  f"{t['distinct_schemas']} distinct", "", ""))
-    render.console().print(render.grid("Files", [
+    render.console().print(render.grid(f"Files under {escape(root)}" if root else "Files", [
         "file", "rows", "row groups", "columns", "bytes", "ratio", "schema", "created_by",
         "error"], rows))
 

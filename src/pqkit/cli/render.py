@@ -1,5 +1,6 @@
 """Output helpers shared by the subcommands: JSON and rich views of plain dicts."""
 import json
+import os
 import sys
 from contextlib import contextmanager
 
@@ -71,8 +72,10 @@ WRAP_NARROWEST = 20
 NAMED_LEFT_OUT = 8
 # The narrowest a cut value or a wrapping column becomes.
 NARROWEST = 12
-# Columns that identify a row (besides the first): a cut keeps both ends of their text.
+# Columns that identify a row (besides the first): a cut keeps both ends of their text,
+# and they keep at least IDENTIFYING_WIDTH cells (trailing columns are left out first).
 IDENTIFYING_COLUMNS = frozenset({"column", "path", "file", "key", "name"})
+IDENTIFYING_WIDTH = 20
 
 
 def cell_width(markup):
@@ -121,6 +124,16 @@ class Grid:
 
     def _widths(self, i, header):
         """(natural, minimum) width of column i."""
+        natural, least = self._natural_widths(i, header)
+        if self._identifying(i) and header not in self.squeeze:
+            least = max(least, min(natural, IDENTIFYING_WIDTH))
+        return natural, least
+
+    def _identifying(self, i):
+        return self.columns[i] not in self.wrap and (
+            i == 0 or self.columns[i] in IDENTIFYING_COLUMNS)
+
+    def _natural_widths(self, i, header):
         head = cell_width(header) if self.show_header else 0
         lengths = [cell_width(r[i]) for r in self.rows if i < len(r)]
         natural = max([head] + lengths)
@@ -169,12 +182,12 @@ class Grid:
             table.add_column(name, style="bold" if not self.show_header and i == 0 else None,
                              no_wrap=not wraps, overflow="fold" if wraps else "ellipsis",
                              width=w)
-        middle = {i: w for i, w in shown if self.columns[i] not in self.wrap
-                  and (i == 0 or self.columns[i] in IDENTIFYING_COLUMNS)}
-        for row in self.rows:
-            cells = [row[i] if i < len(row) else "" for i, _ in shown]
-            table.add_row(*[_cut_in_middle(c, middle[i]) if i in middle else c
-                            for c, (i, _) in zip(cells, shown)])
+        columns = {i: [row[i] if i < len(row) else "" for row in self.rows] for i, _ in shown}
+        for i, w in shown:
+            if self._identifying(i):
+                columns[i] = _distinct_cuts(columns[i], w)
+        for r in range(len(self.rows)):
+            table.add_row(*[columns[i][r] for i, _ in shown])
         return table
 
     def __rich_console__(self, console, options):
@@ -182,19 +195,58 @@ class Grid:
 
 
 
-def _cut_in_middle(markup, width):
-    """The cell as is when it fits ``width``, else its text with the middle replaced by
-    "…" (the head and the tail are what tells e.g. ``a_long_name_01`` from ``..._02``)."""
-    if cell_width(markup) <= width or "\n" in markup:
-        return markup
+def _plain(markup):
     try:
-        text = Text.from_markup(markup)
+        return Text.from_markup(markup).plain
     except MarkupError:
-        text = Text(markup)
-    plain = text.plain
+        return markup
+
+
+def _distinct_cuts(cells, width):
+    """The cells of an identifying column, each cut to ``width`` so that what tells it
+    from the others stays: the part between the prefix and the suffix that all the
+    cells too long to fit share (``region=north/part-00000-<same id>.parquet`` keeps
+    ``north/part-00000``); a lone long cell loses its middle. Cells that fit, and
+    cells spread over several lines, stay as they are."""
+    long_ = [_plain(c) for c in cells if "\n" not in c and cell_width(c) > width]
+    prefix = os.path.commonprefix(long_) if len(long_) > 1 else ""
+    suffix = os.path.commonprefix([t[::-1] for t in long_])[::-1] if len(long_) > 1 else ""
+    out = []
+    for markup in cells:
+        if "\n" in markup or cell_width(markup) <= width:
+            out.append(markup)
+            continue
+        text = _plain(markup)
+        start, end = len(prefix), max(len(prefix), len(text) - len(suffix))
+        out.append(Text(_window(text, width, start, end)))
+    return out
+
+
+def _window(text, width, start, end):
+    """``text`` cut to ``width`` cells with "…" where it was cut, showing
+    ``text[start:end]`` (the part that differs) when it fits, else both ends."""
     keep = max(width - 1, 2)
-    head = (keep + 1) // 2
-    return Text(plain[:head] + "…" + plain[len(plain) - (keep - head):])
+    if end - start > keep - 1 or (start == 0 and end == len(text)):
+        head = (keep + 1) // 2
+        return text[:head] + "…" + text[len(text) - (keep - head):]
+    if end <= keep:                                   # the difference is near the start
+        return text[:keep] + "…"
+    if len(text) - start <= keep:                     # ... or near the end
+        return "…" + text[len(text) - keep:]
+    inner = keep - 1                                  # an ellipsis at each end
+    first = max(0, min(start - (inner - (end - start)) // 2, len(text) - inner))
+    return "…" + text[first:first + inner] + "…"
+
+
+def common_root(paths):
+    """(the directory or prefix all ``paths`` share, ending in "/"; each path relative to
+    it): a table of files then names each by what tells it from the others. ("", paths)
+    for fewer than two paths or no shared directory."""
+    paths = list(paths)
+    if len(paths) < 2:
+        return "", paths
+    cut = os.path.commonprefix(paths).rfind("/") + 1
+    return paths[0][:cut], [p[cut:] for p in paths]
 
 
 def problems_grid(problems):
