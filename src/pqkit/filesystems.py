@@ -91,8 +91,20 @@ def open_binary(where, mode="rb", storage_options=None):
     if "r" not in mode:
         return fs.open(path, mode)
     object_size(fs, path, where)
-    # buffered: readers of text call readline(limit), which fsspec's files lack
-    return io.BufferedReader(fs.open(path, mode))
+    return _UrlReader(fs.open(path, mode), where)
+
+
+class _UrlReader(io.BufferedReader):
+    """A URL's object opened for reading: buffered (readers of text call readline(limit),
+    which fsspec's files lack) and named by the URL (messages say which file)."""
+
+    def __init__(self, raw, url):
+        super().__init__(raw)
+        self._url = url
+
+    @property
+    def name(self):
+        return self._url
 
 
 def file_size(where):
