@@ -17,6 +17,7 @@ A network or credential error becomes one line: what failed, the URL and the
 server's error code (exit 2); ``--debug`` prints the traceback before it.
 """
 import argparse
+import errno
 import json
 import socket
 from contextlib import contextmanager
@@ -123,6 +124,7 @@ def storage_options_applied(args):
 
 # --- one line for a failed request -------------------------------------------------------------
 def _chain(exc):
+    """``exc`` and the exceptions it was raised from or while handling, outermost first."""
     seen = []
     while exc is not None and exc not in seen:
         seen.append(exc)
@@ -150,7 +152,6 @@ def _server_code(chain):
 
 def _socket_reason(chain):
     """'connection refused (ECONNREFUSED)' and the like, from the innermost OSError."""
-    import errno
     for exc in reversed(chain):
         if isinstance(exc, socket.gaierror):
             return f"host name not resolved ({exc.strerror or exc})"
