@@ -9,11 +9,12 @@ for s3fs). Any other string is a local path and never goes through fsspec.
 fsspec and the protocol's package are optional dependencies
 (``pip install pqkit[s3]``, ``[gcs]``, ``[azure]``, ``[http]``).
 """
+import io
 import os
 
 from pqkit.errors import MissingDependencyError
 
-__all__ = ["is_url", "resolve", "url_filesystem"]
+__all__ = ["file_size", "is_url", "object_size", "open_binary", "resolve", "url_filesystem"]
 
 
 def is_url(where):
@@ -64,3 +65,64 @@ def resolve(where, storage_options=None, filesystem=None):
     if storage_options:
         raise ValueError(f"storage_options apply to URLs only, not to {where!r}")
     return None
+
+
+def object_size(fs, path, name=None):
+    """The size of the object at ``path`` on ``fs`` (``name``: what messages call it).
+
+    Raises
+    ------
+    FileNotFoundError
+        Neither an object nor a prefix of that name exists.
+    IsADirectoryError
+        ``path`` is a prefix (a directory of objects) or a bucket, not an object: an
+        object store reports those as empty, which would read as a file of 0 bytes.
+    """
+    name = name or path
+    try:
+        info = fs.info(path)
+    except FileNotFoundError as exc:
+        raise FileNotFoundError(f"no object and no prefix named {name}") from exc
+    if info.get("type") == "directory":
+        raise IsADirectoryError(f"{name} is a prefix (a directory of objects), not a file: "
+                                "name one of its objects")
+    if info.get("size") is None:
+        raise OSError(f"{name}: the server does not report the object's size, which "
+                      "reading by ranges needs")
+    return int(info["size"])
+
+
+def open_binary(where, mode="rb", storage_options=None):
+    """A binary file object of a local path or a URL; a URL opened for reading is
+    seekable (fsspec reads it by ranges) and a missing or directory URL is refused as
+    :func:`object_size` says."""
+    if not is_url(where):
+        if storage_options:
+            raise ValueError(f"storage_options apply to URLs only, not to {where!r}")
+        return open(where, mode)
+    fs, path = url_filesystem(where, storage_options)
+    if "r" not in mode:
+        return fs.open(path, mode)
+    object_size(fs, path, where)
+    return _UrlReader(fs.open(path, mode), where)
+
+
+class _UrlReader(io.BufferedReader):
+    """A URL's object opened for reading: buffered (readers of text call readline(limit),
+    which fsspec's files lack) and named by the URL (messages say which file)."""
+
+    def __init__(self, raw, url):
+        super().__init__(raw)
+        self._url = url
+
+    @property
+    def name(self):
+        return self._url
+
+
+def file_size(where):
+    """The size in bytes of a local file or of the object at a URL."""
+    if not is_url(where):
+        return os.path.getsize(where)
+    fs, path = url_filesystem(where)
+    return object_size(fs, path, where)

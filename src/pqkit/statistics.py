@@ -222,7 +222,8 @@ def _with_date(node, value):
 
 
 def statistics_to_dict(node, stats):
-    """A JSON-ready view of a Thrift Statistics struct for leaf `node`."""
+    """A JSON-ready view of a Thrift Statistics struct for leaf `node` (bounds as
+    :func:`display_stat_value` spells them)."""
     if stats is None:
         return None
     d = {}
@@ -232,12 +233,34 @@ def statistics_to_dict(node, stats):
     for name in ("min_value", "max_value", "min", "max"):
         raw = getattr(stats, name)
         if raw is not None:
-            d[name] = decode_stat_value(node, raw)
+            d[name] = display_stat_value(node, raw)
             d[name + "_raw"] = raw.hex()
     for name in ("is_min_value_exact", "is_max_value_exact"):
         if getattr(stats, name) is not None:
             d[name] = getattr(stats, name)
     return d
+
+
+def display_stat_value(node, raw):
+    """One bound as JSON spells the value the Python API gives
+    (:func:`logical_stat_value`): dates, times and timestamps as ISO-8601 text (a UTC
+    timestamp ends in ``Z``), decimals as their exact text, numbers and booleans as
+    they are, text as str, other bytes as hex; None when the bound does not fit its
+    type. A value with no Python form (a nanosecond timestamp that is not a whole
+    microsecond, a year beyond 9999) stays the stored number."""
+    if raw is None or (node.physical_type == Type.FIXED_LEN_BYTE_ARRAY
+                       and node.logical_type is not None
+                       and node.logical_type.FLOAT16 is not None):
+        return decode_stat_value(node, raw)
+    value = logical_stat_value(node, raw)
+    if isinstance(value, datetime.datetime):
+        text = value.isoformat()
+        return text[:-6] + "Z" if text.endswith("+00:00") else text
+    if isinstance(value, (datetime.date, datetime.time, decimal.Decimal)):
+        return value.isoformat() if not isinstance(value, decimal.Decimal) else str(value)
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).hex()
+    return value
 
 
 # --- bounds as Python values under the column's logical type ---------------------------------

@@ -64,6 +64,15 @@ def json_document(command, doc, schema_version=JSON_SCHEMA_VERSION):
     return {"command": command, "schema_version": schema_version, **doc}
 
 
+def add_wide_argument(parser, nested=False):
+    """``--wide``: lay human views out at their natural width whatever the terminal's
+    (``nested``: on a parser below one that has it already)."""
+    parser.add_argument("--wide", action="store_true",
+                        default=argparse.SUPPRESS if nested else False,
+                        help="rich view: every column at its natural width, none left out "
+                             "(lines may be wider than the terminal)")
+
+
 def add_limit_argument(parser, what):
     parser.add_argument("--limit", type=int, default=DEFAULT_LIMIT, metavar="N",
                         help=f"rich view: show at most N {what} per table, 0 for all "
@@ -116,11 +125,11 @@ def short(value, n=24):
     return escape(value if len(value) <= n else value[:n - 1] + "…")
 
 
-def limited_grid(title, columns, rows, limit, what):
+def limited_grid(title, columns, rows, limit, what, **fitting):
     """render.grid of at most `limit` rows (all when limit <= 0), captioned with how many
-    were left out."""
+    were left out; ``fitting``: render.grid's squeeze and whole."""
     more = len(rows) - limit if 0 < limit < len(rows) else 0
-    table = render.grid(title, columns, rows[:limit] if more else rows)
+    table = render.grid(title, columns, rows[:limit] if more else rows, **fitting)
     if more:
         table.caption = f"… {more:,} more {what} (--limit 0 or --json shows all)"
     return table

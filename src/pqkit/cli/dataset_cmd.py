@@ -53,9 +53,12 @@ from rich.markup import escape
 
 from pqkit import dataset as pds, datatypes as T
 from pqkit.cli import dataset_maintenance, render
+from pqkit.cli.common import add_wide_argument
+from pqkit.cli.urls import add_url_arguments
 from pqkit.dataset.core.canonical import field_to_json, type_to_json
 from pqkit.dataset.detect import LAYOUTS, layout_of
 from pqkit.errors import SchemaError
+from pqkit.filesystems import is_url
 
 HELP = ("inspect and maintain a dataset: info, versions, files (with pruning), verify, "
         "repair, vacuum, compact, restore, tag, publish, index, merge")
@@ -109,6 +112,8 @@ def add_arguments(parser):
             p.add_argument("root", metavar="ROOT", help="the dataset's root directory")
             p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                            help="emit JSON instead of a rich view")
+            add_url_arguments(p, nested=True)
+            add_wide_argument(p, nested=True)
         if name in ("info", "versions", "files", "verify"):
             p.add_argument("--layout", choices=LAYOUTS, default="auto",
                            help="force a layout instead of detecting it")
@@ -175,6 +180,16 @@ def _head(args, ds, action):
             "layout": layout_of(ds), "exit_code": EXIT_OK}
 
 
+def _root_name(root):
+    """What documents call a root: a URL as given, a path made absolute."""
+    return root if is_url(root) else os.path.abspath(root)
+
+
+def _layout_at(root):
+    """The detected layout; a URL root is always a (published) PQDS/1 dataset."""
+    return "pqds" if is_url(root) else pds.detect_layout(root)
+
+
 def build_info(args):
     ds = _open(args, **_pin(args))
     m = ds.manifest
@@ -237,18 +252,18 @@ def build_files(args):
 def build_verify(args):
     report = pds.verify(args.root, args.level, layout=args.layout,
                         require_success=args.require_success)
-    layout = pds.detect_layout(args.root) if args.layout == "auto" else args.layout
+    layout = _layout_at(args.root) if args.layout == "auto" else args.layout
     doc = {"command": "dataset verify", "schema_version": SCHEMA_VERSION,
-           "root": os.path.abspath(args.root), "layout": layout,
+           "root": _root_name(args.root), "layout": layout,
            "exit_code": EXIT_OK if report.ok else EXIT_PROBLEMS}
     doc.update(report.to_dict())
     return doc
 
 
 def build_repair(args):
-    layout = pds.detect_layout(args.root)
+    layout = _layout_at(args.root)
     doc = {"command": "dataset repair", "schema_version": SCHEMA_VERSION,
-           "root": os.path.abspath(args.root), "layout": layout, "exit_code": EXIT_OK}
+           "root": _root_name(args.root), "layout": layout, "exit_code": EXIT_OK}
     if layout == "hive":
         doc["result"] = {"note": "a plain Hive directory holds no pqkit state: nothing to "
                                  "repair (it is read-only for pqkit)"}
@@ -393,7 +408,9 @@ def _show_versions(con, doc):
                           [(f"{v['version']}{' (latest)' if v['latest'] else ''}",
                             v["committed_at_utc"], v["operation"], escape(v["run_id"] or ""),
                             f"{v['row_count']:,}", f"{v['file_count']:,}", v["files_added"],
-                            v["files_removed"]) for v in doc["versions"]]))
+                            v["files_removed"]) for v in doc["versions"]],
+                          # the commit time is what --as-of takes: never cut
+                          whole=("committed (UTC)",), squeeze=("run id",)))
 
 
 def _show_files(con, doc):

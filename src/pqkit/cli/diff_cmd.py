@@ -279,7 +279,9 @@ def _render(doc, limit):
                         # by importance: a narrow terminal leaves out the last columns
                         ["path", "field", "A", "B", "kind", "row group", "section"], [
         (escape(d["path"] or ""), d["field"], _short(d["a"]), _short(d["b"]), d["kind"],
-         d["row_group"], d["section"]) for d in shown])
+         d["row_group"], d["section"]) for d in shown],
+                        # A and B side by side at 80 columns: both are cut rather than B lost
+                        squeeze=("path", "A", "B"))
     if len(shown) < len(diffs):
         table.caption = f"… {len(diffs) - len(shown):,} more (--limit 0 or --json shows all)"
     con.print(table)

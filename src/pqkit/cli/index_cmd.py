@@ -32,7 +32,7 @@ from pqkit.read.fetch.page_index import (
     read_column_index,
     read_offset_index,
 )
-from pqkit.statistics import decode_stat_value
+from pqkit.statistics import display_stat_value
 
 HELP = "show the page index: per page bounds, null pages/counts, locations and first rows"
 EXAMPLE = """examples:
@@ -58,8 +58,8 @@ def column_index_dict(node, ci, loc):
         pages.append({
             "page": i,
             "null_page": bool(null_page),
-            "min": None if null_page else decode_stat_value(node, lo),
-            "max": None if null_page else decode_stat_value(node, hi),
+            "min": None if null_page else display_stat_value(node, lo),
+            "max": None if null_page else display_stat_value(node, hi),
             "min_raw": lo.hex(),
             "max_raw": hi.hex(),
             "null_count": _at(i, ci.null_counts),
@@ -167,10 +167,9 @@ def _rows(c):
         ent = ci["pages"][i] if ci and i < ci["num_pages"] else {}
         null_page = ent.get("null_page")
         rows.append((i, None if "offset" not in loc else f"{loc['offset']:,}",
-                     loc.get("compressed_page_size"), loc.get("first_row_index"),
-                     loc.get("num_rows"), None if null_page is None else
-                     ("yes" if null_page else "no"), ent.get("null_count"),
-                     short(ent.get("min")), short(ent.get("max"))))
+                     short(ent.get("min")), short(ent.get("max")), loc.get("first_row_index"),
+                     loc.get("num_rows"), ent.get("null_count"), None if null_page is None
+                     else ("yes" if null_page else "no"), loc.get("compressed_page_size")))
     return rows
 
 
@@ -187,9 +186,10 @@ def _render(doc, limit):
                   f"{ci['boundary_order']}"),
                  ("OffsetIndex none" if oi is None else
                   f"OffsetIndex {oi['length']:,} bytes at {oi['offset']:,}")]
+        # by importance: at 80 columns the bounds stay, the sizes go first
         con.print(limited_grid(f"{head}: {'; '.join(parts)}", [
-            "page", "offset", "size", "first row", "rows", "null page", "nulls", "min", "max"],
-            _rows(c), limit, "pages"))
+            "page", "offset", "min", "max", "first row", "rows", "nulls", "null page", "size"],
+            _rows(c), limit, "pages", squeeze=("min", "max")))
     s = doc["summary"]
     con.print(render.kv_table("Summary", [
         ("column chunks", s["chunks"]), ("with ColumnIndex", s["with_column_index"]),

@@ -6,6 +6,7 @@ Exit codes: 0 ok, 1 problems found, 2 unusable input.
 """
 import argparse
 import sys
+import traceback
 
 from pqkit import __version__
 from pqkit.cli import (
@@ -23,11 +24,20 @@ from pqkit.cli import (
     layout_cmd,
     meta_cmd,
     pages_cmd,
+    render,
     recover_cmd,
     rows_cmd,
     schema_cmd,
     take_cmd,
     verify_cmd,
+)
+from pqkit.cli.common import add_wide_argument
+from pqkit.cli.urls import (
+    StorageOptionError,
+    add_url_arguments,
+    remote_failure,
+    storage_options_applied,
+    urls_of,
 )
 from pqkit.errors import ParquetError
 
@@ -72,6 +82,8 @@ def build_parser():
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         module.add_arguments(p)
         p.add_argument("--json", action="store_true", help="emit JSON instead of a rich view")
+        add_url_arguments(p)
+        add_wide_argument(p)
         p.set_defaults(handler=module.run)
     return parser
 
@@ -80,15 +92,30 @@ def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.handler(args)
+        with storage_options_applied(args), render.wide_layout(getattr(args, "wide", False)):
+            return args.handler(args)
     except ParquetError as exc:
-        print(f"pqinspect {args.command}: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return EXIT_UNUSABLE
+        return _failed(args, f"{type(exc).__name__}: {exc}")
     except BrokenPipeError:  # e.g. piped into head
         return EXIT_OK
-    except OSError as exc:
-        print(f"pqinspect {args.command}: {exc}", file=sys.stderr)
-        return EXIT_UNUSABLE
+    except StorageOptionError as exc:
+        return _failed(args, str(exc))
+    except Exception as exc:
+        # a store, its credentials or the network: one line, not the client's traceback
+        line = remote_failure(exc, urls_of(args))
+        if line is None and isinstance(exc, OSError):
+            line = str(exc)
+        if line is None:
+            raise
+        return _failed(args, line)
+
+
+def _failed(args, line):
+    """Print the traceback (with --debug) and one line on stderr; the exit code 2."""
+    if getattr(args, "debug", False):
+        traceback.print_exc()
+    print(f"pqinspect {args.command}: {line}", file=sys.stderr)
+    return EXIT_UNUSABLE
 
 
 if __name__ == "__main__":

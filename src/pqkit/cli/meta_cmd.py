@@ -1,6 +1,7 @@
 """pqinspect meta: file, row groups and column chunks as the footer describes them.
 
-With one file, the footer in full. With several files, directories (walked
+With one file, the footer in full. With several files, directories or URL
+prefixes (walked
 for ``*.parquet``; hidden, ``_``-prefixed and ``_pqkit`` entries skipped,
 ``_metadata``/``_common_metadata`` included) or glob patterns: one summary
 row per file plus totals. Its JSON form::
@@ -24,6 +25,7 @@ from rich.markup import escape
 from pqkit.cli import render
 from pqkit.cli.common import add_column_arguments, json_document
 from pqkit.errors import ParquetError
+from pqkit.filesystems import is_url
 from pqkit.format import CompressionCodec, Encoding, PageType, Type
 from pqkit.inspect.verify.paths import expand_paths
 from pqkit.read.fetch.footer import read_metadata
@@ -235,8 +237,9 @@ def _stats_row(c):
     bbox = None if box is None else ", ".join(
         f"{axis} {box[axis + 'min']:g}..{box[axis + 'max']:g}" for axis in "xyzm"
         if box.get(axis + "min") is not None and box.get(axis + "max") is not None)
-    return (escape(c["path"]), None if lo is None else escape(_short(str(lo), 24)),
-            None if hi is None else escape(_short(str(hi), 24)),
+    # 32: an ISO timestamp with microseconds and a zone offset stays whole
+    return (escape(c["path"]), None if lo is None else escape(_short(str(lo), 32)),
+            None if hi is None else escape(_short(str(hi), 32)),
             ", ".join(geo.get("geospatial_types") or []) or None, bbox)
 
 
@@ -309,14 +312,15 @@ def build_summary(arguments):
 
 def _render_summary(doc):
     rows = []
-    for r in doc["files"]:
+    root, names = render.common_root(r["path"] for r in doc["files"])
+    for r, name in zip(doc["files"], names):
         if r["error"] is not None:
-            rows.append((escape(r["path"]), "", "", "", "", "", "", "",
+            rows.append((escape(name), "", "", "", "", "", "", "",
                          f"[red]{escape(r['error'])}[/red]"))
             continue
         ratio = round(r["uncompressed_bytes"] / r["compressed_bytes"], 2) \
             if r["compressed_bytes"] else None
-        rows.append((escape(r["path"]) + (" (footer only)" if r["footer_only"] else ""),
+        rows.append((escape(name) + (" (footer only)" if r["footer_only"] else ""),
                      f"{r['num_rows']:,}", r["num_row_groups"], r["num_columns"],
                      f"{r['size']:,}", ratio, r["schema_id"],
                      escape(r["created_by"] or ""), ""))
@@ -326,7 +330,7 @@ def _render_summary(doc):
     rows.append((f"[bold]total: {t['files']} files ({t['unreadable']} unreadable)[/bold]",
                  f"{t['num_rows']:,}", t["num_row_groups"], "", f"{t['bytes']:,}", ratio,
                  f"{t['distinct_schemas']} distinct", "", ""))
-    render.console().print(render.grid("Files", [
+    render.console().print(render.grid(f"Files under {escape(root)}" if root else "Files", [
         "file", "rows", "row groups", "columns", "bytes", "ratio", "schema", "created_by",
         "error"], rows))
 
@@ -355,6 +359,12 @@ def run(args):
     except (KeyError, IndexError) as exc:
         print(f"pqinspect meta: {exc.args[0]}", file=sys.stderr)
         return 2
+    except IsADirectoryError:
+        # a URL prefix, known only once asked for (asking first would cost every file a
+        # request): summarised like a local directory
+        if not is_url(args.files[0]):
+            raise
+        return _run_summary(args)
     if args.json:
         render.emit_json(json_document("meta", doc))
     else:

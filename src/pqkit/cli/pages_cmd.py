@@ -76,10 +76,9 @@ def _page_row(p):
     hi = st.get("max_value", st.get("max"))
     crc = "" if p["crc"] is None else {True: "ok", False: "[red]BAD[/red]",
                                        None: "present"}[p["crc_ok"]]
-    return (p["index"], f"{p['offset']:,}", p["header_size"], p["type"],
-            p["compressed_size"], p["uncompressed_size"], p.get("encoding"),
-            p.get("num_values"), p.get("num_nulls", st.get("null_count")), p.get("num_rows"),
-            short(lo), short(hi), crc)
+    return (p["index"], f"{p['offset']:,}", p["type"], short(lo), short(hi), crc,
+            p["compressed_size"], p.get("num_values"), p.get("num_nulls", st.get("null_count")),
+            p.get("num_rows"), p.get("encoding"), p["uncompressed_size"], p["header_size"])
 
 
 def _render(doc, limit, raw):
@@ -92,10 +91,11 @@ def _render(doc, limit, raw):
         if not c["pages"]:
             con.print(f"[bold]{title}[/bold]: no pages walked")
             continue
+        # by importance: at 80 columns the bounds and the CRC stay, sizes and counts go first
         con.print(limited_grid(title, [
-            "#", "offset", "header", "type", "compressed", "uncompressed", "encoding",
-            "values", "nulls", "rows", "min", "max", "crc"],
-            [_page_row(p) for p in c["pages"]], limit, "pages"))
+            "#", "offset", "type", "min", "max", "crc", "compressed", "values", "nulls",
+            "rows", "encoding", "uncompressed", "header"],
+            [_page_row(p) for p in c["pages"]], limit, "pages", squeeze=("min", "max")))
         if raw:
             for p in c["pages"][:limit if limit > 0 else None]:
                 con.print(f"  page {p['index']} header: "

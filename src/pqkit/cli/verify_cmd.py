@@ -135,16 +135,18 @@ def _render(doc, limit):
     for f in doc["files"]:
         _render_file(con, f, limit)
     if len(doc["files"]) > 1:
-        rows = [(escape(f["path"]), f["status"], f["counts"]["error"], f["counts"]["warning"],
+        root, names = render.common_root(f["path"] for f in doc["files"])
+        rows = [(escape(name), f["status"], f["counts"]["error"], f["counts"]["warning"],
                  f["counts"]["info"], _num(f["num_rows"]), f["num_row_groups"],
                  _num(f["pages"]["pages"]), _num(f["pages"]["pages_with_crc"]))
-                for f in doc["files"]]
+                for f, name in zip(doc["files"], names)]
         t = doc["totals"]
         rows.append((f"[bold]total: {t['files']} files[/bold]",
                      f"{t['ok']} ok, {t['with_warnings']} warn, {t['with_errors']} err, "
                      f"{t['unusable']} unusable", t["errors"], t["warnings"], t["infos"],
                      _num(t["rows"]), "", _num(t["pages"]), _num(t["pages_with_crc"])))
-        con.print(render.grid("Summary", ["file", "status", "errors", "warnings", "info",
+        con.print(render.grid(f"Summary of the files under {escape(root)}" if root
+                              else "Summary", ["file", "status", "errors", "warnings", "info",
                                           "rows", "row groups", "pages", "with CRC"], rows))
 
 

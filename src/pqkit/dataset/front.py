@@ -16,6 +16,7 @@ from pqkit.dataset.detect import (
 )
 from pqkit.dataset.opening import open_dataset
 from pqkit.dataset.pqds import (
+    ObjectManifestSource,
     RootPaths,
     VerifyReport,
     find_latest,
@@ -158,12 +159,14 @@ def convert(source, target, *, layout="auto", require_success=None, run_id=None,
         raise
 
 
-def verify(root, level="size", *, layout="auto", require_success=None):
+def verify(root, level="size", *, layout="auto", require_success=None, storage_options=None):
     """Check a dataset of any layout; the problems of the layout itself come first.
 
     Parameters
     ----------
-    root : path
+    root : path or URL
+        A URL is a published PQDS/1 dataset on an object store; each file is looked up
+        (its visible key, else its retired copy), and read at the deeper levels.
     level : {"exists", "size", "footer", "sha256"}
         As :meth:`Dataset.verify`; RFC parts are always checked for size, row count
         and schema hash, and plain Hive files always have their footer read.
@@ -176,7 +179,16 @@ def verify(root, level="size", *, layout="auto", require_success=None):
     VerifyReport
         With ``problems`` from the layout (missing ``_SUCCESS``, unreadable or
         inconsistent files, manifest totals) followed by those of every file.
+    storage_options : dict, optional
+        For a URL: its fsspec file system's options.
     """
+    if is_url(root):
+        source = ObjectManifestSource(root, storage_options)
+        problems = [] if not require_success or source.paths.storage.exists(
+            source.paths.success) else [dict(_NO_SUCCESS)]
+        report = open_dataset(root, source=source).verify(level)
+        return VerifyReport(report.version, report.level, report.files_checked,
+                            problems + report.problems)
     kind = detect_layout(root) if layout == "auto" else layout
     source = open_source(root, kind or "pqds", require_success=False, strict=False)
     problems = list(getattr(source, "problems", []))
@@ -184,16 +196,20 @@ def verify(root, level="size", *, layout="auto", require_success=None):
     if wants_success and not any(p["path"] == SUCCESS for p in problems):
         success = os.path.join(os.path.abspath(os.fspath(root)), SUCCESS)
         if not os.path.exists(success):
-            problems.insert(0, {"key": None, "path": SUCCESS,
-                                "problem": "_SUCCESS is missing: the write did not finish"})
+            problems.insert(0, dict(_NO_SUCCESS))
     report = open_dataset(root, source=source).verify(level)
     bad_files = sum(1 for p in problems if p["key"] is not None)
     return VerifyReport(report.version, report.level, report.files_checked + bad_files,
                         problems + report.problems)
 
 
-def publish_state(root):
-    """How the plain-reader view of ``root`` stands.
+_NO_SUCCESS = {"key": None, "path": SUCCESS,
+               "problem": "_SUCCESS is missing: the write did not finish"}
+
+
+def publish_state(root, storage_options=None):
+    """How the plain-reader view of ``root`` (a path, or the URL of a PQDS/1 dataset on an
+    object store) stands.
 
     Returns
     -------
@@ -206,6 +222,10 @@ def publish_state(root):
         table is always ``"complete"``: its metadata file is the commit) or
         ``"no marker"`` (a Hive directory without ``_SUCCESS``, which is allowed).
     """
+    if is_url(root):
+        source = ObjectManifestSource(root, storage_options)
+        paths = source.paths
+        return _pqds_state(paths, paths.storage.exists(paths.success), source.latest())
     root = os.path.abspath(os.fspath(root))
     kind = detect_layout(root)
     success = os.path.exists(os.path.join(root, SUCCESS))
@@ -218,7 +238,10 @@ def publish_state(root):
     if kind == "kartothek":                # its metadata file is its commit
         return {"layout": kind, "success": success, "state": "complete"}
     paths = RootPaths(root)
-    latest = find_latest(paths)
+    return _pqds_state(paths, success, find_latest(paths))
+
+
+def _pqds_state(paths, success, latest):
     done = published_version(paths) if success else None
     return {"layout": "pqds", "success": success, "latest_version": latest,
             "published_version": done,

@@ -24,10 +24,10 @@ DELTA_BINARY_PACKED/zstd, 59,010 DELTA_BINARY_PACKED/lz4: the suggestion is
 DELTA_BINARY_PACKED with lz4.
 """
 import io
-import os
 import time
 
 from pqkit.compression import codec_available
+from pqkit.filesystems import file_size
 from pqkit.format import CompressionCodec, Encoding, Type
 from pqkit.read.file import ParquetFile, read_table
 from pqkit.read.fetch.footer import read_metadata
@@ -96,7 +96,7 @@ def advise(path, codecs=None, sample_rows=SAMPLE_ROWS):
         sizes, with reasons).
     """
     codecs = [c for c in (codecs or CODECS) if codec_available(c)]
-    file_bytes = os.path.getsize(path)
+    file_bytes = file_size(path)
     with ParquetFile(path) as f:
         md = f.metadata
         leaves = md.schema.columns
@@ -211,4 +211,4 @@ def apply_advice(path, dest, advice):
                 # Row groups of the largest's size flush as they fill, so the
                 # boundaries stay where they were when all but the last are equal.
                 w.write(f.read_row_group(g))
-    return os.path.getsize(dest)
+    return file_size(dest)

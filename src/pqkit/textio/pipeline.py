@@ -21,6 +21,7 @@ from contextlib import ExitStack
 from functools import partial
 
 from pqkit import datatypes as T
+from pqkit.filesystems import file_size, is_url, open_binary, url_filesystem
 from pqkit.read.file import ParquetFile
 from pqkit.textio.errors import ConversionError, TextFormatError
 from pqkit.textio.readers import (
@@ -119,8 +120,8 @@ class _Input:
         self.fmt, self.row_groups, self.inferred = fmt, None, False
         codec = _split_name(source)[1]
         if isinstance(source, (str, os.PathLike)):
-            raw = stack.enter_context(open(source, "rb"))
-            self.size = os.fstat(raw.fileno()).st_size
+            raw = stack.enter_context(open_binary(os.fspath(source)))
+            self.size = file_size(os.fspath(source))
         else:
             raw, self.size = source, None
         if fmt == "parquet":
@@ -168,7 +169,13 @@ def _open_output(stack, destination, fmt, fields, options):
     if codec and fmt == "parquet":
         raise ConversionError("a Parquet output is compressed with --compression, not with a "
                               f"{codec} suffix")
-    if isinstance(destination, (str, os.PathLike)):
+    if is_url(destination):
+        # the object appears only when committed: a failed conversion leaves no partial one
+        fs, path = url_filesystem(destination)
+        raw = fs.open(path, "wb", autocommit=False)
+        stack.callback(_discard_object, raw)
+        commit = partial(_commit_object, raw)
+    elif isinstance(destination, (str, os.PathLike)):
         final = os.fspath(destination)
         temp = os.path.join(os.path.dirname(final) or ".",
                             f".{os.path.basename(final)}.{os.getpid()}.partial")
@@ -194,6 +201,18 @@ def _open_output(stack, destination, fmt, fields, options):
 def _commit(raw, temp, final):
     raw.close()
     os.replace(temp, final)
+
+
+def _commit_object(raw):
+    raw.close()
+    raw.commit()
+    raw.pqkit_committed = True
+
+
+def _discard_object(raw):
+    """Exit path of a URL destination: the upload is dropped unless committed."""
+    if not getattr(raw, "pqkit_committed", False):
+        raw.discard()
 
 
 def _discard(raw, temp):

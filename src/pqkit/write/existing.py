@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 from pqkit import format as fmt
 from pqkit.errors import CorruptFileError, EncryptedFileError, ParquetError, SchemaError
+from pqkit.filesystems import open_binary
 from pqkit.schema.logical import leaf_type
 from pqkit.schema.tree import Schema
 from pqkit.tail import TAIL_SIZE, check_head, footer_location, tail_bytes
@@ -82,7 +83,7 @@ def read_existing(path):
     EncryptedFileError
         The footer is encrypted.
     """
-    with open(path, "rb") as f:
+    with open_binary(path) as f:
         size = f.seek(0, os.SEEK_END)
         f.seek(max(0, size - TAIL_SIZE))
         try:

@@ -47,7 +47,14 @@ from pqkit.dataset.core.partitioning import (
     unescape_path_component,
 )
 from pqkit.dataset.core.planning import PQKIT_OPS, Planner, normalize_filters
-from pqkit.dataset.core.scan import FileReader, FileSource, SnapshotSource, open_entry, row_mask
+from pqkit.dataset.core.scan import (
+    FileReader,
+    FileSource,
+    SnapshotSource,
+    check_size,
+    open_entry,
+    row_mask,
+)
 from pqkit.dataset.core.snapshot import (
     DEFAULT_PROPERTIES,
     FORMAT,

@@ -57,6 +57,15 @@ class FileSource:
         """The :class:`pqkit.ParquetFile` of a resolved path."""
         return ParquetFile(path)
 
+    def stat(self, entry):
+        """(path, size) of an entry as the storage holds it now, for verification (a
+        source whose :meth:`resolve` takes the size from the snapshot asks the store)."""
+        return self.resolve(entry)
+
+    def open_bytes(self, path):
+        """A binary file object of a resolved path (for checksums)."""
+        return open(path, "rb")
+
     def load_latest(self, latest=None):
         version = self.latest() if latest is None else latest
         return version, self.load(version)
@@ -100,10 +109,15 @@ class SnapshotSource(FileSource):
 def open_entry(source, entry):
     """The resolved path of an entry after checking its size against the manifest."""
     path, size = source.resolve(entry)
+    check_size(entry, size)
+    return path
+
+
+def check_size(entry, size):
+    """ManifestCorrupted when a file's ``size`` is not the one its entry records."""
     if size != int(entry["size"]):
         raise ManifestCorrupted(f"file {entry['path']} is {size} bytes on disk but the "
                                 f"manifest says {entry['size']}")
-    return path
 
 
 class FileReader:

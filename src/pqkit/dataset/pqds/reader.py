@@ -17,8 +17,8 @@ from pqkit.columnar.table import Table, concat_tables
 from pqkit.dataset.core import (
     FileReader,
     Planner,
+    check_size,
     normalize_filters,
-    open_entry,
     parse_utc,
     read_json,
 )
@@ -33,7 +33,6 @@ from pqkit.errors import (
     ParquetError,
 )
 from pqkit.filesystems import is_url
-from pqkit.read.fetch.footer import read_metadata
 
 
 def _version_number(version):
@@ -323,15 +322,17 @@ class Dataset:
 
     def _check_file(self, entry, depth):
         try:
-            path = self.source.resolve(entry)[0] if depth == 0 else open_entry(self.source, entry)
+            path, size = self.source.stat(entry)
+            if depth >= 1:
+                check_size(entry, size)
             if depth >= 2:
-                meta = read_metadata(path)
-                if meta.num_rows != int(entry["row_count"]):
-                    return (f"footer holds {meta.num_rows} rows, the manifest says "
-                            f"{entry['row_count']}")
+                with self.source.open_file(path) as pf:
+                    rows = pf.metadata.num_rows
+                if rows != int(entry["row_count"]):
+                    return f"footer holds {rows} rows, the manifest says {entry['row_count']}"
             if depth >= 3 and entry.get("sha256"):
                 h = hashlib.sha256()
-                with open(path, "rb") as f:
+                with self.source.open_bytes(path) as f:
                     for block in iter(lambda: f.read(1 << 20), b""):
                         h.update(block)
                 if h.hexdigest() != entry["sha256"]:

@@ -127,6 +127,25 @@ class ObjectManifestSource(FileSource):
         self._relpaths[url] = entry["path"]
         return url, self._sizes[url]
 
+    def stat(self, entry):
+        """(URL, size the store reports) of a published file entry: the visible object, or
+        its retired copy under ``_pqkit/shadow/``; DatasetIncomplete when neither exists."""
+        rel = entry["path"]
+        for key in (self.paths.visible(rel), self.paths.shadow(rel)):
+            try:
+                size = int(self.fs.size(key))
+            except FileNotFoundError:
+                continue
+            url = f"{self._protocol}://{key}"
+            self._sizes[url], self._relpaths[url] = size, rel
+            return url, size
+        raise DatasetIncomplete(f"file {rel} is missing from {self.url}: neither it nor its "
+                                "retired copy under _pqkit/shadow/ exists")
+
+    def open_bytes(self, path):
+        """A binary file object of a resolved URL."""
+        return self.fs.open(path.split("://", 1)[1], "rb")
+
     def open_file(self, path):
         """A ParquetFile of a resolved URL, its size known: no HEAD before the tail GET."""
         key = path.split("://", 1)[1]

@@ -10,6 +10,10 @@
   matched files are taken unless hidden or ``_``-prefixed, matched
   directories are walked as above.
 
+A URL (``s3://bucket/prefix``) is taken the same way on its file system: an
+object as a file, a prefix as a directory (listed recursively), a pattern
+expanded by the file system.
+
 Example: for ``ds/`` holding ``a=1/part-0.parquet``, ``_common_metadata``,
 ``_pqkit/shadow/x.parquet`` and ``.part-0.parquet.crc``, the targets are
 ``ds/_common_metadata`` (footer only) and ``ds/a=1/part-0.parquet``.
@@ -17,6 +21,8 @@ Example: for ``ds/`` holding ``a=1/part-0.parquet``, ``_common_metadata``,
 import glob
 import os
 from dataclasses import dataclass
+
+from pqkit.filesystems import is_url, url_filesystem
 
 METADATA_NAMES = ("_metadata", "_common_metadata")
 
@@ -47,11 +53,7 @@ def _walk(directory):
     found = []
     for root, dirs, files in os.walk(directory):
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
-        for name in sorted(files):
-            if name in METADATA_NAMES:
-                found.append(Target(os.path.join(root, name), footer_only=True))
-            elif name.endswith(".parquet") and not _hidden(name):
-                found.append(Target(os.path.join(root, name)))
+        found.extend(_targets_of_names([os.path.join(root, name) for name in files]))
     return found
 
 
@@ -76,7 +78,10 @@ def expand_paths(arguments):
             out.append(target)
 
     for arg in arguments:
-        if os.path.isdir(arg):
+        if is_url(arg):
+            for t in _expand_url(arg):
+                add(t)
+        elif os.path.isdir(arg):
             found = _walk(arg)
             if not found:
                 add(Target(arg, problem=f"no Parquet files under the directory {arg}"))
@@ -99,6 +104,48 @@ def expand_paths(arguments):
         else:
             add(Target(arg, problem=f"no such file or directory: {arg}"))
     return out
+
+
+def _targets_of_names(names):
+    """Targets of the file names a walk or a pattern found (hidden ones left out)."""
+    out = []
+    for name in sorted(names):
+        base = os.path.basename(name.rstrip("/"))
+        if base in METADATA_NAMES:
+            out.append(Target(name, footer_only=True))
+        elif base.endswith(".parquet") and not _hidden(base):
+            out.append(Target(name))
+    return out
+
+
+def _expand_url(arg):
+    """The targets of a URL: an object, a prefix (listed) or a pattern."""
+    fs, path = url_filesystem(arg)
+    protocol = arg.split("://", 1)[0]
+
+    def url(p):
+        return p if is_url(p) else f"{protocol}://{p}"
+
+    def walk(prefix):
+        keep = []
+        for name in fs.find(prefix):
+            rel = name[len(prefix.rstrip("/")) + 1:] if name.startswith(prefix) else name
+            if not any(part.startswith((".", "_")) for part in rel.split("/")[:-1]):
+                keep.append(name)
+        return [Target(url(t.path), t.footer_only) for t in _targets_of_names(keep)]
+
+    if glob.has_magic(path):
+        found = []
+        for m in fs.glob(path):
+            found.extend(walk(m) if fs.isdir(m) else
+                         [Target(url(t.path), t.footer_only) for t in _targets_of_names([m])])
+        return found or [Target(arg, problem=f"the pattern {arg} matches no Parquet file")]
+    if fs.isdir(path):
+        found = walk(path)
+        return found or [Target(arg, problem=f"no Parquet files under the prefix {arg}")]
+    if fs.exists(path):
+        return [Target(arg, footer_only=path.rsplit("/", 1)[-1] in METADATA_NAMES)]
+    return [Target(arg, problem=f"no object and no prefix named {arg}")]
 
 
 def is_single_file(arguments):

@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 from pqkit.errors import ArgumentError, CorruptFileError, ParquetError
-from pqkit.filesystems import resolve
+from pqkit.filesystems import object_size, resolve
 from pqkit.read.fetch.coalesce import DEFAULT_POLICY, coalesce
 from pqkit.read.fetch.source import Source
 
@@ -105,7 +105,7 @@ class RangeSource:
     Parameters
     ----------
     fs : fsspec.AbstractFileSystem or any object with ``cat_file(path, start, end)``
-        and ``size(path)``
+        and ``info(path)``
     path : str
         The object's path on ``fs``.
     size : int, optional
@@ -130,7 +130,7 @@ class RangeSource:
         self.requests = []
         self._cache = _Cache()
         self._closed = False
-        self.size = int(fs.size(path)) if size is None else int(size)
+        self.size = object_size(fs, path, self.name) if size is None else int(size)
 
     # --- fetching -----------------------------------------------------------------------
     def _fetch(self, offset, length):

@@ -35,6 +35,7 @@ from pqkit.errors import (
     SchemaError,
     UnsupportedFeatureError,
 )
+from pqkit.filesystems import open_binary
 from pqkit.tail import MAGIC, tail_bytes
 from pqkit.write.existing import read_existing, schema_difference
 from pqkit.write.surgery.chunk_merge import MergedChunk, can_merge
@@ -134,7 +135,7 @@ def _plan(files, target, result):
 
 def _write(files, groups, out, result):
     out.write(MAGIC)
-    handles = [open(f.path, "rb") for f in files]
+    handles = [open_binary(f.path) for f in files]
     try:
         merged_groups = []
         for ordinal, members in enumerate(groups):
@@ -221,9 +222,9 @@ def _chunk_span(f, handle, chunk, where):
 def _copy(src, out, offset, length):
     """Copy ``length`` bytes at ``offset`` of ``src`` to the end of ``out``."""
     out.flush()
-    dst_fd, src_fd = out.fileno(), src.fileno()
     left, pos = length, offset
     try:
+        dst_fd, src_fd = out.fileno(), src.fileno()    # a URL's file object has none
         while left:
             n = os.copy_file_range(src_fd, dst_fd, min(left, 1 << 30), pos)
             if n == 0:
