@@ -18,9 +18,14 @@ filter must beat when it prunes, and come near when it prunes nothing):
 Each row is measured single-threaded and with each library's default threads.
 Rounds interleave the contenders (``io_bench.best_of_interleaved``); best time shown.
 
+``--before DIR`` adds an earlier pqkit as a contender in the same run: DIR holds a copy
+of that commit's ``src/pqkit`` renamed to the package ``pqkit_before`` (its imports
+rewritten to that name, the built extensions copied in), imported after ``pqkit``.
+
 Usage: python tools/bench/filter_bench.py [--rows N] [--repeat N] [--min-time S]
-       [--json out.json]
+       [--json out.json] [--before DIR]
 """
+import importlib
 import argparse
 import json
 import os
@@ -66,22 +71,32 @@ def cases(rows, rng):
     }
 
 
-def contenders(path, columns, how, threads):
+def contenders(path, columns, how, threads, before=None):
     if isinstance(how, np.ndarray):
         def pa_take():
             return pq.read_table(path, columns=columns, use_threads=threads).take(how)
 
         def pq_take():
             with pqkit.ParquetFile(path) as f:
-                return f.take(how, columns=columns)
-        return {"pyarrow": pa_take, "pqkit": pq_take}
-    return {
+                return f.take(how, columns=columns, use_threads=threads)
+        out = {"pyarrow": pa_take, "pqkit": pq_take}
+        if before is not None:
+            def old_take():
+                with before.ParquetFile(path) as f:
+                    return f.take(how, columns=columns)
+            out["pqkit before"] = old_take
+        return out
+    out = {
         "pyarrow": lambda: pq.read_table(path, columns=columns, filters=how,
                                          use_threads=threads),
         "pqkit": lambda: pqkit.read_table(path, columns=columns, filters=how,
                                           use_threads=threads),
         "pqkit whole": lambda: pqkit.read_table(path, columns=columns, use_threads=threads),
     }
+    if before is not None:
+        out["pqkit before"] = lambda: before.read_table(path, columns=columns, filters=how,
+                                                        use_threads=threads)
+    return out
 
 
 def check(path, columns, how):
@@ -99,7 +114,12 @@ def main():
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--min-time", type=float, default=1.0)
     ap.add_argument("--json")
+    ap.add_argument("--before", help="directory holding the package pqkit_before")
     args = ap.parse_args()
+    before = None
+    if args.before:
+        sys.path.insert(0, args.before)
+        before = importlib.import_module("pqkit_before")
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "filtered.parquet")
@@ -107,22 +127,28 @@ def main():
         for name, (columns, how) in cases(args.rows, np.random.default_rng(1)).items():
             check(path, columns, how)
             for threads in (False, True):
-                best = best_of_interleaved(contenders(path, columns, how, threads),
+                best = best_of_interleaved(contenders(path, columns, how, threads, before),
                                            args.repeat, args.min_time)
                 results.append({"case": name, "threads": threads,
                                 **{k: v * 1e3 for k, v in best.items()}})
     print(f"{'case':<11} {'threads':<8} {'pyarrow':>9} {'pqkit':>9} {'whole':>9} "
-          f"{'pq/pa':>6} {'pq/whole':>8}")
+          f"{'before':>9} {'pq/pa':>6} {'pq/whole':>8} {'pq/before':>9}")
     for r in results:
-        ours, whole = r["pqkit"], r.get("pqkit whole")
-        whole_ms = f"{whole:7.2f}ms" if whole else "-"
-        vs_whole = f"{ours / whole:.2f}" if whole else "-"
+        ours, whole, old = r["pqkit"], r.get("pqkit whole"), r.get("pqkit before")
         print(f"{r['case']:<11} {'default' if r['threads'] else 'one':<8} "
-              f"{r['pyarrow']:>7.2f}ms {ours:>7.2f}ms {whole_ms:>9} "
-              f"{ours / r['pyarrow']:>6.2f} {vs_whole:>8}")
+              f"{r['pyarrow']:>7.2f}ms {ours:>7.2f}ms {_ms(whole):>9} {_ms(old):>9} "
+              f"{ours / r['pyarrow']:>6.2f} {_ratio(ours, whole):>8} {_ratio(ours, old):>9}")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(results, fh, indent=1)
+
+
+def _ms(v):
+    return f"{v:7.2f}ms" if v else "-"
+
+
+def _ratio(a, b):
+    return f"{a / b:.2f}" if b else "-"
 
 
 if __name__ == "__main__":

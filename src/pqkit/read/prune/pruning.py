@@ -27,15 +27,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from pqkit import datatypes as T
 from pqkit.bloom import MAX_BYTES as MAX_BLOOM_BYTES
 from pqkit.bloom import parse_bloom_filter
 from pqkit.chunk_range import dictionary_segment, where_of
+from pqkit.columnar.column import BinaryColumn, PrimitiveColumn
 from pqkit.errors import CorruptFileError
 from pqkit.format import ConvertedType, Encoding, PageType, Type
-from pqkit.read.row_selection import RowSelection
 from pqkit.read.decode.values import FixedValues
 from pqkit.read.fetch.page_index import page_row_ranges, read_column_index, read_offset_index
 from pqkit.read.prune.filters import PY_OPS, chunk_statistics, term_may_match
+from pqkit.read.prune.term_mask import term_mask
+from pqkit.read.row_selection import RowSelection
 from pqkit.statistics import is_unsigned
 
 __all__ = ["Verdict", "GroupPlan", "plan_group", "read_bloom_filter"]
@@ -45,6 +48,7 @@ MAX_BLOOM_READ = MAX_BLOOM_BYTES + 1024     # bitset plus a generous header
 # A dictionary is read to rule a row group out only when it is small next to the chunk
 # it may save; larger ones cost more than they are likely to avoid.
 MAX_DICTIONARY_PROBE = 1 << 20
+MAX_INDEXED_DICTIONARY_PROBE = 64 << 10
 _DICT_ENCODINGS = (Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY)
 
 
@@ -145,8 +149,19 @@ def plan_group(groups, dnf, leaves, decoders, g):
     plan = GroupPlan(g, rg.num_rows)
     alive = []
     for conj in dnf:
-        verdicts = [_chunk_verdicts(groups, rg, g, leaves[t[0]], t, decoders[t[0]])
-                    for t in conj]
+        # Statistics first for every predicate: a conjunction they already rule out
+        # costs no bloom filter or dictionary read.
+        stats = [_statistics_verdict(rg, leaves[t[0]], t, decoders[t[0]]) for t in conj]
+        verdicts = [[v] if v is not None else [] for v, _ in stats]
+        if all(v is None or v.may_match for v, _ in stats):
+            for t, (_, holds_for_all), vs in zip(conj, stats, verdicts):
+                if not holds_for_all:
+                    vs.extend(_probe_verdicts(groups, rg, g, leaves[t[0]], t))
+                if not vs:
+                    vs.append(Verdict(t, "none", True,
+                                      "no statistics, bloom filter or dictionary"))
+                if not vs[-1].may_match:
+                    break
         plan.chunk_verdicts.append([v for vs in verdicts for v in vs])
         alive.append(all(v.may_match for vs in verdicts for v in vs))
     if not any(alive):
@@ -158,17 +173,38 @@ def plan_group(groups, dnf, leaves, decoders, g):
     return plan
 
 
-def _chunk_verdicts(groups, rg, g, node, term, decode):
+def _statistics_verdict(rg, node, term, decode):
+    """(Verdict of the chunk statistics or None without them, whether they prove that
+    every non-null value satisfies ``term``: then no probe can rule the chunk out)."""
+    chunk = rg.columns[node.column_index]
+    stats = chunk_statistics(chunk, node)
+    if stats is None:
+        return None, False
+    lo, hi, nulls, values = stats
+    ok = term_may_match(term, decode, lo, hi, nulls, values,
+                        Type(node.physical_type) in _FLOATS)
+    verdict = Verdict(term, "statistics", ok, _bounds_text(decode, lo, hi, nulls))
+    return verdict, ok and _holds_for_all(term, decode, lo, hi)
+
+
+def _holds_for_all(term, decode, lo, hi):
+    """Whether bounds ``lo``..``hi`` prove an ordering predicate true for every value."""
+    _, op, value = term
+    if op not in ("<", "<=", ">", ">=") or decode is None or lo is None or hi is None:
+        return False
+    try:
+        low, high = decode(bytes(lo)), decode(bytes(hi))
+        return bool(PY_OPS[op](low, value)) and bool(PY_OPS[op](high, value)) and \
+            low == low and high == high          # NaN bounds prove nothing
+    except (struct.error, ValueError, OverflowError, TypeError):
+        return False
+
+
+def _probe_verdicts(groups, rg, g, node, term):
+    """The bloom filter's and then the dictionary's verdicts on ``term``, as far as they
+    apply (the dictionary only while the bloom filter leaves the value possible)."""
     chunk = rg.columns[node.column_index]
     out = []
-    stats = chunk_statistics(chunk, node)
-    if stats is not None:
-        lo, hi, nulls, values = stats
-        ok = term_may_match(term, decode, lo, hi, nulls, values,
-                            Type(node.physical_type) in _FLOATS)
-        out.append(Verdict(term, "statistics", ok, _bounds_text(decode, lo, hi, nulls)))
-        if not ok:
-            return out
     probe = _bloom_values(node, term)
     if probe is not None and chunk.meta_data is not None and \
             chunk.meta_data.bloom_filter_offset is not None:
@@ -183,8 +219,6 @@ def _chunk_verdicts(groups, rg, g, node, term, decode):
     dictionary = _dictionary_verdict(groups, chunk, g, node, term)
     if dictionary is not None:
         out.append(dictionary)
-    if not out:
-        out.append(Verdict(term, "none", True, "no statistics, bloom filter or dictionary"))
     return out
 
 
@@ -218,20 +252,53 @@ def _dictionary_verdict(groups, chunk, g, node, term):
     first = oi.page_locations[0].offset if oi is not None and oi.page_locations else \
         md.data_page_offset
     segment = dictionary_segment(md, first) if first is not None else None
-    if segment is None or segment[1] > MAX_DICTIONARY_PROBE:
+    # With a page index the candidate pages are found without it, and a large
+    # dictionary (high cardinality, few values to rule out) is read only when small.
+    limit = MAX_DICTIONARY_PROBE if chunk.column_index_offset is None else \
+        MAX_INDEXED_DICTIONARY_PROBE
+    if segment is None or segment[1] > limit:
         return None
     values = groups.read_dictionary(g, node, segment)
     if values is None:
         return None
-    entries = _python_values(values, node)
+    hit = _dictionary_hit(values, node, term)
+    if hit is None:
+        return None
+    return Verdict(term, "dictionary", hit, f"{_count(values)} values at offset "
+                   f"{segment[0]}: {'some' if hit else 'none'} match")
+
+
+def _count(values):
+    return len(values.array) if isinstance(values, FixedValues) else len(values.offsets) - 1
+
+
+def _dictionary_hit(values, node, term):
+    """Whether any dictionary value satisfies ``term`` (None when they cannot be
+    compared): on the buffers where :func:`term_mask` can, else value by value."""
     _, op, value = term
+    column = _as_column(values, node)
+    if column is not None:
+        mask = term_mask(column, op, value)
+        if mask is not None:
+            return bool(mask.any())
     test = PY_OPS[op]
     try:
-        hit = any(test(v, value) for v in entries)
+        return any(test(v, value) for v in _python_values(values, node))
     except TypeError:
         return None
-    return Verdict(term, "dictionary", hit, f"{len(entries)} values at offset {segment[0]}: "
-                   f"{'some' if hit else 'none'} match")
+
+
+def _as_column(values, node):
+    """The dictionary values as a column of their plain type, or None."""
+    if isinstance(values, FixedValues):
+        dtype = values.array.dtype
+        kind = {np.dtype(np.int32): T.int32(), np.dtype(np.int64): T.int64(),
+                np.dtype(np.float32): T.float32(), np.dtype(np.float64): T.float64()}.get(dtype)
+        return PrimitiveColumn(kind, values.array) if kind is not None and \
+            values.array.ndim == 1 else None
+    lt, ct = node.logical_type, node.converted_type
+    text = (lt is not None and lt.STRING is not None) or ct == ConvertedType.UTF8
+    return BinaryColumn(T.string() if text else T.binary(), values.offsets, values.data)
 
 
 def _python_values(values, node):
