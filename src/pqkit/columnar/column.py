@@ -420,6 +420,12 @@ class BinaryColumn(Column):
         out._init_common(type_, len(positions), validity)
         return out
 
+    def gathered(self):
+        """``(source column, positions)`` when row ``i`` is ``source[positions[i]]`` (a
+        decoded dictionary, not yet copied out), else None: a computation per distinct
+        value can run on ``source`` and be gathered."""
+        return self._gathered
+
     @property
     def offsets(self):
         """``length + 1`` int64 positions into ``data``."""

@@ -145,7 +145,13 @@ class RowSelection:
         if len(keep) != self.count:
             raise ValueError(f"refine needs one flag per selected row ({self.count}), "
                              f"got {len(keep)}")
-        return RowSelection.from_rows(self.rows()[keep], self.num_rows)
+        if keep.all():
+            return self
+        if self.is_all():
+            return RowSelection.from_mask(keep)
+        full = self.mask()
+        full[full] = keep
+        return RowSelection.from_mask(full)
 
     def _same_group(self, other):
         if self.num_rows != other.num_rows:

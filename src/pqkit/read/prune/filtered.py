@@ -68,8 +68,9 @@ class FilteredReader:
         fields, cols = [], []
         for t in tops:
             if t.name in reuse:
+                col = ftable.column(t.name)
                 fields.append(ftable.field(t.name))
-                cols.append(ftable.column(t.name).take(keep))
+                cols.append(col if len(keep) == len(col) else col.take(keep))
             else:
                 fields.append(table.field(t.name))
                 cols.append(table.column(t.name))

@@ -33,6 +33,10 @@ def term_mask(col, op, value):
         return _dictionary_mask(col, op, value)
     if isinstance(col, PrimitiveColumn):
         hits = _number_hits(col, op, value)
+    elif type(col) is BinaryColumn and col.gathered() is not None:
+        source, positions = col.gathered()        # once per distinct value, then gathered
+        per_value = _bytes_hits(source, op, value)
+        hits = None if per_value is None else per_value[positions]
     elif type(col) is BinaryColumn:
         hits = _bytes_hits(col, op, value)
     else:
