@@ -1,0 +1,186 @@
+"""Structured Streaming into a PQDS/1 dataset: ``df.writeStream.format("pqkit")``.
+
+Each micro-batch becomes one dataset version. The executors stage the batch's rows
+as part files (:func:`pqkit.dataset.stage_file`, hidden until committed, one file per
+partition value and at most ``rows_per_file`` rows); the driver commits all of them
+as one version with :func:`pqkit.dataset.commit`, whose run id is ``<stream>:<batch
+id>``. Versions record the last run of each stream (``app_txns``), so a micro-batch
+that Spark replays after a restart (it committed here, but the query died before
+Spark logged the batch as done) is a no-op, and its new staged files are discarded:
+every row reaches the dataset exactly once.
+
+The stream id defaults to the query id that Spark keeps in the checkpoint
+(``<checkpointLocation>/metadata``): stable across restarts from that checkpoint,
+new for a new checkpoint, whose batch ids start again at 0. The option
+``streamId`` names it instead (e.g. when the checkpoint is not on a local path).
+
+Output modes: append and update add rows; complete replaces the dataset's rows
+with each batch (an ``overwrite`` version). Partition columns are given with the
+option ``partition_by`` (``writeStream.partitionBy`` does not reach a Python data
+source in Spark 4.3); a dataset that exists keeps its partitioning.
+"""
+import json
+import os
+
+from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMessage
+
+import pqkit.dataset as pds
+from pqkit.columnar.table import Table
+from pqkit.errors import DatasetNotFound, SchemaError
+from pqkit import datatypes as T
+from pqkit.spark.dataset import DEFAULT_ROWS_PER_FILE, _Stager, _StageConfig, discard_staged
+from pqkit.spark.schema import from_spark
+from pqkit.spark.write_plan import ColumnPlan
+
+__all__ = ["DatasetStreamWriter", "StagedFiles", "STREAM_WRITE_OPTIONS"]
+
+# option (lower case) -> meaning; the format's write options apply too
+STREAM_WRITE_OPTIONS = {
+    "checkpointlocation": "Spark's checkpoint directory (its query id names the stream)",
+    "streamid": "the stream's idempotency key in the dataset's versions (default: the "
+                "query id in the checkpoint)",
+    "rows_per_file": f"most rows per part file (default {DEFAULT_ROWS_PER_FILE})",
+}
+
+
+class StagedFiles(WriterCommitMessage):
+    """What one task staged: the file entries of :func:`pqkit.dataset.stage_file`."""
+
+    def __init__(self, entries):
+        self.entries = entries
+
+
+class DatasetStreamWriter(DataSourceStreamArrowWriter):
+    """Writes each micro-batch as one version of the PQDS/1 dataset at ``path``.
+
+    Parameters
+    ----------
+    options : dict
+        The format's options (lower-case keys): ``path``, ``partition_by``,
+        ``streamId``, ``rows_per_file``, writer options.
+    schema : pyspark.sql.types.StructType
+    overwrite : bool
+        Complete output mode: each batch replaces the dataset's rows.
+    """
+
+    def __init__(self, options, schema, overwrite, writer_options=None):
+        options = {str(k).lower(): v for k, v in dict(options).items()}
+        if "path" not in options:
+            raise SchemaError("format 'pqkit' needs a dataset root: "
+                              "df.writeStream.format('pqkit').start(path)")
+        self.root = os.path.abspath(options["path"])
+        self.overwrite = bool(overwrite)
+        self.checkpoint = options.get("checkpointlocation")
+        self.stream_id = options.get("streamid")
+        self.partition_by = _partition_by(options.get("partition_by"), schema)
+        self.columns = [ColumnPlan(f.name, from_spark(f.dataType, f.name), f.nullable,
+                                   "value", None) for f in schema.fields]
+        names = set(self.partition_by)
+        data = tuple(c for c in self.columns if c.name not in names)
+        parts = tuple(next(c for c in self.columns if c.name == n) for n in self.partition_by)
+        if not data:
+            raise SchemaError("every column is a partition column: no data would be stored")
+        self.config = _StageConfig(data, parts, self.root, "UTC", dict(writer_options or {}),
+                                  int(options.get("rows_per_file", DEFAULT_ROWS_PER_FILE)))
+
+    # --- executors -----------------------------------------------------------------------
+    def write(self, iterator):
+        stager = _Stager(self.config)
+        try:
+            for batch in iterator:
+                for key, values, rows in _by_partition(batch, self.config):
+                    stager.add(key, values, _table(rows, self.config))
+            entries = stager.finish()
+        except BaseException:
+            stager.abort()
+            raise
+        return StagedFiles(entries)
+
+    # --- driver ----------------------------------------------------------------------------
+    def commit(self, messages, batchId):
+        entries = [e for m in messages if m is not None for e in m.entries]
+        try:
+            run_id = f"{self._stream()}:{int(batchId)}"
+        except SchemaError:
+            discard_staged(self.config, entries)
+            raise
+        try:
+            current = pds.open(self.root)
+        except DatasetNotFound:
+            current = None
+        if current is None:
+            mode = "create"
+        elif self.overwrite:
+            mode = "overwrite"
+        elif not entries:
+            return                      # nothing to add; the next batch's run id supersedes
+        else:
+            mode = "append"
+        if current is not None and current.partition_by != self.partition_by and \
+                mode != "overwrite":
+            discard_staged(self.config, entries)
+            raise SchemaError(f"the dataset at {self.root} is partitioned by "
+                              f"{current.partition_by}, the stream by {self.partition_by}")
+        fields = [T.field(c.name, c.type, c.nullable) for c in self.config.data]
+        pds.commit(self.root, entries, mode=mode, partition_by=self.partition_by,
+                   run_id=run_id, schema=fields if mode != "append" else None)
+
+    def abort(self, messages, batchId):
+        discard_staged(self.config, [e for m in messages if m is not None for e in m.entries])
+
+    def _stream(self):
+        if self.stream_id:
+            return f"spark-stream-{self.stream_id}"
+        query = _query_id(self.checkpoint)
+        if query is None:
+            raise SchemaError("a streaming write to format 'pqkit' needs the query id in "
+                              "<checkpointLocation>/metadata, or option streamId naming the "
+                              "stream (the idempotency key of its versions); checkpoint: "
+                              f"{self.checkpoint!r}")
+        return f"spark-stream-{query}"
+
+
+def _query_id(checkpoint):
+    """The query id Spark writes into the checkpoint's ``metadata`` file, or None."""
+    if not checkpoint:
+        return None
+    path = checkpoint[len("file:"):] if checkpoint.startswith("file:") else checkpoint
+    try:
+        with open(os.path.join(path, "metadata")) as f:
+            return json.loads(f.readline())["id"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _partition_by(text, schema):
+    names = [n.strip() for n in (text or "").split(",") if n.strip()]
+    for n in names:
+        if n not in schema.names:
+            raise SchemaError(f"partition column {n!r} is not a column of the stream "
+                              f"({schema.names})")
+    if len(set(names)) != len(names):
+        raise SchemaError(f"partition_by names a column twice: {names}")
+    return names
+
+
+def _by_partition(batch, config):
+    """(key, values, rows) per partition of an Arrow batch: ``key`` the hashable values,
+    ``values`` the partition dict :func:`pqkit.dataset.stage_file` takes."""
+    if batch.num_rows == 0:
+        return
+    if not config.partitions:
+        yield (), {}, batch
+        return
+    names = [c.name for c in config.partitions]
+    columns = [batch.column(n).to_pylist() for n in names]
+    groups = {}
+    for i, key in enumerate(zip(*columns)):
+        groups.setdefault(key, []).append(i)
+    for key, rows in groups.items():
+        values = {n: (None if v == "" else v) for n, v in zip(names, key)}
+        yield key, values, batch if len(rows) == batch.num_rows else batch.take(rows)
+
+
+def _table(rows, config):
+    names = [c.name for c in config.data]
+    return Table.from_arrow(rows.select(names))
