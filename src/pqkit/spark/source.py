@@ -33,7 +33,9 @@ class PlainReader(SourceReader, DataSourceReader):
 
 
 class PqkitDataSource(DataSource):
-    """``spark.read.format("pqkit")`` / ``df.write.format("pqkit")``."""
+    """``spark.read.format("pqkit")`` / ``df.write.format("pqkit")``; streaming over PQDS/1
+    datasets with ``readStream`` / ``writeStream`` (:mod:`pqkit.spark.stream_source`,
+    :mod:`pqkit.spark.stream_sink`)."""
 
     offers_pushdown = True     # what register() saw; a class attribute travels with the class
 
@@ -46,6 +48,14 @@ class PqkitDataSource(DataSource):
 
     def reader(self, schema):
         return PlainReader(self.options, schema)
+
+    def streamReader(self, schema):
+        from pqkit.spark.stream_source import DatasetStreamReader
+        return DatasetStreamReader(self.options, schema)
+
+    def streamWriter(self, schema, overwrite):
+        from pqkit.spark.stream_sink import DatasetStreamWriter
+        return DatasetStreamWriter(self.options, schema, overwrite)
 
 
 def register(spark, pushdown=None):

@@ -9,7 +9,8 @@ import json
 
 from pqkit.errors import SchemaError
 
-__all__ = ["READ_OPTIONS", "WRITE_OPTIONS", "SourceOptions", "DEFAULT_MAX_PARTITION_BYTES"]
+__all__ = ["READ_OPTIONS", "WRITE_OPTIONS", "STREAM_READ_OPTIONS", "STREAM_WRITE_OPTIONS",
+           "SourceOptions", "DEFAULT_MAX_PARTITION_BYTES"]
 
 DEFAULT_MAX_PARTITION_BYTES = 128 << 20
 
@@ -30,6 +31,16 @@ READ_OPTIONS = {
     "pushdown": "true (default) or false: offer Spark's filters to pqkit",
     "storage_options": "JSON object of fsspec options for URL paths",
 }
+# Streaming reads of a PQDS/1 dataset (pqkit.spark.stream_source); Spark asks a source for
+# its schema with the same options, so a batch read accepts (and ignores) them too.
+STREAM_READ_OPTIONS = {
+    "startingversion": "streaming: the first version read (a number, or latest); default "
+                       "every file of the latest version, then the versions after it",
+    "maxfilespertrigger": "streaming: most data files per micro-batch",
+    "maxbytespertrigger": "streaming: most bytes per micro-batch (a number, or 64m, 1g)",
+    "skipchangecommits": "streaming: true skips versions that delete or rewrite rows "
+                         "(default false: they fail the query)",
+}
 WRITE_OPTIONS = {
     "path": "the target directory or PQDS/1 dataset root",
     "partition_by": "comma-separated partition columns",
@@ -42,6 +53,15 @@ WRITE_OPTIONS = {
     "job_id": "idempotency key: a PQDS/1 target commits one version per job id",
     "storage_options": "JSON object of fsspec options for a URL target",
 }
+# Streaming writes (pqkit.spark.stream_sink) take the write options and these.
+STREAM_WRITE_OPTIONS = {
+    "checkpointlocation": "Spark's checkpoint directory (its query id names the stream)",
+    "streamid": "the stream's idempotency key in the dataset's versions (default: the "
+                "query id in the checkpoint)",
+    "rows_per_file": "most rows per part file of a micro-batch (default 1048576)",
+}
+_KNOWN = {"read": {**READ_OPTIONS, **STREAM_READ_OPTIONS}, "write": WRITE_OPTIONS,
+          "stream_write": {**WRITE_OPTIONS, **STREAM_WRITE_OPTIONS}}
 _STORAGE_PREFIX = "storage."   # storage.endpoint_url=... is one storage option
 
 
@@ -58,7 +78,7 @@ class SourceOptions:
 
     def __init__(self, options, kind):
         self.raw = {str(k).lower(): v for k, v in dict(options or {}).items()}
-        _check_known(self.raw, READ_OPTIONS if kind == "read" else WRITE_OPTIONS, kind)
+        _check_known(self.raw, _KNOWN[kind], kind.replace("_", " "))
 
     def get(self, name, default=None):
         return self.raw.get(name, default)

@@ -123,7 +123,7 @@ class SourceReader:
         return names
 
     def partitions(self):
-        p = plan_source(self.opts, self._columns(), [self.filters] if self.filters else None)
+        p = self._plan(self._columns(), [self.filters] if self.filters else None)
         declared, types = _spark_types(p)
         self._check_schema(p, types)
         order = tuple(p.names.index(n) for n in self.schema.names)
@@ -138,6 +138,10 @@ class SourceReader:
         tasks = pack_tasks(p.splits, self.opts.integer("minpartitions", os.cpu_count() or 1),
                            self.opts.integer("maxpartitionbytes", DEFAULT_MAX_PARTITION_BYTES))
         return [SplitsPartition(i, tuple(t), config, order) for i, t in enumerate(tasks)]
+
+    def _plan(self, columns, filters):
+        """The plan partitions() splits (a stream reader plans one micro-batch's files)."""
+        return plan_source(self.opts, columns, filters)
 
     def _check_schema(self, p, types):
         planned = dict(zip(p.names, types))

@@ -30,18 +30,10 @@ from pqkit.errors import DatasetNotFound, SchemaError
 from pqkit import datatypes as T
 from pqkit.spark.dataset import DEFAULT_ROWS_PER_FILE, _Stager, _StageConfig, discard_staged
 from pqkit.spark.schema import from_spark
+from pqkit.spark.source_options import SourceOptions
 from pqkit.spark.write_plan import ColumnPlan
 
-__all__ = ["DatasetStreamWriter", "StagedFiles", "STREAM_WRITE_OPTIONS"]
-
-# option (lower case) -> meaning; the format's write options apply too
-STREAM_WRITE_OPTIONS = {
-    "checkpointlocation": "Spark's checkpoint directory (its query id names the stream)",
-    "streamid": "the stream's idempotency key in the dataset's versions (default: the "
-                "query id in the checkpoint)",
-    "rows_per_file": f"most rows per part file (default {DEFAULT_ROWS_PER_FILE})",
-}
-
+__all__ = ["DatasetStreamWriter", "StagedFiles"]
 
 class StagedFiles(WriterCommitMessage):
     """What one task staged: the file entries of :func:`pqkit.dataset.stage_file`."""
@@ -63,25 +55,28 @@ class DatasetStreamWriter(DataSourceStreamArrowWriter):
         Complete output mode: each batch replaces the dataset's rows.
     """
 
-    def __init__(self, options, schema, overwrite, writer_options=None):
-        options = {str(k).lower(): v for k, v in dict(options).items()}
-        if "path" not in options:
+    def __init__(self, options, schema, overwrite):
+        opts = SourceOptions(options, "stream_write")
+        if opts.get("path") is None:
             raise SchemaError("format 'pqkit' needs a dataset root: "
                               "df.writeStream.format('pqkit').start(path)")
-        self.root = os.path.abspath(options["path"])
+        if opts.get("job_id") is not None:
+            raise SchemaError("option job_id applies to batch writes; a stream's versions are "
+                              "keyed by its query id, or option streamId")
+        self.root = os.path.abspath(opts.get("path"))
         self.overwrite = bool(overwrite)
-        self.checkpoint = options.get("checkpointlocation")
-        self.stream_id = options.get("streamid")
-        self.partition_by = _partition_by(options.get("partition_by"), schema)
-        self.columns = [ColumnPlan(f.name, from_spark(f.dataType, f.name), f.nullable,
-                                   "value", None) for f in schema.fields]
-        names = set(self.partition_by)
-        data = tuple(c for c in self.columns if c.name not in names)
-        parts = tuple(next(c for c in self.columns if c.name == n) for n in self.partition_by)
+        self.checkpoint = opts.get("checkpointlocation")
+        self.stream_id = opts.get("streamid")
+        given = opts.names("partition_by")
+        self.partition_by = _partition_by(self.root, given, schema)
+        columns = {f.name: ColumnPlan(f.name, from_spark(f.dataType, f.name), f.nullable,
+                                      "value", None) for f in schema.fields}
+        data = tuple(c for n, c in columns.items() if n not in self.partition_by)
         if not data:
             raise SchemaError("every column is a partition column: no data would be stored")
-        self.config = _StageConfig(data, parts, self.root, "UTC", dict(writer_options or {}),
-                                  int(options.get("rows_per_file", DEFAULT_ROWS_PER_FILE)))
+        self.config = _StageConfig(data, tuple(columns[n] for n in self.partition_by),
+                                   self.root, "UTC", writer_options(opts),
+                                   opts.integer("rows_per_file", DEFAULT_ROWS_PER_FILE))
 
     # --- executors -----------------------------------------------------------------------
     def write(self, iterator):
@@ -152,8 +147,28 @@ def _query_id(checkpoint):
         return None
 
 
-def _partition_by(text, schema):
-    names = [n.strip() for n in (text or "").split(",") if n.strip()]
+def writer_options(opts):
+    """The :class:`pqkit.ParquetWriter` keywords that write options (SourceOptions) set."""
+    out = {}
+    if opts.get("compression") is not None:
+        out["compression"] = opts.get("compression")
+    for name in ("compression_level", "row_group_size", "data_page_size"):
+        if opts.get(name) is not None:
+            out[name] = opts.integer(name, None)
+    for name, keyword in (("write_statistics", "write_statistics"),
+                          ("dictionary", "use_dictionary")):
+        if opts.get(name) is not None:
+            out[keyword] = opts.flag(name, True)
+    return out
+
+
+def _partition_by(root, names, schema):
+    """The partition columns: as given, else those of the dataset at ``root`` (if any)."""
+    if names is None:
+        try:
+            names = pds.open(root).partition_by
+        except DatasetNotFound:
+            names = []
     for n in names:
         if n not in schema.names:
             raise SchemaError(f"partition column {n!r} is not a column of the stream "
