@@ -104,3 +104,22 @@ def test_without_a_stream_id_the_commit_says_what_to_give(tmp_path):
 def test_partition_by_must_name_columns(tmp_path):
     with pytest.raises(SchemaError, match="partition column 'q' is not a column"):
         _writer(tmp_path, partition_by="q")
+
+
+def test_without_partition_by_an_existing_dataset_keeps_its_partitioning(tmp_path):
+    first = _writer(tmp_path, "q1")
+    first.commit([first.write(iter([_batch([0, 1, 2])]))], 0)
+    second = DatasetStreamWriter({"path": str(tmp_path / "out"), "streamId": "s2"}, SCHEMA,
+                                 False)
+    assert second.partition_by == ["p"]
+    second.commit([second.write(iter([_batch([3])]))], 0)
+    assert pds.open(str(tmp_path / "out")).count() == 4
+
+
+def test_a_batch_without_rows_adds_no_version(tmp_path):
+    writer = _writer(tmp_path)
+    writer.commit([writer.write(iter([]))], 0)
+    assert not os.path.exists(tmp_path / "out" / "_pqkit" / "versions")
+    writer.commit([writer.write(iter([_batch([0])]))], 1)
+    writer.commit([writer.write(iter([])), None], 2)
+    assert pds.latest_version(str(tmp_path / "out")) == 0

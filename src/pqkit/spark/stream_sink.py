@@ -7,7 +7,8 @@ as one version with :func:`pqkit.dataset.commit`, whose run id is ``<stream>:<ba
 id>``. Versions record the last run of each stream (``app_txns``), so a micro-batch
 that Spark replays after a restart (it committed here, but the query died before
 Spark logged the batch as done) is a no-op, and its new staged files are discarded:
-every row reaches the dataset exactly once.
+every row reaches the dataset exactly once. A micro-batch without rows commits
+nothing (the dataset is created by the first batch that has rows).
 
 The stream id defaults to the query id that Spark keeps in the checkpoint
 (``<checkpointLocation>/metadata``): stable across restarts from that checkpoint,
@@ -103,14 +104,9 @@ class DatasetStreamWriter(DataSourceStreamArrowWriter):
             current = pds.open(self.root)
         except DatasetNotFound:
             current = None
-        if current is None:
-            mode = "create"
-        elif self.overwrite:
-            mode = "overwrite"
-        elif not entries:
-            return                      # nothing to add; the next batch's run id supersedes
-        else:
-            mode = "append"
+        if not entries and (current is None or not self.overwrite):
+            return             # no rows, no version (a later batch's run id supersedes this)
+        mode = "create" if current is None else "overwrite" if self.overwrite else "append"
         if current is not None and current.partition_by != self.partition_by and \
                 mode != "overwrite":
             discard_staged(self.config, entries)
