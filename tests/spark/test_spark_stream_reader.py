@@ -86,3 +86,11 @@ def test_bad_options_say_what_is_wrong(root, options, message):
 def test_sizes_take_units(root):
     assert _reader(root, maxBytesPerTrigger="64m").max_bytes == 64 << 20
     assert _reader(root, maxBytesPerTrigger="2 GiB").max_bytes == 2 << 30
+
+
+def test_a_plain_directory_is_no_stream_source(tmp_path):
+    import pqkit
+    pqkit.write_table({"id": [1]}, str(tmp_path / "a.parquet"))
+    reader = _reader(str(tmp_path))
+    with pytest.raises(pds.DatasetNotFound, match="reads a PQDS/1 dataset.*holds none"):
+        reader.initialOffset()

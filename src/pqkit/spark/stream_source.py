@@ -34,7 +34,7 @@ from pyspark.sql.streaming.datasource import (
     SupportsTriggerAvailableNow,
 )
 
-from pqkit.errors import SchemaError
+from pqkit.errors import DatasetNotFound, SchemaError
 from pqkit.spark.dataset import dataset_fields, dataset_files
 from pqkit.spark.plan import make_plan
 from pqkit.spark.source_read import SourceReader
@@ -93,7 +93,12 @@ class DatasetStreamReader(SourceReader, DataSourceStreamReader, SupportsTriggerA
         """Opened on first use: the copies of the reader that run read() never need it."""
         if self._planner is None:
             log = StreamLog(self.root, self.opts.storage_options())
-            ds = log.open(log.latest())
+            try:
+                ds = log.open(log.latest())
+            except DatasetNotFound:
+                raise DatasetNotFound(f"a stream of format 'pqkit' reads a PQDS/1 dataset, whose "
+                                      f"versions are its offsets; {self.root} holds none (read "
+                                      "plain Parquet directories with spark.read)") from None
             names = [f.name for f in ds.schema]
             missing = [n for n in self.schema.names if n not in names]
             if missing:
