@@ -2,7 +2,7 @@
 
     python stream_job.py SOURCE TARGET CHECKPOINT {run|drain}
 
-reads the PQDS/1 dataset SOURCE with format ``pqkit`` (one file per micro-batch) and
+reads the PQDS/1 dataset SOURCE with format ``pqkit`` (two files per micro-batch) and
 writes it into the dataset TARGET with format ``pqkit``. ``run`` keeps going until the
 process is killed; ``drain`` reads what the source holds (Trigger.AvailableNow) and
 exits 0.
@@ -23,7 +23,7 @@ def main(source, target, checkpoint, how):
              .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     pqkit.spark.register(spark)
-    stream = (spark.readStream.format("pqkit").option("maxFilesPerTrigger", 1).load(source)
+    stream = (spark.readStream.format("pqkit").option("maxFilesPerTrigger", 2).load(source)
               .writeStream.format("pqkit").option("checkpointLocation", checkpoint))
     if how == "drain":
         stream.trigger(availableNow=True).start(target).awaitTermination()

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -200,39 +201,55 @@ def _job(source, target, checkpoint, how):
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
+VERSIONS = 8           # the source's versions, 4 rows each
+
+
+def _appender(source, first, stop):
+    """Append versions first.. to ``source`` every 0.3 s until ``stop`` is set or all are
+    there; returns the thread and a list holding the next version to append."""
+    nxt = [first]
+
+    def run():
+        while nxt[0] < VERSIONS and not stop.is_set():
+            _append(source, 4 * nxt[0], 4)
+            nxt[0] += 1
+            stop.wait(0.3)
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, nxt
+
+
 def test_a_killed_query_restarts_from_its_checkpoint_with_every_row_once(tmp_path):
     source, target, checkpoint = tmp_path / "src", tmp_path / "out", tmp_path / "ck"
     _append(source, 0, 4, mode="create")
     job = _job(source, target, checkpoint, "run")
+    stop = threading.Event()
+    appender, nxt = _appender(source, 1, stop)
+    versions = target / "_pqkit" / "versions"
     try:
+        # Kill the query (its JVM and Python workers too) the moment its sink has
+        # committed a third version: Spark may not have logged that batch as done yet.
         deadline = time.monotonic() + 240
-        n = 1
-        # Append while the query runs; kill it (and its JVM and Python workers) the moment
-        # its sink has committed a third version, before Spark may log the batch as done.
-        while time.monotonic() < deadline:
-            if n < 12:
-                _append(source, 4 * n, 4)
-                n += 1
-            if _latest(target) >= 2:
-                break
+        while not (versions.is_dir() and len(os.listdir(versions)) >= 3):
             assert job.poll() is None, job.stderr.read().decode()[-3000:]
-            time.sleep(0.05)
-        else:
-            raise AssertionError("the query committed no third version in 240 s")
+            assert time.monotonic() < deadline, "no third version in 240 s"
+            time.sleep(0.002)
     finally:
         os.killpg(job.pid, signal.SIGKILL)
         job.wait()
-    # The worst moment for a kill is after the sink committed a batch and before Spark
-    # logged it as done. Where the kill fell just after that moment, go back to it.
+        stop.set()
+        appender.join()
+    # If the kill fell just after that moment, go back to it: remove the batch's entry
+    # from the commit log (unless Spark has already planned the next batch).
     committed = max(int(v["run_id"].rpartition(":")[2]) for v in
                     pds.open(str(target)).versions())
     if _log_entries(checkpoint, "commits") == _log_entries(checkpoint, "offsets") == committed:
         _forget_commit(str(checkpoint), committed)
-    for i in range(n, 14):
+    for i in range(nxt[0], VERSIONS):
         _append(source, 4 * i, 4)
     drain = _job(source, target, checkpoint, "drain")
     _, err = drain.communicate(timeout=300)
     assert drain.returncode == 0, err.decode()[-3000:]
-    assert _ids(target) == list(range(56))
+    assert _ids(target) == list(range(4 * VERSIONS))
     run_ids = [v["run_id"] for v in pds.open(str(target)).versions()]
     assert len(set(run_ids)) == len(run_ids)
