@@ -21,7 +21,9 @@ gets a reader without pushdown, whose answers Spark filters itself; the option
 """
 from pyspark.sql.datasource import DataSource, DataSourceReader
 
+from pqkit.spark.pushdown import translate
 from pqkit.spark.source_read import SourceReader, source_schema
+from pqkit.spark.source_write import SourceWriter
 
 __all__ = ["PqkitDataSource", "register", "PUSHDOWN_CONF"]
 
@@ -30,6 +32,15 @@ PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
 
 class PlainReader(SourceReader, DataSourceReader):
     """A reader without filter pushdown: Spark evaluates every filter."""
+
+
+class PushingReader(PlainReader):
+    """A reader that takes Spark's filters (see :mod:`pqkit.spark.pushdown`)."""
+
+    def pushFilters(self, filters):
+        terms, left = translate(list(filters), self.schema)
+        self.filters = terms or None
+        return left
 
 
 class PqkitDataSource(DataSource):
@@ -47,7 +58,12 @@ class PqkitDataSource(DataSource):
         return source_schema(self.options)
 
     def reader(self, schema):
+        if self.offers_pushdown and PlainReader.pushdown_wanted(self.options):
+            return PushingReader(self.options, schema)
         return PlainReader(self.options, schema)
+
+    def writer(self, schema, overwrite):
+        return SourceWriter(self.options, schema, overwrite)
 
     def streamReader(self, schema):
         from pqkit.spark.stream_source import DatasetStreamReader

@@ -14,6 +14,7 @@ nullable. A year-month interval cannot cross from a Python data source to the
 JVM (Spark's Arrow conversion has no type for it), so such a column is refused
 with a message naming it; ``pqkit.spark.read`` reads it.
 """
+import functools
 import glob
 import os
 
@@ -21,7 +22,7 @@ from pyspark.sql import types as S
 from pyspark.sql.datasource import InputPartition
 from pyspark.sql.pandas.types import to_arrow_schema
 
-from pqkit.errors import SchemaError
+from pqkit.errors import ParquetError, SchemaError
 from pqkit.spark.convert import to_arrow
 from pqkit.spark.plan import pack_tasks
 from pqkit.spark.read_job import DEFAULT_BATCH_SIZE, _declared, _ReadConfig, plan, split_batches
@@ -29,7 +30,7 @@ from pqkit.spark.row_metadata import final_spark_type
 from pqkit.spark.schema import to_spark
 from pqkit.spark.source_options import DEFAULT_MAX_PARTITION_BYTES, SourceOptions
 
-__all__ = ["SourceReader", "source_schema", "SplitsPartition"]
+__all__ = ["SourceReader", "source_schema", "SplitsPartition", "short_errors"]
 
 _GLOB_CHARS = set("*?[")
 
@@ -81,12 +82,48 @@ def _spark_types(p):
     return declared, types + [to_spark(f.type) for f in p.partition_fields]
 
 
+def short_errors(method):
+    """Run ``method`` so that a ParquetError reaches Spark without pqkit's inner frames:
+    Spark prints the Python traceback into its own error text."""
+    @functools.wraps(method)
+    def run(*args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except ParquetError as exc:
+            raise exc.with_traceback(None) from None
+    return run
+
+
+@short_errors
 def source_schema(options):
     """The StructType of a read with these options (no user schema)."""
     opts = SourceOptions(options, "read")
-    p = plan_source(opts, opts.names("columns"))
+    columns = opts.names("columns")
+    p = plan_source(opts, columns)
     _, types = _spark_types(p)
-    return S.StructType([S.StructField(n, t, True) for n, t in zip(p.names, types)])
+    fields = {n: S.StructField(n, t, True) for n, t in zip(p.names, types)}
+    order = p.names if columns is None else _tops(columns)
+    return S.StructType([fields[n] for n in order])
+
+
+def _tops(columns):
+    """The top-level names of ``columns`` (dotted paths by their top), in order."""
+    tops = []
+    for c in columns:
+        top = c if "." not in c else c.split(".")[0]
+        if top not in tops:
+            tops.append(top)
+    return tops
+
+
+def _located(exc, path):
+    """``exc`` again, its message naming ``path`` (once), without its traceback."""
+    text = str(exc)
+    try:
+        located = type(exc)(text if path in text else f"{path}: {text}")
+    except TypeError:                      # a subclass with other arguments: keep it
+        located = exc
+    return located.with_traceback(None)
 
 
 class SplitsPartition(InputPartition):
@@ -107,21 +144,21 @@ class SourceReader:
         self.schema = schema
         self.filters = None          # one conjunction of pqkit terms, set by pushFilters
 
+    @staticmethod
+    def pushdown_wanted(options):
+        return SourceOptions(options, "read").flag("pushdown", True)
+
     def _columns(self):
         explicit = self.opts.names("columns")
         names = list(self.schema.names)
         if explicit is not None:
-            tops = []
-            for c in explicit:
-                top = c.split(".")[0]
-                if top not in tops:
-                    tops.append(top)
-            if tops != names:
+            if _tops(explicit) != names:
                 raise SchemaError(f"option columns names {explicit}, the schema {names}: give "
                                   "one of them")
             return explicit
         return names
 
+    @short_errors
     def partitions(self):
         p = self._plan(self._columns(), [self.filters] if self.filters else None)
         declared, types = _spark_types(p)
@@ -156,8 +193,12 @@ class SourceReader:
         import pyarrow as pa
         schema = to_arrow_schema(self.schema, timezone="UTC")
         for split in partition.splits:
-            for columns, _ in split_batches(split, partition.config):
-                ordered = [columns[i] for i in partition.order]
-                arrays = [to_arrow(col, schema.field(i).type, pa)
-                          for i, col in enumerate(ordered)]
-                yield pa.RecordBatch.from_arrays(arrays, schema=schema)
+            try:
+                for columns, _ in split_batches(split, partition.config):
+                    ordered = [columns[i] for i in partition.order]
+                    arrays = [to_arrow(col, schema.field(i).type, pa)
+                              for i, col in enumerate(ordered)]
+                    yield pa.RecordBatch.from_arrays(arrays, schema=schema)
+            except ParquetError as exc:
+                # Spark shows the Python traceback: keep it to this frame, and say which file
+                raise _located(exc, split.path) from None
