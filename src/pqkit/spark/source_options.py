@@ -58,7 +58,6 @@ STREAM_WRITE_OPTIONS = {
     "checkpointlocation": "Spark's checkpoint directory (its query id names the stream)",
     "streamid": "the stream's idempotency key in the dataset's versions (default: the "
                 "query id in the checkpoint)",
-    "rows_per_file": "most rows per part file of a micro-batch (default 1048576)",
 }
 _KNOWN = {"read": {**READ_OPTIONS, **STREAM_READ_OPTIONS}, "write": WRITE_OPTIONS,
           "stream_write": {**WRITE_OPTIONS, **STREAM_WRITE_OPTIONS}}

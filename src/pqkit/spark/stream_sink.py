@@ -1,8 +1,9 @@
 """Structured Streaming into a PQDS/1 dataset: ``df.writeStream.format("pqkit")``.
 
 Each micro-batch becomes one dataset version. The executors stage the batch's rows
-as part files (:func:`pqkit.dataset.stage_file`, hidden until committed, one file per
-partition value and at most ``rows_per_file`` rows); the driver commits all of them
+as part files as the format's batch writer does (:mod:`pqkit.spark.source_write`:
+:func:`pqkit.dataset.stage_file`, hidden until committed, one file per partition
+value); the driver commits all of them
 as one version with :func:`pqkit.dataset.commit`, whose run id is ``<stream>:<batch
 id>``. Versions record the last run of each stream (``app_txns``), so a micro-batch
 that Spark replays after a restart (it committed here, but the query died before
@@ -26,15 +27,21 @@ import os
 from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMessage
 
 import pqkit.dataset as pds
-from pqkit.columnar.table import Table
-from pqkit.errors import DatasetNotFound, SchemaError
 from pqkit import datatypes as T
-from pqkit.spark.dataset import DEFAULT_ROWS_PER_FILE, _Stager, _StageConfig, discard_staged
-from pqkit.spark.schema import from_spark
+from pqkit.errors import DatasetNotFound, SchemaError
+from pqkit.filesystems import is_url
+from pqkit.spark.dataset import discard_staged
 from pqkit.spark.source_options import SourceOptions
-from pqkit.spark.write_plan import ColumnPlan
+from pqkit.spark.source_write import (
+    _column_plans,
+    _DatasetSink,
+    _partition_by,
+    _partitioned,
+    _writer_options,
+)
 
 __all__ = ["DatasetStreamWriter", "StagedFiles"]
+
 
 class StagedFiles(WriterCommitMessage):
     """What one task staged: the file entries of :func:`pqkit.dataset.stage_file`."""
@@ -49,8 +56,8 @@ class DatasetStreamWriter(DataSourceStreamArrowWriter):
     Parameters
     ----------
     options : dict
-        The format's options (lower-case keys): ``path``, ``partition_by``,
-        ``streamId``, ``rows_per_file``, writer options.
+        The format's options: ``path``, ``partition_by``, ``streamId``, the write
+        options (compression, ...), ``storage_options`` for a URL root.
     schema : pyspark.sql.types.StructType
     overwrite : bool
         Complete output mode: each batch replaces the dataset's rows.
@@ -58,66 +65,73 @@ class DatasetStreamWriter(DataSourceStreamArrowWriter):
 
     def __init__(self, options, schema, overwrite):
         opts = SourceOptions(options, "stream_write")
-        if opts.get("path") is None:
+        path = opts.get("path")
+        if path is None:
             raise SchemaError("format 'pqkit' needs a dataset root: "
                               "df.writeStream.format('pqkit').start(path)")
         if opts.get("job_id") is not None:
             raise SchemaError("option job_id applies to batch writes; a stream's versions are "
                               "keyed by its query id, or option streamId")
-        self.root = os.path.abspath(opts.get("path"))
+        self.root = path if is_url(path) else os.path.abspath(path)
+        self.storage_options = opts.storage_options()
         self.overwrite = bool(overwrite)
         self.checkpoint = opts.get("checkpointlocation")
         self.stream_id = opts.get("streamid")
-        given = opts.names("partition_by")
-        self.partition_by = _partition_by(self.root, given, schema)
-        columns = {f.name: ColumnPlan(f.name, from_spark(f.dataType, f.name), f.nullable,
-                                      "value", None) for f in schema.fields}
-        data = tuple(c for n, c in columns.items() if n not in self.partition_by)
-        if not data:
-            raise SchemaError("every column is a partition column: no data would be stored")
-        self.config = _StageConfig(data, tuple(columns[n] for n in self.partition_by),
-                                   self.root, "UTC", writer_options(opts),
-                                   opts.integer("rows_per_file", DEFAULT_ROWS_PER_FILE))
+        self.partition_by = _partition_by(opts, schema) if opts.get("partition_by") \
+            is not None else self._current_partitioning()
+        self.data, self.parts = _column_plans(schema, self.partition_by)
+        self.writer_options = _writer_options(opts, schema, self.partition_by)
+        self.timezone = "UTC"
+
+    def _current_partitioning(self):
+        try:
+            return pds.open(self.root, storage_options=self.storage_options).partition_by
+        except DatasetNotFound:
+            return []
 
     # --- executors -----------------------------------------------------------------------
     def write(self, iterator):
-        stager = _Stager(self.config)
+        sink = _DatasetSink(self)
         try:
             for batch in iterator:
-                for key, values, rows in _by_partition(batch, self.config):
-                    stager.add(key, values, _table(rows, self.config))
-            entries = stager.finish()
+                for key, values, table in _partitioned(batch, self.data, self.parts):
+                    sink.add(key, values, table)
+            return StagedFiles(sink.finish())
         except BaseException:
-            stager.abort()
+            sink.abort()
             raise
-        return StagedFiles(entries)
 
     # --- driver ----------------------------------------------------------------------------
     def commit(self, messages, batchId):
         entries = [e for m in messages if m is not None for e in m.entries]
         try:
             run_id = f"{self._stream()}:{int(batchId)}"
+            current = self._current()
         except SchemaError:
-            discard_staged(self.config, entries)
+            self.abort(messages, batchId)
             raise
-        try:
-            current = pds.open(self.root)
-        except DatasetNotFound:
-            current = None
         if not entries and (current is None or not self.overwrite):
             return             # no rows, no version (a later batch's run id supersedes this)
         mode = "create" if current is None else "overwrite" if self.overwrite else "append"
-        if current is not None and current.partition_by != self.partition_by and \
-                mode != "overwrite":
-            discard_staged(self.config, entries)
-            raise SchemaError(f"the dataset at {self.root} is partitioned by "
-                              f"{current.partition_by}, the stream by {self.partition_by}")
-        fields = [T.field(c.name, c.type, c.nullable) for c in self.config.data]
+        fields = [T.field(c.name, c.type, c.nullable) for c in self.data]
         pds.commit(self.root, entries, mode=mode, partition_by=self.partition_by,
-                   run_id=run_id, schema=fields if mode != "append" else None)
+                   run_id=run_id, schema=fields if mode != "append" else None,
+                   storage_options=self.storage_options)
 
     def abort(self, messages, batchId):
-        discard_staged(self.config, [e for m in messages if m is not None for e in m.entries])
+        sink = _DatasetSink(self)
+        discard_staged(sink.config, [e for m in messages if m is not None for e in m.entries])
+
+    def _current(self):
+        """The dataset now (None: not created yet), checked against the stream."""
+        try:
+            current = pds.open(self.root, storage_options=self.storage_options)
+        except DatasetNotFound:
+            return None
+        if current.partition_by != self.partition_by and not self.overwrite:
+            raise SchemaError(f"the dataset at {self.root} is partitioned by "
+                              f"{current.partition_by}, the stream by {self.partition_by}")
+        return current
 
     def _stream(self):
         if self.stream_id:
@@ -141,57 +155,3 @@ def _query_id(checkpoint):
             return json.loads(f.readline())["id"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
-
-
-def writer_options(opts):
-    """The :class:`pqkit.ParquetWriter` keywords that write options (SourceOptions) set."""
-    out = {}
-    if opts.get("compression") is not None:
-        out["compression"] = opts.get("compression")
-    for name in ("compression_level", "row_group_size", "data_page_size"):
-        if opts.get(name) is not None:
-            out[name] = opts.integer(name, None)
-    for name, keyword in (("write_statistics", "write_statistics"),
-                          ("dictionary", "use_dictionary")):
-        if opts.get(name) is not None:
-            out[keyword] = opts.flag(name, True)
-    return out
-
-
-def _partition_by(root, names, schema):
-    """The partition columns: as given, else those of the dataset at ``root`` (if any)."""
-    if names is None:
-        try:
-            names = pds.open(root).partition_by
-        except DatasetNotFound:
-            names = []
-    for n in names:
-        if n not in schema.names:
-            raise SchemaError(f"partition column {n!r} is not a column of the stream "
-                              f"({schema.names})")
-    if len(set(names)) != len(names):
-        raise SchemaError(f"partition_by names a column twice: {names}")
-    return names
-
-
-def _by_partition(batch, config):
-    """(key, values, rows) per partition of an Arrow batch: ``key`` the hashable values,
-    ``values`` the partition dict :func:`pqkit.dataset.stage_file` takes."""
-    if batch.num_rows == 0:
-        return
-    if not config.partitions:
-        yield (), {}, batch
-        return
-    names = [c.name for c in config.partitions]
-    columns = [batch.column(n).to_pylist() for n in names]
-    groups = {}
-    for i, key in enumerate(zip(*columns)):
-        groups.setdefault(key, []).append(i)
-    for key, rows in groups.items():
-        values = {n: (None if v == "" else v) for n, v in zip(names, key)}
-        yield key, values, batch if len(rows) == batch.num_rows else batch.take(rows)
-
-
-def _table(rows, config):
-    names = [c.name for c in config.data]
-    return Table.from_arrow(rows.select(names))
