@@ -1,7 +1,9 @@
 """Structured Streaming with format ``pqkit``: PQDS/1 datasets as source and sink.
 
 Every test stops or kills a query and restarts it from its checkpoint, then checks
-that each appended row arrived exactly once.
+that each appended row arrived exactly once. They run on a classic and on a Spark
+Connect session, except the kill -9 test, whose query runs in a classic session of a
+process of its own.
 """
 import os
 import signal
@@ -18,10 +20,11 @@ import pqkit.spark
 JOB = os.path.join(os.path.dirname(__file__), "stream_job.py")
 
 
-@pytest.fixture(scope="module")
-def streams(spark):
-    pqkit.spark.register(spark)
-    return spark
+@pytest.fixture
+def streams(any_spark):
+    """The classic and the Spark Connect session, format pqkit registered."""
+    pqkit.spark.register(any_spark)
+    return any_spark
 
 
 def _ids(root):
@@ -142,7 +145,7 @@ def test_source_reads_appends_made_while_it_runs_once_across_a_restart(streams, 
     query.awaitTermination()
     got = sorted(r.id for r in spark.read.parquet(out).select("id").collect())
     assert got == list(range(45))
-    assert all(p["numInputRows"] <= 10 for p in query.recentProgress)
+    assert all(p.numInputRows <= 10 for p in query.recentProgress)
 
 
 def test_source_limits_each_batch_and_replans_a_replayed_one(streams, tmp_path):
@@ -159,7 +162,7 @@ def test_source_limits_each_batch_and_replans_a_replayed_one(streams, tmp_path):
         return query
 
     query = run()
-    assert [p["numInputRows"] for p in query.recentProgress if p["numInputRows"]] == [9, 3]
+    assert [p.numInputRows for p in query.recentProgress if p.numInputRows] == [9, 3]
     _forget_commit(checkpoint)
     pds.write(str(source), {"id": [12, 13], "p": [0, 1]}, mode="append")
     run()
