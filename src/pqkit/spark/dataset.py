@@ -88,7 +88,7 @@ def write_dataset(df, root, partition_by, mode, writer_options, run_id=None,
     config = _StageConfig(tuple(data), tuple(parts), root,
                           df.sparkSession.conf.get("spark.sql.session.timeZone"),
                           dict(writer_options), int(rows_per_file), storage_options)
-    frame = df.select(*exprs)
+    frame = df.selectExpr(*exprs)
     if partition_by:
         frame = frame.sortWithinPartitions(*partition_by)
     rows = frame.mapInPandas(functools.partial(stage_task, config=config),

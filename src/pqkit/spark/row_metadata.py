@@ -34,7 +34,7 @@ from pqkit.spark.schema import to_spark
 from pqkit.spark.variant_bytes import unshred
 
 __all__ = ["ROW_METADATA_KEY", "declared_types", "needs_transport", "transport_type",
-           "to_transport", "final_casts", "is_variant", "final_spark_type"]
+           "to_transport", "final_casts", "is_variant", "final_spark_type", "quote"]
 
 ROW_METADATA_KEY = "org.apache.spark.sql.parquet.row.metadata"
 
@@ -182,12 +182,12 @@ def _nullable(dt, transport):
 
 
 def final_casts(names, declared, transports):
-    """Column expressions turning the transport columns into their declared types (one per
-    name; a plain column where nothing changes)."""
-    from pyspark.sql import functions as F
+    """SQL expressions turning the transport columns into their declared types (one per
+    name; the plain column where nothing changes). SQL text works on classic and Spark
+    Connect DataFrames alike."""
     out = []
     for name, d, transport in zip(names, declared, transports):
-        col = F.col("`" + name.replace("`", "``") + "`")
+        col = quote(name)
         if d is None or not needs_transport(d) or is_variant(d):
             out.append(col)
             continue
@@ -197,9 +197,14 @@ def final_casts(names, declared, transports):
             continue
         step = _months_first(target)
         if step != target:
-            col = col.cast(step)
-        out.append(col.cast(target).alias(name))
+            col = f"cast({col} as {step.simpleString()})"
+        out.append(f"cast({col} as {target.simpleString()}) as {quote(name)}")
     return out
+
+
+def quote(name):
+    """``name`` as a SQL identifier."""
+    return "`" + name.replace("`", "``") + "`"
 
 
 def _has_year_month(dt):
