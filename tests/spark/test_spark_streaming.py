@@ -170,6 +170,8 @@ def test_source_limits_each_batch_and_replans_a_replayed_one(streams, tmp_path):
 
 
 def test_source_fails_clearly_on_a_schema_change_and_a_delete(streams, tmp_path):
+    """A schema change fails the query, which reads on from there once restarted; a
+    delete fails it unless skipChangeCommits."""
     spark = streams
     source = tmp_path / "src"
     _append(source, 0, 3, mode="create")
@@ -186,6 +188,11 @@ def test_source_fails_clearly_on_a_schema_change_and_a_delete(streams, tmp_path)
     with pytest.raises(Exception, match="changed at version 1: the stream reads id int64, "
                                         "s string, version 1 has .*extra .*restart the query"):
         query.awaitTermination(120)
+    query = start("a")                             # restarted: reads the new schema
+    query.processAllAvailable()
+    assert query.exception() is None
+    assert sum(p.numInputRows for p in query.recentProgress) == 1
+    query.stop()
     pds.delete(str(source), [("id", "==", 0)])     # version 2
     query = start("b", startingVersion="2")
     with pytest.raises(Exception, match="version 2 .*removes or rewrites .*skipChangeCommits"):
