@@ -80,6 +80,9 @@ def test_dataset_versions_and_tags(fmt, tmp_path):
         ["a", "b"]
     assert sorted(r.v for r in fmt.read.format("pqkit").option("tag", "first").load(root)
                   .collect()) == ["a", "b"]
+    # pushed filters on a partition column and a data column of a dataset
+    latest = fmt.read.format("pqkit").load(root)
+    assert [r.v for r in latest.where("k >= 2 and v <> 'c'").collect()] == ["b"]
 
 
 def test_s3_root_with_storage_options(fmt, s3, s3fs_options, tmp_path):
@@ -141,15 +144,16 @@ def test_pushdown_translation_and_exactness(spark):
     from pqkit.spark.pushdown import translate
     schema = S.StructType([S.StructField("id", S.LongType()), S.StructField("s", S.StringType()),
                            S.StructField("x", S.DoubleType()),
-                           S.StructField("st", S.StructType([S.StructField("a", S.IntegerType())]))])
+                           S.StructField("st", S.StructType([
+                               S.StructField("a", S.IntegerType())]))])
     given = [EqualTo(("id",), 7), IsNotNull(("id",)), EqualNullSafe(("id",), 8),
              GreaterThan(("st", "a"), 1), In(("s",), ("a", "b")), Not(EqualTo(("s",), "z")),
              Not(In(("id",), (1, 2))), StringStartsWith(("s",), "ab"), IsNull(("s",)),
              LessThanOrEqual(("x",), 1.0), StringContains(("s",), "q"), In(("id",), (1, None))]
     terms, left = translate(given, schema)
-    assert terms == [(("id",), "==", 7), (("id",), "==", 8), (("st", "a"), ">", 1),
-                     (("s",), "in", ["a", "b"]), (("s",), "!=", "z"),
-                     (("id",), "not in", [1, 2]), (("s",), ">=", "ab"), (("s",), "<", "ac")]
+    assert terms == [("id", "==", 7), ("id", "==", 8), ("st.a", ">", 1),
+                     ("s", "in", ["a", "b"]), ("s", "!=", "z"), ("id", "not in", [1, 2]),
+                     ("s", ">=", "ab"), ("s", "<", "ac")]
     # Spark re-checks what pqkit does not answer exactly, by reference
     assert [id(f) for f in left] == [id(given[i]) for i in (6, 7, 8, 9, 10, 11)]
 

@@ -63,7 +63,9 @@ def _column_type(schema, path):
 
 
 def _pushable(schema, path):
-    return isinstance(_column_type(schema, path), _PUSHED_TYPES)
+    # pqkit names a struct field by its dotted path: a name holding a dot stays with Spark
+    return isinstance(_column_type(schema, path), _PUSHED_TYPES) and \
+        not any("." in name for name in path)
 
 
 def _terms(f, schema):
@@ -95,8 +97,8 @@ def _terms(f, schema):
 
 def translate(filters, schema):
     """(pqkit conjunction, filters Spark must still check) for Spark's pushed ``filters``
-    over a source of Spark schema ``schema``. The returned filters are the input objects
-    themselves, as Spark requires."""
+    over a source of Spark schema ``schema``. Terms name columns by dotted path; the
+    returned filters are the input objects themselves, as Spark requires."""
     conj, left, exact_paths, not_null = [], [], set(), []
     for f in filters:
         if isinstance(f, IsNotNull):
@@ -111,4 +113,4 @@ def translate(filters, schema):
             left.append(f)
     # IS NOT NULL is implied by any exact comparison on the same column
     left.extend(f for f in not_null if tuple(f.attribute) not in exact_paths)
-    return [(tuple(p), op, v) for p, op, v in conj], left
+    return [(".".join(p), op, v) for p, op, v in conj], left
