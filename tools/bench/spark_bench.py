@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""pqkit.spark.read against Spark's own Parquet reader, same session, same files.
+"""pqkit on Spark (the ``pqkit`` format and pqkit.spark.read) against Spark's own Parquet
+reader and writer, same session, same files.
 
 Spark writes a dataset of about ``--size-mb`` MB (snappy, Spark's defaults: dictionary
 on, 128 MB row groups) into a temporary directory: a bigint id, an int, a double,
@@ -8,8 +9,16 @@ Each reader then scans every column into Spark's no-op sink (``format("noop")``)
 so nothing is skipped and nothing is written; best of ``--repeat`` runs, warm page
 cache. Printed: seconds and MB/s per reader, and the ratio pqkit / Spark.
 
+``--format`` adds the ``pqkit`` data source (``spark.read.format("pqkit")``) on the
+cases of its issue, each against the same query through ``spark.read.parquet``:
+a full scan into ``noop``, a 1 %-selective ``where`` on the id (row groups and
+pages skipped), 2 of the 8 columns (the ``columns`` option), ``count()``, and a
+write of the whole DataFrame (``df.write.format("pqkit")`` against
+``df.write.parquet``). ``--connect`` runs them on a Spark Connect session served
+by the same JVM as well.
+
 Usage: python tools/bench/spark_bench.py [--size-mb 1024] [--master local[2]]
-       [--engines pandas,arrow] [--repeat 2] [--dir DIR] [--keep]
+       [--engines pandas,arrow] [--format] [--connect] [--repeat 2] [--dir DIR] [--keep]
 """
 import argparse
 import os
@@ -33,10 +42,22 @@ from range(0, {rows}, 1, {partitions})
 """
 
 
+def _free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+CONNECT_PORT = _free_port()
+
+
 def _session(master):
     os.environ["PYSPARK_PYTHON"] = sys.executable
     from pyspark.sql import SparkSession
     spark = (SparkSession.builder.master(master).appName("pqkit-spark-bench")
+             .config("spark.plugins", "org.apache.spark.sql.connect.SparkConnectPlugin")
+             .config("spark.connect.grpc.binding.port", str(CONNECT_PORT))
              .config("spark.ui.enabled", "false")
              .config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.session.timeZone", "UTC")
@@ -66,10 +87,49 @@ def generate(spark, path, size_mb):
     return rows
 
 
-def _scan(df):
+def _connect_session():
+    from pyspark.sql.connect.session import SparkSession as RemoteSparkSession
+    spark = RemoteSparkSession.builder.remote(f"sc://127.0.0.1:{CONNECT_PORT}").getOrCreate()
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    return spark
+
+
+def _timed(action):
     start = time.perf_counter()
-    df.write.format("noop").mode("overwrite").save()
+    action()
     return time.perf_counter() - start
+
+
+def _scan(df):
+    return _timed(lambda: df.write.format("noop").mode("overwrite").save())
+
+
+def format_cases(spark, path, rows, out):
+    """(case, Spark's action, the format's action) for the format's benchmark."""
+    parquet = spark.read.parquet(path)
+    fmt = spark.read.format("pqkit").load(path)
+    cut = rows // 100
+    return [
+        ("full scan", lambda: _scan(parquet), lambda: _scan(fmt)),
+        ("1% where id <", lambda: _scan(parquet.where(f"id < {cut}")),
+         lambda: _scan(fmt.where(f"id < {cut}"))),
+        ("2 of 8 columns", lambda: _scan(parquet.select("id", "amount")),
+         lambda: _scan(spark.read.format("pqkit").option("columns", "id,amount").load(path))),
+        ("count()", lambda: _timed(parquet.count), lambda: _timed(fmt.count)),
+        ("write", lambda: _timed(lambda: parquet.write.mode("overwrite").parquet(out)),
+         lambda: _timed(lambda: parquet.write.format("pqkit").mode("overwrite").save(out))),
+    ]
+
+
+def run_format(spark, path, rows, base, repeat, label):
+    import pqkit.spark
+    pqkit.spark.register(spark)
+    print(f"-- format pqkit, {label} session (best of {repeat})")
+    print(f"{'case':16s} {'spark s':>9s} {'pqkit s':>9s} {'ratio':>7s}")
+    for name, theirs, ours in format_cases(spark, path, rows, os.path.join(base, "out")):
+        t_spark = min(theirs() for _ in range(repeat))
+        t_ours = min(ours() for _ in range(repeat))
+        print(f"{name:16s} {t_spark:9.2f} {t_ours:9.2f} {t_ours / t_spark:6.2f}x")
 
 
 def main(argv=None):
@@ -77,6 +137,9 @@ def main(argv=None):
     ap.add_argument("--size-mb", type=float, default=1024)
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--engines", default="pandas,arrow")
+    ap.add_argument("--format", action="store_true", help="benchmark the pqkit format")
+    ap.add_argument("--connect", action="store_true",
+                    help="with --format: also on a Spark Connect session")
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--dir", default=None, help="where to generate (default: a temp dir)")
     ap.add_argument("--keep", action="store_true", help="keep the generated data")
@@ -95,8 +158,12 @@ def main(argv=None):
         plan = pqkit.spark.plan(path)
         print(f"data: {rows:,} rows, {mb:,.0f} MB in {plan.num_files} files, "
               f"{plan.num_row_groups} row groups; master {args.master}")
+        if args.format:
+            run_format(spark, path, rows, base, args.repeat, "classic")
+            if args.connect:
+                run_format(_connect_session(), path, rows, base, args.repeat, "Connect")
         readers = [("spark.read.parquet", lambda: spark.read.parquet(path))]
-        for engine in args.engines.split(","):
+        for engine in filter(None, args.engines.split(",")):
             readers.append((f"pqkit.spark.read engine={engine}",
                             lambda e=engine: pqkit.spark.read(spark, path, engine=e)))
         times = {}

@@ -1,5 +1,9 @@
 """Distributed reading and writing with Spark, decoding and encoding with pqkit.
 
+The ``pqkit`` data source (:mod:`pqkit.spark.source`): ``pqkit.spark.register(spark)``
+once per session, then ``spark.read.format("pqkit").load(path)`` and
+``df.write.format("pqkit").save(path)``, on a classic or a Spark Connect session.
+
 Reading (:func:`read`, in :mod:`pqkit.spark.read_job`): the driver plans splits from the footers
 (:mod:`pqkit.spark.plan`: Hive partitions, filters pruning partitions and row
 groups), packs them into tasks and builds a small DataFrame with one row per
@@ -32,4 +36,11 @@ from pqkit.spark.plan import ReadPlan, Split
 from pqkit.spark.read_job import plan, read
 from pqkit.spark.write_job import WriteResult, write
 
-__all__ = ["read", "plan", "write", "ReadPlan", "Split", "WriteResult"]
+__all__ = ["read", "plan", "write", "register", "ReadPlan", "Split", "WriteResult"]
+
+
+def register(spark, pushdown=None):
+    """Register the ``pqkit`` data source in ``spark``; see :func:`pqkit.spark.source.register`
+    (imported here only when called: it needs pyspark)."""
+    from pqkit.spark.source import register as register_source
+    return register_source(spark, pushdown)

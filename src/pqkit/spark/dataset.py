@@ -31,22 +31,22 @@ from pqkit.spark.schema import ready_type
 from pqkit.spark.write_plan import WriteResult, check_partition_by, plan_columns
 from pqkit.spark.write_task import partitioned_tables
 
-__all__ = ["dataset_files", "write_dataset"]
+__all__ = ["dataset_files", "dataset_fields", "write_dataset", "discard_staged"]
 
 DEFAULT_ROWS_PER_FILE = 1 << 20
 
 
-def dataset_files(root, filters, version=None):
+def dataset_files(root, filters, version=None, keys=None):
     """(files, partition names, partition fields, data fields) of a dataset version, the
-    files already pruned by the manifest and carrying their residual filters."""
+    files already pruned by the manifest and carrying their residual filters; with
+    ``keys``, only the files of those keys."""
     ds = pds.open(root, version=version)
-    columns = ds.partitioning.columns
-    names = [c.name for c in columns]
-    part_fields = [T.field(c.name, ready_type(c.type, c.name)) for c in columns]
-    base = [T.field(f.name, ready_type(f.type, f.name)) for f in ds.table_schema.fields]
+    names, part_fields, base = dataset_fields(ds)
     layout = pds.Layout(root)
     files = []
     for f in ds.files(filters):
+        if keys is not None and f.key not in keys:
+            continue
         values = tuple(f.partition_values.get(n) for n in names)
         texts = tuple(f.partition.get(n) for n in names)
         alternates = tuple(p for p in (layout.visible(f.path), layout.shadow(f.path))
@@ -54,6 +54,15 @@ def dataset_files(root, filters, version=None):
         files.append(SourceFile(f.location, texts, values, residual=f.filters or None,
                                 alternates=alternates))
     return files, names, part_fields, base
+
+
+def dataset_fields(ds):
+    """(partition names, partition fields, data fields) of an open dataset version, typed
+    as the executors hand them to Spark."""
+    columns = ds.partitioning.columns
+    part_fields = [T.field(c.name, ready_type(c.type, c.name)) for c in columns]
+    base = [T.field(f.name, ready_type(f.type, f.name)) for f in ds.table_schema.fields]
+    return [c.name for c in columns], part_fields, base
 
 
 # --- writing ---------------------------------------------------------------------------------
@@ -79,7 +88,7 @@ def write_dataset(df, root, partition_by, mode, writer_options, run_id=None,
     config = _StageConfig(tuple(data), tuple(parts), root,
                           df.sparkSession.conf.get("spark.sql.session.timeZone"),
                           dict(writer_options), int(rows_per_file), storage_options)
-    frame = df.select(*exprs)
+    frame = df.selectExpr(*exprs)
     if partition_by:
         frame = frame.sortWithinPartitions(*partition_by)
     rows = frame.mapInPandas(functools.partial(stage_task, config=config),
@@ -149,13 +158,18 @@ class _Stager:
         return self.entries
 
     def abort(self):
-        layout = pds.Layout.at(self.config.root, self.config.storage_options)
-        for entry in self.entries:
-            for path in layout.storage.staged_copies(layout, entry["path"]):
-                try:
-                    layout.storage.remove(path)
-                except OSError:
-                    pass
+        discard_staged(self.config, self.entries)
+
+
+def discard_staged(config, entries):
+    """Remove the staged files of ``entries`` (never committed) from ``config.root``."""
+    layout = pds.Layout.at(config.root, config.storage_options)
+    for entry in entries:
+        for path in layout.storage.staged_copies(layout, entry["path"]):
+            try:
+                layout.storage.remove(path)
+            except OSError:
+                pass
 
 
 def stage_task(frames, config):

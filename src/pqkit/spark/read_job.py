@@ -32,13 +32,14 @@ from pqkit.spark.row_metadata import (
     final_casts,
     is_variant,
     needs_transport,
+    quote,
     to_transport,
     transport_type,
 )
 from pqkit.spark.schema import to_spark
 from pqkit.spark.variant_bytes import variant_values
 
-__all__ = ["read", "plan", "split_batches", "DEFAULT_BATCH_SIZE"]
+__all__ = ["read", "plan", "split_batches", "is_connect", "DEFAULT_BATCH_SIZE"]
 
 DEFAULT_BATCH_SIZE = 65536
 _ENGINES = ("pandas", "arrow")
@@ -162,13 +163,9 @@ def read(spark, source, columns=None, filters=None, split_by="row_group",
     schema = _schema(p.names, spark_types)
     if not p.splits:
         empty = _declare(spark.createDataFrame([], schema), p, declared, spark_types)
-        return empty if columns is None else empty.select(*_output_order(columns, p.names))
-    sc = spark.sparkContext
-    tasks = pack_tasks(p.splits, sc.defaultParallelism)
-    rows = [(i, pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL))
-            for i, task in enumerate(tasks)]
-    task_frame = spark.createDataFrame(sc.parallelize(rows, len(rows)),
-                                       "task int, splits binary")
+        return empty if columns is None else \
+            empty.selectExpr(*_output_order(columns, p.names))
+    task_frame = _task_frame(spark, p.splits)
     specs = None if columns is None else tuple(c for c in columns if c not in p.partition_names)
     config = _ReadConfig(
         fields=tuple(p.fields), specs=specs, partition_fields=tuple(p.partition_fields),
@@ -182,7 +179,35 @@ def read(spark, source, columns=None, filters=None, split_by="row_group",
     else:
         out = task_frame.mapInPandas(functools.partial(_pandas_batches, config=config), schema)
     out = _declare(out, p, declared, spark_types)
-    return out if columns is None else out.select(*_output_order(columns, p.names))
+    return out if columns is None else out.selectExpr(*_output_order(columns, p.names))
+
+
+def is_connect(spark):
+    """Whether ``spark`` is a Spark Connect session (no SparkContext, no RDDs)."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+def _parallelism(spark):
+    if not is_connect(spark):
+        return spark.sparkContext.defaultParallelism
+    # A Connect client cannot see the cluster's cores: the configured parallelism, else
+    # the shuffle partition count
+    text = spark.conf.get("spark.default.parallelism", None) or \
+        spark.conf.get("spark.sql.shuffle.partitions", "200")
+    return max(1, int(text))
+
+
+def _task_frame(spark, splits):
+    """A DataFrame of (task, pickled splits) rows, one task per partition."""
+    tasks = pack_tasks(splits, _parallelism(spark))
+    rows = [(i, pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL))
+            for i, task in enumerate(tasks)]
+    if is_connect(spark):
+        # No RDDs on Connect: a local relation, split by ranges of distinct task numbers
+        return spark.createDataFrame(rows, "task int, splits binary") \
+            .repartitionByRange(len(rows), "task")
+    sc = spark.sparkContext
+    return spark.createDataFrame(sc.parallelize(rows, len(rows)), "task int, splits binary")
 
 
 def _declared(p):
@@ -208,7 +233,7 @@ def _declare(frame, p, declared, spark_types):
         return frame
     n = len(p.fields)
     casts = final_casts(p.names[:n], declared, spark_types[:n])
-    return frame.select(*casts, *[f"`{f.name}`" for f in p.partition_fields])
+    return frame.selectExpr(*casts, *[quote(f.name) for f in p.partition_fields])
 
 
 def _output_order(columns, names):

@@ -29,11 +29,12 @@ import numpy as np
 from pqkit import datatypes as T
 from pqkit.columnar.column import PrimitiveColumn
 from pqkit.columnar.nested import ListColumn, MapColumn, StructColumn
+from pqkit.errors import SchemaError
 from pqkit.spark.schema import to_spark
 from pqkit.spark.variant_bytes import unshred
 
 __all__ = ["ROW_METADATA_KEY", "declared_types", "needs_transport", "transport_type",
-           "to_transport", "final_casts", "is_variant"]
+           "to_transport", "final_casts", "is_variant", "final_spark_type", "quote"]
 
 ROW_METADATA_KEY = "org.apache.spark.sql.parquet.row.metadata"
 
@@ -181,12 +182,12 @@ def _nullable(dt, transport):
 
 
 def final_casts(names, declared, transports):
-    """Column expressions turning the transport columns into their declared types (one per
-    name; a plain column where nothing changes)."""
-    from pyspark.sql import functions as F
+    """SQL expressions turning the transport columns into their declared types (one per
+    name; the plain column where nothing changes). SQL text works on classic and Spark
+    Connect DataFrames alike."""
     out = []
     for name, d, transport in zip(names, declared, transports):
-        col = F.col("`" + name.replace("`", "``") + "`")
+        col = quote(name)
         if d is None or not needs_transport(d) or is_variant(d):
             out.append(col)
             continue
@@ -196,6 +197,42 @@ def final_casts(names, declared, transports):
             continue
         step = _months_first(target)
         if step != target:
-            col = col.cast(step)
-        out.append(col.cast(target).alias(name))
+            col = f"cast({col} as {step.simpleString()})"
+        out.append(f"cast({col} as {target.simpleString()}) as {quote(name)}")
     return out
+
+
+def quote(name):
+    """``name`` as a SQL identifier."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _has_year_month(dt):
+    from pyspark.sql import types as S
+    if isinstance(dt, S.YearMonthIntervalType):
+        return True
+    if isinstance(dt, S.StructType):
+        return any(_has_year_month(f.dataType) for f in dt.fields)
+    if isinstance(dt, S.ArrayType):
+        return _has_year_month(dt.elementType)
+    if isinstance(dt, S.MapType):
+        return _has_year_month(dt.keyType) or _has_year_month(dt.valueType)
+    return False
+
+
+def final_spark_type(ready, declared, where):
+    """The Spark type a column arrives as when it crosses as Arrow with no cast after it
+    (the ``pqkit`` data source): its declared type, the transport form where Spark's Arrow
+    conversion takes that type as it is (day-time intervals as durations, variants).
+
+    A year-month interval has no Arrow form Spark accepts from Python: SchemaError."""
+    transport = transport_type(ready, declared)
+    if declared is None or not needs_transport(declared) or is_variant(declared):
+        return transport
+    target = _nullable(_as_spark(declared), transport)
+    if _has_year_month(target):
+        raise SchemaError(f"column {where!r} holds a year-month interval "
+                          f"({target.simpleString()}), which a Python data source cannot hand "
+                          "to Spark; read it with pqkit.spark.read, or leave it out with the "
+                          "columns option")
+    return target

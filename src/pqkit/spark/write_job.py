@@ -42,6 +42,7 @@ from pqkit import datatypes as T
 from pqkit.errors import SchemaError
 from pqkit.filesystems import is_url
 from pqkit.spark.dataset import write_dataset
+from pqkit.spark.read_job import is_connect
 from pqkit.spark.write_plan import (
     RESULT_SCHEMA,
     STAGING_DIR,
@@ -141,7 +142,7 @@ def write(df, path, partition_by=None, mode="append", *, dataset=None, run_id=No
                           df.sparkSession.conf.get("spark.sql.session.timeZone"),
                           writer_options)
     try:
-        rows = _run_tasks(df.select(*exprs), partition_by, config)
+        rows = _run_tasks(df.selectExpr(*exprs), partition_by, config)
     except BaseException:
         _remove_staging(root, staging, created_root)
         raise
@@ -153,6 +154,8 @@ def _run_tasks(df, partition_by, config):
     if partition_by:
         df = df.sortWithinPartitions(*partition_by)
     out = df.mapInPandas(functools.partial(write_task, config=config), RESULT_SCHEMA)
+    if is_connect(df.sparkSession):
+        return _run_tagged(out, config.job_id)
     with _job_group(df.sparkSession.sparkContext, config.job_id) as sc:
         try:
             return [r.asDict() for r in out.collect()]
@@ -161,6 +164,21 @@ def _run_tasks(df, partition_by, config):
             # caller deletes the staging directory, or they write into it afterwards.
             _stop_job_group(sc, config.job_id)
             raise
+
+
+def _run_tagged(out, job_id):
+    """Spark Connect has no job groups: tag the job, and interrupt the tag on failure
+    (tasks that were running stop at their next file: the staging directory is gone)."""
+    spark = out.sparkSession
+    tag = f"pqkit-write-{job_id}"
+    spark.addTag(tag)
+    try:
+        return [r.asDict() for r in out.collect()]
+    except BaseException:
+        spark.interruptTag(tag)
+        raise
+    finally:
+        spark.removeTag(tag)
 
 
 _GROUP_PROPERTIES = ("spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel")

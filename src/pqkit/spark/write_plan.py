@@ -89,7 +89,9 @@ _PARTITION_TYPES = _NUMBER_TYPES + ("BooleanType", "StringType", "DateType", "Ti
 
 
 def plan_columns(schema, partition_by):
-    from pyspark.sql import functions as F
+    """(data ColumnPlans, partition ColumnPlans, SQL select expressions of the transport
+    projection); SQL text works on classic and Spark Connect DataFrames alike."""
+    from pqkit.spark.row_metadata import quote
     data, parts, exprs = [], [], []
     for i, f in enumerate(schema.fields):
         kind = type(f.dataType).__name__
@@ -99,15 +101,15 @@ def plan_columns(schema, partition_by):
                               f"{f.dataType.simpleString()}; partition by atomic columns")
         transport = "number" if kind in _NUMBER_TYPES else \
             "micros" if kind == "TimestampType" else "value"
-        col = F.col("`" + f.name.replace("`", "``") + "`")
+        col = quote(f.name)
         flag = _FLAG.format(i) if transport != "value" and f.nullable else None
         if transport == "micros":
-            col = F.unix_micros(col)
+            col = f"unix_micros({col})"
         if flag:
-            exprs.append(F.isnull(col).alias(flag))
-            col = F.coalesce(col, F.lit(0).cast("long" if transport == "micros"
-                                                  else f.dataType))
-        exprs.append(col.alias(f.name))
+            exprs.append(f"isnull({col}) as {quote(flag)}")
+            zero = "long" if transport == "micros" else f.dataType.simpleString()
+            col = f"coalesce({col}, cast(0 as {zero}))"
+        exprs.append(f"{col} as {quote(f.name)}")
         spec = ColumnPlan(f.name, from_spark(f.dataType, f.name), f.nullable, transport, flag)
         (parts if is_part else data).append(spec)
     order = {name: i for i, name in enumerate(partition_by)}

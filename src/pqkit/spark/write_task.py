@@ -24,9 +24,12 @@ _RESULT_COLUMNS = ["attempt", "path", "partition", "size", "rows", "stats"]
 
 
 class _TaskFiles:
-    """The part files of one task attempt."""
+    """The part files of one task attempt. With ``one_open`` (input sorted by partition) a
+    new partition closes the previous file; else every partition's file stays open until
+    :meth:`finish` (memory: one row group per partition seen)."""
 
-    def __init__(self, attempt, partition_id, config):
+    def __init__(self, attempt, partition_id, config, one_open=True):
+        self.one_open = one_open
         self.attempt = attempt
         self.base = os.path.join(config.staging, attempt)
         self.partition_id = partition_id
@@ -37,7 +40,7 @@ class _TaskFiles:
 
     def write(self, key, table):
         if key not in self.open:
-            for other in list(self.open):
+            for other in list(self.open) if self.one_open else ():
                 self._close(other)
             self.open[key] = self._new(key)
         self.open[key][0].write(table)
