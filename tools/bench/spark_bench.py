@@ -161,7 +161,11 @@ def main(argv=None):
         if args.format:
             run_format(spark, path, rows, base, args.repeat, "classic")
             if args.connect:
-                run_format(_connect_session(), path, rows, base, args.repeat, "Connect")
+                remote = _connect_session()
+                try:
+                    run_format(remote, path, rows, base, args.repeat, "Connect")
+                finally:
+                    remote.stop()
         readers = [("spark.read.parquet", lambda: spark.read.parquet(path))]
         for engine in filter(None, args.engines.split(",")):
             readers.append((f"pqkit.spark.read engine={engine}",
