@@ -1,5 +1,6 @@
-"""pqinspect cat --format csv keeps nulls and empty strings apart: a null is an empty
-field (or --null-text), a string that would read as a null is quoted."""
+"""pqinspect cat --format csv: by default a null is an empty field (convert's CSV, the
+same bytes); --null-text keeps nulls and empty strings apart, quoting a string that
+would read as a null."""
 import pytest
 from cli_run import run
 
@@ -15,8 +16,14 @@ def strings(tmp_path):
     return path
 
 
-def test_default_null_is_an_empty_field_and_the_empty_string_is_quoted(strings, capsys):
+def test_default_null_is_an_empty_field_as_convert_writes_it(strings, capsys):
     code, out, err = run(capsys, "cat", strings, "--format", "csv")
+    assert code == 0, err
+    assert out.splitlines() == ["s,n", "a,1", ",", ",3", "NULL,4", '"x,y",5']
+
+
+def test_an_empty_null_text_quotes_the_empty_string(strings, capsys):
+    code, out, err = run(capsys, "cat", strings, "--format", "csv", "--null-text", "")
     assert code == 0, err
     assert out.splitlines() == ["s,n", "a,1", '"",', ",3", "NULL,4", '"x,y",5']
 

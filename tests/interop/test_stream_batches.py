@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import pqkit
+from pqkit.memory import release_buffer_cache
 from pqkit.columnar.table import concat_tables
 from pqkit.errors import SchemaError
 
@@ -118,6 +119,9 @@ def test_a_stream_outliving_its_file_fails_cleanly(path):
 
 def _peak(run):
     gc.collect()
+    # Start every measurement from an empty buffer cache: what earlier tests in this
+    # process left cached would otherwise shift one run's peak and not another's.
+    release_buffer_cache()
     tracemalloc.start()
     try:
         run()

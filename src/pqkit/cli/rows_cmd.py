@@ -14,8 +14,10 @@ Output forms:
 * ``head`` (rich table), ``head --json`` (one document with a ``rows`` array);
 * ``cat --format table`` (aligned text, widths taken from the first 1000 rows,
   long cells cut with "…"), ``jsonl`` (one compact JSON object per row), ``csv``
-  (header row; null as an empty field, or ``--null-text``, and a string that would
-  read the same, such as the empty string, quoted: ``""``; lists, structs and maps
+  (header row; by default a null is an empty field, as ``convert`` writes it, which an
+  empty string also is; with ``--null-text TEXT`` a null is TEXT and a string that
+  would read the same is quoted, ``--null-text ""`` writing ``""`` for an empty
+  string; lists, structs and maps
   as JSON text; quoted as :class:`pqkit.textio.writers.CsvLines` quotes),
   ``cat --json`` (one document, written as the rows stream).
 
@@ -88,9 +90,11 @@ def _cat_arguments(parser):
     _common_arguments(parser)
     parser.add_argument("--format", choices=("table", "jsonl", "csv"), default="table",
                         help="output form (default table; --json gives one JSON document)")
-    parser.add_argument("--null-text", default="", metavar="TEXT",
-                        help="CSV: the text of a null (default: an empty field); a string "
-                             "that reads the same, such as the empty string, is quoted: \"\"")
+    parser.add_argument("--null-text", default=None, metavar="TEXT",
+                        help="CSV: keep nulls and strings apart, writing a null as TEXT "
+                             "(may be empty) and quoting a string that reads the same; "
+                             "default: a null is an empty field, like an empty string, as "
+                             "convert writes it")
 
 
 # --- reading -----------------------------------------------------------------------------
@@ -269,15 +273,18 @@ class _Csv:
     """CSV with nulls (``null_text``, unquoted) apart from strings, which are quoted when
     they would read as one."""
 
-    def __init__(self, out, names, null_text=""):
+    def __init__(self, out, names, null_text=None):
         self.out = out
         self.names = names
         self.lines = CsvLines(null_text=null_text)
+        # Without a null text a null is an empty field, as convert writes it.
+        self.null = None if null_text is not None else ""
         out.write(self.lines.text([names]))
 
     def write(self, rows):
         self.out.write(self.lines.text(
-            [None if r[n] is None else cell_text(r[n]) for n in self.names] for r in rows))
+            [self.null if r[n] is None else cell_text(r[n]) for n in self.names]
+            for r in rows))
 
     def close(self, error=None):
         pass
@@ -306,7 +313,7 @@ class _JsonDocument:
 
 
 def write_rows(path, out, form="table", columns=None, style=VIEWER_STYLE,
-               verify_checksums=True, as_json=False, where=None, null_text=""):
+               verify_checksums=True, as_json=False, where=None, null_text=None):
     """Write every row of ``path`` (that matches the filter text ``where``) to ``out``,
     spelled with ``style`` (CSV nulls as ``null_text``); return None, or the message of
     the row-group failure that stopped the output."""
@@ -359,7 +366,8 @@ cat = _Command(
   pqinspect cat data.parquet --format csv --columns id,city
   pqinspect cat data.parquet --json | jq '.rows | length'
 
-Values as in head; CSV writes null as an empty field (--null-text TEXT: as TEXT),
-an empty string as "" and nested values as JSON text. A row group that cannot be
+Values as in head; CSV writes null as an empty field, as convert does (--null-text
+TEXT: null as TEXT and a string that reads the same quoted, so --null-text "" writes
+an empty string as ""), and nested values as JSON text. A row group that cannot be
 decoded stops the output with exit 2.""",
     _cat_arguments, run_cat)
