@@ -66,9 +66,9 @@ def build(path, rows, columns=None, style=None):
             "file": path, "num_rows": pf.num_rows, "row_numbers": list(rows),
             "columns": [{"name": f.name, "type": str(f.type)} for f in table.schema],
             "rows": [dict(zip(names, r)) for r in zip(*values)],
-            "pages_read": {p: c["pages_decoded"] for p, c in stats.by_column.items()
+            "pages_read": {p: c["pages_decoded"] for p, c in sorted(stats.by_column.items())
                            if c["chunks_paged"]},
-            "chunks_read": {p: c["chunks_whole"] for p, c in stats.by_column.items()
+            "chunks_read": {p: c["chunks_whole"] for p, c in sorted(stats.by_column.items())
                             if c["chunks_whole"]},
             "statistics": stats.as_dict(),
         }
