@@ -64,13 +64,13 @@ class FilteredReader:
         reuse = self._reused(tops, wanted, ftable)
         rest = [t for t in tops if t.name not in reuse]
         table = read_selected(groups, g, rest, wanted, matching, use_threads)
-        keep = np.flatnonzero(mask)
+        keep = None if matching is candidates else np.flatnonzero(mask)
         fields, cols = [], []
         for t in tops:
             if t.name in reuse:
                 col = ftable.column(t.name)
                 fields.append(ftable.field(t.name))
-                cols.append(col if len(keep) == len(col) else col.take(keep))
+                cols.append(col if keep is None else col.take(keep))
             else:
                 fields.append(table.field(t.name))
                 cols.append(table.column(t.name))

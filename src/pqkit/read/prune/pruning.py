@@ -390,7 +390,8 @@ def _candidates(groups, rg, g, dnf, alive, leaves, decoders, plan):
                 mask &= rows
                 limited = True
         result |= mask
-    return np.flatnonzero(result) if limited else None
+    # Pages that rule nothing out leave every row a candidate: no selection to narrow.
+    return np.flatnonzero(result) if limited and not result.all() else None
 
 
 def _term_rows(groups, rg, g, node, term, decode, plan):
