@@ -64,7 +64,7 @@ class FilteredReader:
         reuse = self._reused(tops, wanted, ftable)
         rest = [t for t in tops if t.name not in reuse]
         table = read_selected(groups, g, rest, wanted, matching, use_threads)
-        keep = None if matching is candidates else np.flatnonzero(mask)
+        keep = None if mask.all() else np.flatnonzero(mask)
         fields, cols = [], []
         for t in tops:
             if t.name in reuse:
