@@ -64,7 +64,7 @@ cd "$ROOT"
 where="$("$PYTHON" -c 'import pqkit._native.buffer as b; print(b.__file__)')"
 [[ "$where" == "$BUILD"/* ]] || { echo "asan.sh: pqkit came from $where" >&2; exit 1; }
 status=0
-"$PYTHON" -m pytest -q -p no:cacheprovider "${TESTS[@]}" || status=$?
+"$PYTHON" -m pytest -q -n 2 -p no:cacheprovider "${TESTS[@]}" || status=$?
 if [[ "$status" -eq 0 && "$SMOKE" -gt 0 ]]; then
     "$PYTHON" tools/fuzz/run_all.py --seconds "$SMOKE" \
         --artifacts "${PQKIT_FUZZ_ARTIFACTS:-$BUILD/fuzz-artifacts}" || status=$?
