@@ -16,14 +16,15 @@ from pqkit.errors import ArgumentError, ArgumentIndexError
 from pqkit.memory import uses_pool
 from pqkit.read.batches import BatchReader, concat_row_groups, row_group_stream
 from pqkit.read.column_selection import select_columns
-from pqkit.read.decode import parallel
 from pqkit.read.decode.row_group import RowGroupReader
+from pqkit.read.decode.selected_rows import read_selections
 from pqkit.read.fetch.footer import read_metadata_from
 from pqkit.read.fetch.plan import fetch_ahead, plan_read
 from pqkit.read.fetch.remote import BufferSource, open_source
 from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.read.prune.filtered import FilteredReader
 from pqkit.read.prune.pruning import read_bloom_filter
+from pqkit.read.row_selection import RowSelection
 from pqkit.read.take import take_rows
 from pqkit.variant import decode_table
 
@@ -153,8 +154,7 @@ class ParquetFile:
                                      f"{self.num_row_groups}")
         i %= self.num_row_groups
         tops, wanted = self._select(columns)
-        return parallel.read_row_groups(self.row_group_reader, [i], tops, wanted,
-                                        use_threads)[0]
+        return self._read_whole(self.row_group_reader, [i], tops, wanted, use_threads)[0]
 
     def plan(self, columns=None, filters=None, row_groups=None):
         """The byte ranges :meth:`read` with the same arguments may fetch.
@@ -181,7 +181,7 @@ class ParquetFile:
         (``{offset: bytes}`` or (offset, bytes) pairs, e.g. the ranges :meth:`plan`
         named, fetched by the caller) makes the read decode from them and fetch nothing.
         With ``use_threads`` (the default) column chunks are decoded on
-        :func:`pqkit.threads.max_threads` threads (:mod:`pqkit.read.decode.parallel`); the
+        :func:`pqkit.threads.max_threads` threads (:func:`pqkit.read.decode.selected_rows.read_selections`); the
         Table is the same either way. ``statistics``, a :class:`pqkit.ReadStatistics`,
         counts what the read considered, skipped, decoded and read.
         """
@@ -209,7 +209,7 @@ class ParquetFile:
             else:
                 if statistics is not None:
                     statistics.add(row_groups=len(groups))
-                tables = parallel.read_row_groups(reader, groups, tops, wanted, use_threads)
+                tables = self._read_whole(reader, groups, tops, wanted, use_threads)
         finally:
             reader.source.forget(self.metadata.file_size - self._tail_read)
         return tables
@@ -317,7 +317,7 @@ class ParquetFile:
             fr = FilteredReader(self.row_group_reader, filters)
             def read_group(g):
                 fetch_ahead(self.row_group_reader, [g], wanted, fr)
-                return fr.read_group(g, tops, wanted, use_threads=False)
+                return fr.read_group(g, tops, wanted)
         else:
             def read_group(g):
                 fetch_ahead(self.row_group_reader, [g], wanted)
@@ -346,7 +346,13 @@ class ParquetFile:
         return groups
 
     def _read_group(self, g, tops, wanted):
-        return self.row_group_reader.read(g, tops, wanted)
+        return self._read_whole(self.row_group_reader, [g], tops, wanted, True)[0]
+
+    def _read_whole(self, reader, groups, tops, wanted, use_threads):
+        """Every row of each row group in ``groups``, one Table each."""
+        md = self.metadata
+        picks = [(g, RowSelection.all(md.checked_row_group(g).num_rows)) for g in groups]
+        return read_selections(reader, picks, tops, wanted, use_threads)
 
     def _empty(self, tops, wanted):
         return self.row_group_reader.empty(tops, wanted)

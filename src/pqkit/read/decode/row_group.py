@@ -205,7 +205,8 @@ class RowGroupReader:
 
     def decode_leaf(self, g, node):
         """(assembled levels, typed leaf column) of leaf ``node`` in row group ``g``: the
-        unit of work :mod:`pqkit.read.decode.parallel` runs on several threads."""
+        unit of work :func:`pqkit.read.decode.selected_rows.read_selections` runs on
+        several threads."""
         type_ = self.leaf_type(node)
         chunk = self.column_chunk(g, node)
         if placeable(node, type_) and chunk.meta_data.num_values != 0:

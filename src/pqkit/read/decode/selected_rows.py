@@ -1,5 +1,5 @@
-"""Decoding the rows of a :class:`RowSelection`: the one road of filtered reads, ``take``
-and anything else that reads some rows of a row group.
+"""Decoding the rows of a :class:`RowSelection`: the one road of every read of row
+groups: plain reads and batches (every row), filtered reads, ``take``.
 
 For each top-level column, every leaf maps the selection through its chunk's
 OffsetIndex to the pages holding selected rows (:meth:`RowSelection.pages`), decodes
@@ -24,52 +24,96 @@ from pqkit.read.decode.records import keep_records
 from pqkit.read.fetch.page_index import read_offset_index
 from pqkit.threads import map_ordered
 
-__all__ = ["read_selected", "leaf_reads"]
+__all__ = ["read_selections", "read_selected", "leaf_reads"]
 
 
-def read_selected(reader, g, tops, wanted, selection, use_threads=True):
-    """A Table of exactly the rows of ``selection`` (over row group ``g``) of the
-    top-level nodes ``tops`` and leaf paths ``wanted``, columns decoded on the worker
-    threads with ``use_threads``."""
-    stats = reader.stats
-    if stats is not None:
-        stats.add(rows_selected=selection.count)
+def read_selections(reader, picks, tops, wanted, use_threads=True):
+    """One Table per ``(g, selection)`` pair of ``picks``: exactly the rows of the
+    :class:`RowSelection` ``selection`` of row group ``g``, of the top-level nodes
+    ``tops`` and leaf paths ``wanted``.
+
+    Every leaf chunk of every pick is one task on the worker threads (with
+    ``use_threads``): its pages read, decompressed, decoded and typed. Which pages a leaf
+    needs is planned first, and nesting the leaves into columns stays in the calling
+    thread, so the Tables are the ones a single-threaded read builds; a read that fails
+    is done again in the calling thread, so the error raised is the one a
+    single-threaded read raises first."""
+    picks = list(picks)
+    for g, _ in picks:
+        # Decode and check each row group's footer part here, not in racing workers.
+        reader.metadata.checked_row_group(g)
     columns = [(top, [n for n in reader.schema.columns
                       if n.path[0] == top.name and n.path in wanted]) for top in tops]
+    jobs = [[_TopRead(reader, g, top, nodes, selection) for top, nodes in columns]
+            for g, selection in picks]
+    tasks = [(job, node) for row in jobs for job in row for node in job.nodes]
     try:
-        pairs = map_ordered(lambda c: _read_top(reader, g, c[0], c[1], selection), columns,
-                            use_threads)
+        leaves = iter(map_ordered(lambda task: task[0].leaf(task[1]), tasks, use_threads))
     except ParquetError:
         if not use_threads:
             raise
-        # The error a single-threaded read raises first, whichever worker failed first.
-        pairs = [_read_top(reader, g, top, nodes, selection) for top, nodes in columns]
-    return Table([c for _, c in pairs], [f for f, _ in pairs],
-                 reader.metadata.key_value_metadata,
-                 num_rows=None if pairs else selection.count)
+        return read_selections(reader, picks, tops, wanted, use_threads=False)
+    stats = reader.stats
+    tables = []
+    for (g, selection), row in zip(picks, jobs):
+        if stats is not None:
+            stats.add(rows_selected=selection.count)
+        pairs = [job.column({n.path: next(leaves) for n in job.nodes}) for job in row]
+        tables.append(Table([c for _, c in pairs], [f for f, _ in pairs],
+                            reader.metadata.key_value_metadata,
+                            num_rows=None if pairs else selection.count))
+    return tables
 
 
-def _read_top(reader, g, top, nodes, selection):
-    """(field, column) of top-level node ``top`` holding the selected rows."""
-    if selection.is_all():
-        return reader.nest_one(top, {n.path: reader.decode_leaf(g, n) for n in nodes})
-    if selection.is_empty():
-        return reader.nest_one(top, {n.path: reader.leaf(n, reader.empty_chunk(n),
-                                                         where_of(n, g)) for n in nodes})
-    plans = _page_plans(reader, g, nodes, selection)
-    if plans is not None:
+def read_selected(reader, g, tops, wanted, selection, use_threads=True):
+    """The Table of one pick of :func:`read_selections`: the rows of ``selection`` of
+    row group ``g``."""
+    return read_selections(reader, [(g, selection)], tops, wanted, use_threads)[0]
+
+
+class _TopRead:
+    """How one top-level column of one row group is read for a selection: its leaves
+    decoded whole (the selected rows taken after nesting), from the pages holding the
+    selected rows, or not at all (an empty selection)."""
+
+    __slots__ = ("reader", "g", "top", "nodes", "selection", "plans")
+
+    def __init__(self, reader, g, top, nodes, selection):
+        self.reader, self.g, self.top, self.nodes = reader, g, top, nodes
+        self.selection = selection
+        self.plans = None if selection.is_all() or selection.is_empty() else \
+            _page_plans(reader, g, nodes, selection)
+
+    def leaf(self, node):
+        """The (levels, typed column) of leaf ``node``: the work of one thread task.
+        _UNPAGED when its chosen pages start inside a record."""
+        reader = self.reader
+        if self.selection.is_empty():
+            return reader.leaf(node, reader.empty_chunk(node), where_of(node, self.g))
+        if self.plans is None:
+            return reader.decode_leaf(self.g, node)
         try:
-            leaves = {n.path: _paged_leaf(reader, g, n, selection, plans[n.path])
-                      for n in nodes}
+            return _paged_leaf(reader, self.g, node, self.selection, self.plans[node.path])
         except EncodingError:
-            pass            # a page starts inside a record: this column is read whole
-        else:
-            return reader.nest_one(top, leaves)
-    f, col = reader.nest_one(top, {n.path: reader.decode_leaf(g, n) for n in nodes})
-    if len(col) != selection.num_rows:
-        raise CorruptFileError(f"row group {g} declares {selection.num_rows} rows but "
-                               f"column {top.name} holds {len(col)}")
-    return f, col.take(selection.rows())
+            return _UNPAGED
+
+    def column(self, leaves):
+        """(field, column) of the top-level node from the leaves :meth:`leaf` gave."""
+        reader, selection = self.reader, self.selection
+        if any(leaf is _UNPAGED for leaf in leaves.values()):
+            # Old parquet-mr v1 pages may start inside a record: read this column whole.
+            self.plans = None
+            leaves = {n.path: reader.decode_leaf(self.g, n) for n in self.nodes}
+        f, col = reader.nest_one(self.top, leaves)
+        if self.plans is not None or selection.is_empty():
+            return f, col
+        if len(col) != selection.num_rows:
+            raise CorruptFileError(f"row group {self.g} declares {selection.num_rows} rows "
+                                   f"but column {self.top.name} holds {len(col)}")
+        return (f, col) if selection.is_all() else (f, col.take(selection.rows()))
+
+
+_UNPAGED = object()
 
 
 def leaf_reads(reader, g, nodes, selection):

@@ -119,3 +119,25 @@ def test_a_lying_offset_index_is_corrupt_not_wrong_rows(tmp_path, bad):
         rows = f.metadata.row_group(0).num_rows
         with pytest.raises(pqkit.CorruptFileError, match="OffsetIndex of column x"):
             f.take([rows - 1], columns=["x"])
+
+
+def test_every_read_of_row_groups_decodes_through_the_selection_road(monkeypatch):
+    from pqkit.read.decode import selected_rows
+    buf = _file(300, 2, True, 512, "1.0")
+    decoded = []
+    leaf = selected_rows._TopRead.leaf
+    monkeypatch.setattr(selected_rows._TopRead, "leaf",
+                        lambda job, node: decoded.append(node.path) or leaf(job, node))
+    with pqkit.ParquetFile(buf) as f:
+        reads = {
+            "read": lambda: f.read(columns=["i"]),
+            "read_row_group": lambda: f.read_row_group(1, columns=["i"]),
+            "iter_batches": lambda: list(f.iter_batches(100, columns=["i"])),
+            "arrow_stream": lambda: pa.table(f.arrow_stream(columns=["i"])),
+            "filters": lambda: f.read(columns=["i"], filters=[("i", ">", 0)]),
+            "take": lambda: f.take([5, 250], columns=["i"]),
+        }
+        for name, read in reads.items():
+            decoded.clear()
+            read()
+            assert decoded and set(decoded) == {("i",)}, name
