@@ -1,28 +1,28 @@
 #!/usr/bin/env bash
-# Build pqkit's Cython extensions with AddressSanitizer and UndefinedBehaviorSanitizer
-# and run tests and a fuzz smoke under them.
+# Run tests and a fuzz smoke with pqkit's Cython extensions built under AddressSanitizer
+# and UndefinedBehaviorSanitizer.
 #
 #   tools/asan.sh                      # unit, corpus and bad-data tests, 10 s per harness
-#   tools/asan.sh --quick              # what CI runs: hostile-input, corpus and CRC tests,
-#                                      # 5 s per harness
-#   PQKIT_ASAN_DIR=/tmp/x tools/asan.sh -- tests/unit/encodings/test_plain.py   # chosen tests
+#   tools/asan.sh --quick              # what CI runs: hostile-input, corpus and CRC tests;
+#                                      # the harnesses run after it in tools/fuzz/native.sh
+#   tools/asan.sh -- tests/unit/encodings/test_plain.py   # chosen tests
 #
-# The tree is copied to $PQKIT_ASAN_DIR (default /tmp/pqkit-asan) and built there, so
-# the in-place extensions of the working tree are left alone; the tests of the working
-# tree run with that copy first on PYTHONPATH. Python itself is not instrumented, so
-# libasan is preloaded; leak detection is off (the interpreter keeps memory until exit).
-# Any ASan report (an out-of-bounds read even where it would not crash, a
-# use-after-free) or UBSan report aborts the process and fails the run.
+# The build is tools/sanitizer_build.sh --asan (clang; a copy of the tree, so the in-place
+# extensions of the working tree are left alone), the same build tools/fuzz/native.sh
+# --asan fuzzes; the tests of the working tree run with that copy first on PYTHONPATH.
+# Python itself is not instrumented, so the sanitizer runtime is preloaded; leak
+# detection is off (the interpreter keeps memory until exit). Any ASan report (an
+# out-of-bounds read even where it would not crash, a use-after-free) or UBSan report
+# aborts the process and fails the run.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-BUILD="${PQKIT_ASAN_DIR:-/tmp/pqkit-asan}"
 PYTHON="${PYTHON:-python}"
 SMOKE=10
 TESTS=(tests/unit tests/interop/test_corpus_read.py tests/interop/test_corpus_thrift.py
        tests/interop/test_corpus_metadata.py tests/cli/test_verify_cmd.py)
 if [[ "${1:-}" == "--quick" ]]; then
     shift
-    SMOKE=5
+    SMOKE=0
     TESTS=(tests/unit/test_hostile_input.py tests/unit/_native/test_thrift.py
            tests/unit/read/test_options.py tests/unit/_native/test_hashing.py
            tests/interop/test_corpus_read.py tests/interop/test_corpus_thrift.py)
@@ -32,25 +32,17 @@ if [[ "${1:-}" == "--" ]]; then
     TESTS=("$@")
 fi
 
-# 1. A copy of the sources, built with the sanitizers. The copy keeps its own .c and
-#    .so files from the last run (the tree's are not copied), so only modules whose
-#    sources changed are built again.
-mkdir -p "$BUILD"
-tar -C "$ROOT" --exclude='*.so' --exclude='*.c' --exclude='__pycache__' -cf - \
-    src cython setup.py pyproject.toml | tar -C "$BUILD" -xf -
-SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g"
-(cd "$BUILD" && CFLAGS="$SAN" LDFLAGS="$SAN" "$PYTHON" setup.py -q build_ext --inplace \
-    --build-temp "$BUILD/build-temp" >"$BUILD/build.log" 2>&1) \
-    || { tail -30 "$BUILD/build.log"; exit 1; }
+# 1. The instrumented copy of the extensions.
+built="$("$ROOT/tools/sanitizer_build.sh" --asan)"
+BUILD="$(sed -n 1p <<<"$built")"
+RUNTIME="$(sed -n 2p <<<"$built")"
 
 # 2. Run under the sanitizers. Reports go to files: pytest captures stderr, and a
 #    process that ASan aborts would take its report with it.
 REPORTS="$BUILD/reports"
 rm -rf "$REPORTS"
 mkdir -p "$REPORTS"
-LIBASAN="$(gcc -print-file-name=libasan.so)"
-LIBUBSAN="$(gcc -print-file-name=libubsan.so)"
-export LD_PRELOAD="$LIBASAN $LIBUBSAN"
+export LD_PRELOAD="$RUNTIME"
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:allocator_may_return_null=1:log_path=$REPORTS/asan"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$REPORTS/ubsan"
 # Python's small-object allocator would hide a read past a short bytes object inside

@@ -5,14 +5,12 @@
 #   tools/fuzz/native.sh --asan --seconds 5 --only pages,levels
 #   tools/fuzz/native.sh --harness verify -runs=2000000 # one harness, libFuzzer flags after
 #
-# The extensions are built with clang and -fsanitize=fuzzer-no-link in a copy of the
-# tree ($PQKIT_NATIVE_DIR, default /tmp/pqkit-fuzz-native, "-asan" appended with
-# --asan), so the working tree's own builds are left alone. The inline counters this
-# instrumentation adds need libFuzzer's callbacks in the global namespace: atheris'
-# wheel ships libFuzzer linked into sanitizer runtimes (ubsan_with_fuzzer.so,
-# asan_with_fuzzer.so), and preloading one makes atheris run on that libFuzzer
-# ("Using preloaded libfuzzer") instead of its private copy. --asan also builds the
-# kernels with AddressSanitizer, so a read past a buffer stops the fuzzer.
+# The extensions are built by tools/sanitizer_build.sh (clang, -fsanitize=fuzzer-no-link,
+# in a copy of the tree; with --asan the same ASan/UBSan build tools/asan.sh tests, so CI
+# builds once). The inline counters this instrumentation adds need libFuzzer's callbacks
+# in the global namespace: atheris' wheel ships libFuzzer linked into sanitizer runtimes
+# (ubsan_with_fuzzer.so, asan_with_fuzzer.so), and preloading one makes atheris run on
+# that libFuzzer ("Using preloaded libfuzzer") instead of its private copy.
 #
 # Needs clang and its libFuzzer runtime (Debian: clang libclang-rt-14-dev).
 set -euo pipefail
@@ -28,27 +26,10 @@ while [[ $# -gt 0 ]]; do
         *) RUN_ARGS+=("$1"); shift ;;
     esac
 done
-BUILD="${PQKIT_NATIVE_DIR:-/tmp/pqkit-fuzz-native}"
-[[ "$ASAN" -eq 1 && -z "${PQKIT_NATIVE_DIR:-}" ]] && BUILD="$BUILD-asan"
-
-CLANG="${CLANG:-clang}"
-command -v "$CLANG" >/dev/null || { echo "native.sh: $CLANG not found (Debian: apt-get install clang libclang-rt-14-dev)" >&2; exit 2; }
-[[ -f "$("$CLANG" -print-file-name=libclang_rt.fuzzer_no_main-$(uname -m).a)" ]] \
-    || { echo "native.sh: clang has no libFuzzer runtime (Debian: libclang-rt-14-dev)" >&2; exit 2; }
-RUNTIME="$("$PYTHON" -c 'import atheris; print(atheris.path())')/$([[ "$ASAN" -eq 1 ]] && echo asan || echo ubsan)_with_fuzzer.so"
-[[ -f "$RUNTIME" ]] || { echo "native.sh: atheris has no $RUNTIME" >&2; exit 2; }
-
-# 1. A copy of the sources, built with the instrumentation (kept between runs, so only
-#    changed modules are built again).
-mkdir -p "$BUILD"
-tar -C "$ROOT" --exclude='*.so' --exclude='*.c' --exclude='__pycache__' -cf - \
-    src cython setup.py pyproject.toml | tar -C "$BUILD" -xf -
-# stack-depth tracing wants __sancov_lowest_stack, which the preloaded libFuzzer lacks.
-FLAGS="-fsanitize=fuzzer-no-link -fno-sanitize-coverage=stack-depth"
-[[ "$ASAN" -eq 1 ]] && FLAGS="$FLAGS -fsanitize=address -fno-omit-frame-pointer -g"
-(cd "$BUILD" && CC="$CLANG" LDSHARED="$CLANG -shared -pthread" CFLAGS="$FLAGS" LDFLAGS="$FLAGS" \
-    "$PYTHON" setup.py -q build_ext --inplace --build-temp "$BUILD/build-temp" \
-    >"$BUILD/build.log" 2>&1) || { tail -30 "$BUILD/build.log"; exit 1; }
+# 1. The instrumented copy (kept between runs, so only changed modules are built again).
+built="$("$ROOT/tools/sanitizer_build.sh" $([[ "$ASAN" -eq 1 ]] && echo --asan))"
+BUILD="$(sed -n 1p <<<"$built")"
+RUNTIME="$(sed -n 2p <<<"$built")"
 
 # 2. Run on the preloaded libFuzzer, with the instrumented copy first on the path.
 export LD_PRELOAD="$RUNTIME"

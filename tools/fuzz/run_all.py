@@ -2,8 +2,9 @@
 
     python tools/fuzz/run_all.py --seconds 15            # the CI smoke
     python tools/fuzz/run_all.py --seconds 600 --only pages,levels
+    python tools/fuzz/run_all.py --seconds 5 --jobs 2     # two harnesses at a time
 
-Each harness runs in its own process (one at a time), with libFuzzer's default
+Each harness runs in its own process (``--jobs`` at a time, one by default), with libFuzzer's default
 flags from seeds.py (an input over 2 s is a hang, over 1 GiB resident an
 unbounded allocation) and its corpus under ``$PQKIT_FUZZ_DIR``. A crash input is
 written to ``--artifacts`` (``crash-*``, ``timeout-*``, ``oom-*``); the line per
@@ -11,6 +12,7 @@ harness gives executions, executions per second and coverage (libFuzzer's
 ``cov``: Python branches seen by atheris' instrumentation).
 """
 import argparse
+import concurrent.futures
 import os
 import pathlib
 import re
@@ -42,14 +44,17 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=int, default=15)
     parser.add_argument("--only", help="comma-separated harness names")
+    parser.add_argument("--jobs", type=int, default=1, help="harnesses run at once")
     parser.add_argument("--artifacts", default=os.environ.get("PQKIT_FUZZ_ARTIFACTS",
                                                               "/tmp/pqkit-fuzz-artifacts"))
     args = parser.parse_args(argv)
     names = args.only.split(",") if args.only else HARNESSES
     os.makedirs(args.artifacts, exist_ok=True)
     failed = []
-    for name in names:
-        ok, execs, rate, cov, tail = run(name, args.seconds, args.artifacts)
+    pool = concurrent.futures.ThreadPoolExecutor(max(1, args.jobs))
+    runs = [pool.submit(run, name, args.seconds, args.artifacts) for name in names]
+    for name, result in zip(names, runs):
+        ok, execs, rate, cov, tail = result.result()
         print(f"{name:14s} {'ok' if ok else 'FINDING':8s} execs {execs:>10,d}  "
               f"exec/s {rate:>7,d}  cov {cov:>5d}", flush=True)
         if not ok:
