@@ -28,8 +28,13 @@ def run(name, seconds, artifacts):
     """(ok, execs, exec/s, cov, output tail) of one harness run."""
     cmd = [sys.executable, str(HERE / f"fuzz_{name}.py"), f"-max_total_time={seconds}",
            "-print_final_stats=1", f"-artifact_prefix={artifacts}/{name}-"]
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          check=False, timeout=seconds * 3 + 300)
+    try:
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              check=False, timeout=seconds * 3 + 300)
+    except subprocess.TimeoutExpired as exc:
+        # libFuzzer stops a slow input itself; a whole run this late is a hang outside it.
+        tail = (exc.stdout or b"").decode("utf-8", "replace").splitlines()[-40:]
+        return False, 0, 0, 0, "\n".join(tail + [f"{name}: no end after {exc.timeout} s"])
     out = proc.stdout.decode("utf-8", "replace")
 
     def stat(pattern):
