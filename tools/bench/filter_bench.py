@@ -11,7 +11,9 @@ filter must beat when it prunes, and come near when it prunes nothing):
 
 - ``range10``: ``id >= 300_000 and id < 400_000`` (10 %), columns id, x, s
 - ``point``: ``id == 777_777`` (1 row), columns id, x, s
-- ``ne_str``: ``s != "zzz"`` (prunes nothing), columns id, x, s
+- ``ne_str``: ``s != "zzz"`` (prunes nothing; the statistics prove every row matches)
+- ``ne_mid``: ``s != "value-00500-kkkkkkk"`` (prunes nothing, and nothing proves it:
+  the filter is evaluated on every row), columns id, x, s
 - ``point_list``: ``id == 123_456``, columns id, l
 - ``take100``: 100 random rows; pyarrow ``read_table(...).take(rows)``
 
@@ -66,6 +68,7 @@ def cases(rows, rng):
         "range10": (COLS3, [("id", ">=", int(rows * 0.3)), ("id", "<", int(rows * 0.4))]),
         "point": (COLS3, [("id", "==", int(rows * 0.777777))]),
         "ne_str": (COLS3, [("s", "!=", "zzz")]),
+        "ne_mid": (COLS3, [("s", "!=", "value-00500-" + "k" * (500 % 17))]),
         "point_list": (["id", "l"], [("id", "==", int(rows * 0.123456))]),
         "take100": (COLS3, take_rows),
     }

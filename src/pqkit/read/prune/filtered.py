@@ -60,6 +60,8 @@ class FilteredReader:
                 groups.stats.skipped_group(plan.skipped_by)
         if plan.skipped:
             return None
+        if plan.every_row:
+            return read_selected(groups, g, tops, wanted, plan.selection, use_threads)
         ftable, mask, matching = self._match(groups, g, plan, use_threads)
         reuse = self._reused(tops, wanted, ftable)
         rest = [t for t in tops if t.name not in reuse]
@@ -111,6 +113,9 @@ class FilteredReader:
         plan = self.plan(g)
         reads = {}
         if plan.skipped:
+            return plan, reads
+        if plan.every_row:
+            self._add_reads(reads, g, tops, wanted, plan.selection)
             return plan, reads
         ftops, fwanted = self.filter_selection()
         candidates = plan.selection

@@ -99,6 +99,10 @@ class GroupPlan:
         (predicate, [PageVerdict, ...]) for each predicate with a page index.
     candidates : numpy.ndarray or None
         Sorted row numbers that may match; None means every row.
+    every_row : bool
+        The statistics prove that every row matches (a conjunction each of whose
+        predicates holds for the chunk's whole value range, with no null it would
+        reject): the row group is read without evaluating the filter.
     """
     row_group: int
     num_rows: int
@@ -106,6 +110,7 @@ class GroupPlan:
     skipped: bool = False
     page_verdicts: list = field(default_factory=list)
     candidates: np.ndarray | None = None
+    every_row: bool = False
 
     @property
     def selection(self):
@@ -152,9 +157,10 @@ def plan_group(groups, dnf, leaves, decoders, g):
         # Statistics first for every predicate: a conjunction they already rule out
         # costs no bloom filter or dictionary read.
         stats = [_statistics_verdict(rg, leaves[t[0]], t, decoders[t[0]]) for t in conj]
-        verdicts = [[v] if v is not None else [] for v, _ in stats]
-        if all(v is None or v.may_match for v, _ in stats):
-            for t, (_, holds_for_all), vs in zip(conj, stats, verdicts):
+        verdicts = [[v] if v is not None else [] for v, _, _ in stats]
+        plan.every_row |= all(every for _, _, every in stats)
+        if all(v is None or v.may_match for v, _, _ in stats):
+            for t, (_, holds_for_all, _), vs in zip(conj, stats, verdicts):
                 if not holds_for_all:
                     vs.extend(_probe_verdicts(groups, rg, g, leaves[t[0]], t))
                 if not vs:
@@ -167,6 +173,8 @@ def plan_group(groups, dnf, leaves, decoders, g):
     if not any(alive):
         plan.skipped = True
         return plan
+    if plan.every_row:
+        return plan
     plan.candidates = _candidates(groups, rg, g, dnf, alive, leaves, decoders, plan)
     if plan.candidates is not None and not len(plan.candidates):
         plan.skipped = True
@@ -175,29 +183,46 @@ def plan_group(groups, dnf, leaves, decoders, g):
 
 def _statistics_verdict(rg, node, term, decode):
     """(Verdict of the chunk statistics or None without them, whether they prove that
-    every non-null value satisfies ``term``: then no probe can rule the chunk out)."""
+    every non-null value satisfies ``term`` -- then no probe can rule the chunk out --,
+    and whether they prove that every row does)."""
     chunk = rg.columns[node.column_index]
     stats = chunk_statistics(chunk, node)
     if stats is None:
-        return None, False
+        return None, False, False
     lo, hi, nulls, values = stats
-    ok = term_may_match(term, decode, lo, hi, nulls, values,
-                        Type(node.physical_type) in _FLOATS)
+    is_float = Type(node.physical_type) in _FLOATS
+    ok = term_may_match(term, decode, lo, hi, nulls, values, is_float)
     verdict = Verdict(term, "statistics", ok, _bounds_text(decode, lo, hi, nulls))
-    return verdict, ok and _holds_for_all(term, decode, lo, hi)
+    holds = ok and _holds_for_all(term, decode, lo, hi)
+    return verdict, holds, holds and _every_row(term[1], nulls, is_float)
 
 
 def _holds_for_all(term, decode, lo, hi):
-    """Whether bounds ``lo``..``hi`` prove an ordering predicate true for every value."""
+    """Whether bounds ``lo``..``hi`` prove ``term`` true for every value between them:
+    an ordering predicate true at both bounds, or ``!=``/``not in`` values outside them."""
     _, op, value = term
-    if op not in ("<", "<=", ">", ">=") or decode is None or lo is None or hi is None:
+    if decode is None or lo is None or hi is None:
         return False
     try:
         low, high = decode(bytes(lo)), decode(bytes(hi))
-        return bool(PY_OPS[op](low, value)) and bool(PY_OPS[op](high, value)) and \
-            low == low and high == high          # NaN bounds prove nothing
+        if low != low or high != high:          # NaN bounds prove nothing
+            return False
+        if op in ("<", "<=", ">", ">="):
+            return bool(PY_OPS[op](low, value)) and bool(PY_OPS[op](high, value))
+        outside = [value] if op == "!=" else list(value) if op == "not in" else None
+        return outside is not None and all(bool(v < low) or bool(v > high) for v in outside)
     except (struct.error, ValueError, OverflowError, TypeError):
         return False
+
+
+def _every_row(op, nulls, is_float):
+    """Whether a predicate that holds for every value between a chunk's bounds holds for
+    every row: its nulls (which only ``not in`` keeps) are known to be none, and a float
+    column's NaNs -- outside every bound, in no statistic -- satisfy it (``!=`` and
+    ``not in`` only)."""
+    if is_float and op not in ("!=", "not in"):
+        return False
+    return op == "not in" or nulls == 0
 
 
 def _probe_verdicts(groups, rg, g, node, term):

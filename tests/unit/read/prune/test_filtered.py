@@ -178,3 +178,28 @@ def test_offset_index_rows_that_miss_the_pages_read_are_corrupt(tmp_path, shift,
     with pytest.raises(pqkit.CorruptFileError, match="OffsetIndex of column x, row group 0: "
                        f"the pages read hold 512 rows, their first_row_index entries give {rows}"):
         pqkit.read_table(bad, filters=[("x", "==", 1030)])
+
+
+@pytest.mark.parametrize("dnf, every_row", [
+    ([("x", "!=", -1)], True),              # outside the bounds, no nulls
+    ([("x", ">=", 0)], True),
+    ([("y", "not in", [-99, 99])], True),
+    ([("f", "!=", 9.0)], True),             # NaN rows satisfy != too
+    ([("f", "<", 9.0)], False),             # ...but not <: NaN is in no bound
+    ([("s", "!=", "a")], False),            # null rows never satisfy !=
+    ([("s", "not in", ["a"])], True),       # ...but do satisfy not in
+    ([("x", "!=", 5)], [False, True, True, True]),   # inside row group 0's bounds only
+    ([[("x", "!=", 5)], [("y", "<", 100)]], True),
+])
+def test_statistics_that_prove_every_row_matches_skip_the_filter(dnf, every_row):
+    with pqkit.ParquetFile(FILES["pyarrow"]) as f:
+        reader = FilteredReader(f.row_group_reader, dnf)
+        groups = range(f.num_row_groups)
+        want = every_row if isinstance(every_row, list) else [every_row] * len(groups)
+        assert [reader.plan(g).every_row for g in groups] == want
+        stats = pqkit.ReadStatistics()
+        got = f.read(columns=["x", "f", "s"], filters=dnf, statistics=stats).to_pydict()
+    _same(got, _expected(dnf if isinstance(dnf[0], list) else [dnf], ["x", "f", "s"]))
+    if every_row is True:       # every column decoded once, whole: no filter pass
+        assert stats.pages_skipped == 0 and \
+            all(c["chunks_whole"] == f.num_row_groups for c in stats.by_column.values())
