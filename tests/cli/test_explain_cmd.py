@@ -54,12 +54,12 @@ class ReadLog:
         read_pages, decode_leaf = RowGroupReader.read_pages, RowGroupReader.decode_leaf
         log = self
 
-        def pages(self, g, node, segments):
+        def pages(self, g, node, segments, **how):
             oi = read_page_index(str(log.path), g, node.path).offset_index
             number = {loc.offset: i for i, loc in enumerate(oi.page_locations)}
             log.reads.update((g, node.dotted_path, number[o]) for o, _ in segments
                              if o in number)
-            return read_pages(self, g, node, segments)
+            return read_pages(self, g, node, segments, **how)
 
         def chunk(self, g, node):
             log.reads.add((g, node.dotted_path, None))

@@ -44,8 +44,8 @@ class Counting:
         read_pages, decode_leaf = RowGroupReader.read_pages, RowGroupReader.decode_leaf
         counter = self
 
-        def pages(self, g, node, segments):
-            data = read_pages(self, g, node, segments)
+        def pages(self, g, node, segments, **how):
+            data = read_pages(self, g, node, segments, **how)
             dict_off = self.column_chunk(g, node).meta_data.dictionary_page_offset
             fetched = [s for s in segments if s[0] != dict_off]
             counter.pages[node.dotted_path] = counter.pages.get(node.dotted_path, 0) + \

@@ -139,6 +139,16 @@ class ColumnChunkReader:
             self._walked = (data, offset, walk)
             return None
 
+    def read_pages_placed(self, segments):
+        """:meth:`read_pages` for a flat column (:func:`placed.placeable`), straight into
+        its rows: a :class:`~pqkit.read.decode.placed.PlacedChunk` of those pages' rows,
+        or None when they need the general path."""
+        pages, held, _ = self._walk(segments, exact=False)
+        try:
+            return PlacedDecoder(self, held).decode(pages)
+        except Fallback:
+            return None
+
     def check_crc(self, page, computed=None):
         """Check ``page``'s CRC (when it has one and checking is on), once; ``computed``
         is its payload's CRC-32 when the caller computed it while copying the bytes."""

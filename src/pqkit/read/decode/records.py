@@ -1,4 +1,5 @@
-"""Keeping chosen records of decoded levels and values (a ChunkData), dropping the rest.
+"""Keeping chosen records of decoded levels and values (a ChunkData), dropping the rest;
+and chosen rows of a flat chunk decoded into its rows (a PlacedChunk).
 
 A record starts at each repetition level 0 (every entry is a record when the
 column is not repeated); a value is stored for each entry whose definition level
@@ -11,9 +12,10 @@ import numpy as np
 
 from pqkit.errors import CorruptFileError
 from pqkit.read.decode.chunk import ChunkData
+from pqkit.read.decode.placed import PlacedChunk
 from pqkit.read.decode.values import BinaryValues, DictionaryValues, FixedValues, take
 
-__all__ = ["keep_records"]
+__all__ = ["keep_records", "keep_rows"]
 
 
 def keep_records(chunk, records, max_def, where, expected=None):
@@ -57,3 +59,17 @@ def _values(values, present, where):
     if isinstance(values, BinaryValues):
         return take(values, np.flatnonzero(present).astype(np.int32), where)
     raise TypeError(f"{where}: unexpected decoded values {type(values).__name__}")
+
+
+def keep_rows(placed, rows, where, expected):
+    """The :class:`PlacedChunk` of rows ``rows`` (sorted, unique positions) of a flat
+    chunk's pages decoded into their rows, which must hold ``expected`` rows; raises
+    :class:`pqkit.CorruptFileError` as :func:`keep_records` does."""
+    if placed.num_entries != expected:
+        raise CorruptFileError(f"OffsetIndex of {where}: the pages read hold "
+                               f"{placed.num_entries} rows, their first_row_index entries "
+                               f"give {expected}")
+    validity = None if placed.validity is None else placed.validity[rows]
+    present = len(rows) if validity is None else int(np.count_nonzero(validity))
+    return PlacedChunk(placed.values[rows], None if present == len(rows) else validity,
+                       len(rows), present, placed.dictionary)

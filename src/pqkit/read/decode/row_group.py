@@ -134,14 +134,21 @@ class RowGroupReader:
         self._count_whole(node, reader, length)
         return data
 
-    def read_pages(self, g, node, segments):
-        """Decode only some pages of a chunk: ``segments`` are (file offset, length) pairs
-        of whole pages, the dictionary page first if the chunk has one."""
+    def read_pages(self, g, node, segments, placed=False):
+        """Decode only some pages of a chunk (a :class:`ChunkData`): ``segments`` are
+        (file offset, length) pairs of whole pages, the dictionary page first if the chunk
+        has one. With ``placed``, a flat column the placed path takes comes back as a
+        :class:`PlacedChunk` of those pages' rows instead."""
         pieces = self.source.read_many(segments)
         if self.stats is not None:
             self.stats.add(bytes_read=sum(length for _, length in segments))
         data = list(zip(pieces, (offset for offset, _ in segments)))
-        return self.chunk_reader(g, node).read_pages(data)
+        reader = self.chunk_reader(g, node)
+        if placed and placeable(node, self.leaf_type(node)):
+            rows = reader.read_pages_placed(data)
+            if rows is not None:
+                return rows
+        return reader.read_pages(data)
 
     def read_dictionary(self, g, node, segment):
         """The dictionary values (FixedValues or BinaryValues) of the page in ``segment``,

@@ -20,7 +20,9 @@ import numpy as np
 from pqkit.chunk_range import chunk_range, dictionary_segment, where_of
 from pqkit.columnar.table import Table
 from pqkit.errors import CorruptFileError, EncodingError, ParquetError
-from pqkit.read.decode.records import keep_records
+from pqkit.read.decode.placed import PlacedChunk
+from pqkit.read.decode.records import keep_records, keep_rows
+from pqkit.read.decode.row_group import placed_leaf
 from pqkit.read.fetch.page_index import read_offset_index
 from pqkit.threads import map_ordered
 
@@ -168,13 +170,16 @@ def _paged_leaf(reader, g, node, selection, plan):
     dictionary = dictionary_segment(meta, locs[0].offset)
     segments = [dictionary] if dictionary else []
     segments += [(locs[i].offset, locs[i].compressed_page_size) for i in pages]
-    data = reader.read_pages(g, node, segments)
+    data = reader.read_pages(g, node, segments, placed=True)
     ends = np.append(firsts[1:], reader.metadata.checked_row_group(g).num_rows)
     spanned = int((ends[pages] - firsts[pages]).sum())
-    data = keep_records(data, selection.positions_in(firsts, pages),
-                        node.max_definition_level, where, expected=spanned)
+    positions = selection.positions_in(firsts, pages)
     if reader.stats is not None:
         reader.stats.add_column(node.dotted_path, chunks_paged=1, pages=len(locs),
                                 pages_decoded=len(pages),
                                 pages_skipped=len(locs) - len(pages))
+    if isinstance(data, PlacedChunk):
+        return placed_leaf(node, keep_rows(data, positions, where, spanned),
+                           reader.leaf_type(node))
+    data = keep_records(data, positions, node.max_definition_level, where, expected=spanned)
     return reader.leaf(node, data, where)
