@@ -190,23 +190,3 @@ def test_a_failing_write_leaves_no_object(s3, s3fs_options, s3_fs):
         pds.write(url, {"x": [2]}, no_such_option=1, storage_options=s3fs_options)
     assert _keys(s3_fs, url) == before
     assert pds.open(url, storage_options=s3fs_options).read().column("x").to_pylist() == [1]
-
-
-@pytest.mark.parametrize("operation", [
-    lambda root: pds.tag(root, "t1"),
-    lambda root: pds.untag(root, "t1"),
-    lambda root: pds.restore(root, 0),
-    lambda root: pds.merge(root, {"id": [1], "v": [2.0]}, on=["id"]),
-    lambda root: pds.merge_plan(root, {"id": [1], "v": [2.0]}, on=["id"]),
-    lambda root: pds.build_index(root, "id"),
-    lambda root: pds.optimize_index(root, "id"),
-], ids=["tag", "untag", "restore", "merge", "merge_plan", "build_index", "optimize_index"])
-def test_local_only_operations_refuse_an_object_store_root(s3, s3_fs, operation):
-    """Operations not yet built for object stores name the limit instead of reading the
-    URL as a relative local path or failing on credentials; nothing is written."""
-    url = _url("local-only")
-    before = sorted(_keys(s3_fs, url))
-    with pytest.raises(pds.UnsupportedFeature, match="local dataset roots only"):
-        operation(url)
-    assert sorted(_keys(s3_fs, url)) == before
-    assert not os.path.exists("s3:")

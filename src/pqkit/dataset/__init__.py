@@ -49,7 +49,6 @@ from pqkit.dataset.core import (
     parse_partition_dirs,
     unescape_path_component,
 )
-from pqkit.dataset.detect import local_only
 from pqkit.dataset.front import (
     commit,
     convert,
@@ -107,15 +106,15 @@ Layout = RootPaths
 # Operations that write PQDS/1 state refuse plain Hive and RFC roots (see detect.py).
 compact = pqds_only(_compact)
 delete = pqds_only(_delete)
-restore = local_only(pqds_only(_restore))
-tag = local_only(pqds_only(_tag))
-untag = local_only(pqds_only(_untag))
+restore = pqds_only(_restore)
+tag = pqds_only(_tag)
+untag = pqds_only(_untag)
 stage_file = pqds_only(_stage_file)
 vacuum = pqds_only(_vacuum)
-build_index = local_only(pqds_only(_build_index))
-optimize_index = local_only(pqds_only(_optimize_index))
-merge = local_only(pqds_only(_merge))
-merge_plan = local_only(pqds_only(_merge_plan))
+build_index = pqds_only(_build_index)
+optimize_index = pqds_only(_optimize_index)
+merge = pqds_only(_merge)
+merge_plan = pqds_only(_merge_plan)
 compact_plan = pqds_only(_compact_plan)
 
 

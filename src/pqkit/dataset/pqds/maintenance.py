@@ -14,12 +14,10 @@ import numpy as np
 from pqkit.columnar.table import concat_tables
 from pqkit.dataset.core import (
     Planner,
-    atomic_replace,
     dump_json,
     field_to_json,
     new_txn,
     normalize_filters,
-    remove_if_exists,
     row_mask,
 )
 from pqkit.dataset.pqds.commit import commit_operation, load_version
@@ -127,7 +125,7 @@ def compact(root, *, target_size=DEFAULT_TARGET_SIZE, run_id=None, storage_optio
     return _commit(paths, op, staged)
 
 
-def compact_plan(root, *, target_size=DEFAULT_TARGET_SIZE):
+def compact_plan(root, *, target_size=DEFAULT_TARGET_SIZE, storage_options=None):
     """What :func:`compact` would do now, without writing anything.
 
     Returns
@@ -135,7 +133,7 @@ def compact_plan(root, *, target_size=DEFAULT_TARGET_SIZE):
     list of list of str
         The groups of file paths that would each be rewritten into one file.
     """
-    ds = open_pqds(root)
+    ds = open_pqds(root, storage_options=storage_options)
     return [[e["path"] for e in group] for group in _compact_groups(ds, target_size)]
 
 
@@ -164,11 +162,12 @@ def _bins(entries, target):
     return [sorted(b[1], key=lambda e: e["key"]) for b in bins]
 
 
-def restore(root, version, *, run_id=None):
-    """Commit a new version whose files (and schema) are those of ``version``."""
-    paths = RootPaths(root)
+def restore(root, version, *, run_id=None, storage_options=None):
+    """Commit a new version whose files (and schema) are those of ``version``. A URL
+    ``root`` is a dataset on an object store (``storage_options``: its fsspec options)."""
+    paths = RootPaths.at(root, storage_options)
     target = load_version(paths, int(version))
-    ds = open_pqds(root)
+    ds = open_pqds(root, storage_options=storage_options)
     missing = [f["path"] for f in target.files if not _present(paths, f["path"])]
     if missing:
         raise DatasetIncomplete(f"cannot restore version {version}: file {missing[0]!r} was "
@@ -185,14 +184,19 @@ def _present(paths, relpath):
         paths.storage.exists(paths.visible(relpath))
 
 
-def tag(root, name, version=None):
-    """Name ``version`` (default: the latest); vacuum keeps tagged versions."""
-    paths = RootPaths(root)
-    ds = open_pqds(root, version)
-    atomic_replace(paths.tag_path(name), dump_json({"version": ds.version}))
+def tag(root, name, version=None, *, storage_options=None):
+    """Name ``version`` (default: the latest); vacuum keeps tagged versions. Retagging
+    moves the name (the last writer wins)."""
+    paths = RootPaths.at(root, storage_options)
+    ds = open_pqds(root, version, storage_options=storage_options)
+    paths.storage.replace(paths.tag_path(name), dump_json({"version": ds.version}))
     return ds.version
 
 
-def untag(root, name):
-    """Remove a tag (the version becomes subject to retention again)."""
-    return remove_if_exists(RootPaths(root).tag_path(name))
+def untag(root, name, *, storage_options=None):
+    """Remove a tag (the version becomes subject to retention again); False when there
+    was none."""
+    paths = RootPaths.at(root, storage_options)
+    path = paths.tag_path(name)
+    # asked first: a store's DELETE of a missing key succeeds, so it cannot tell
+    return paths.storage.exists(path) and paths.storage.remove(path)

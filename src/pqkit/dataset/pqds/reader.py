@@ -19,8 +19,8 @@ from pqkit.dataset.core import (
     Planner,
     check_size,
     normalize_filters,
+    parse_json,
     parse_utc,
-    read_json,
 )
 from pqkit.dataset.pqds.index_segments import IndexPruner, manifest_indices
 from pqkit.dataset.pqds.publish import publish as run_publish
@@ -212,7 +212,9 @@ class Dataset:
     def _plan(self, filters):
         dnf = normalize_filters(filters)
         planner = Planner(self.table_schema, self.partitioning, dnf)
-        pruner = IndexPruner(self.root, self.indices, dnf)
+        paths = getattr(self.source, "paths", None)      # PQDS/1 roots, local or on a store
+        pruner = IndexPruner(self.root, self.indices, dnf) if paths is None else \
+            IndexPruner(paths.root, self.indices, dnf, paths.storage.fs)
         entries = None
         if self._manifest is None:
             entries = self.source.entries(self.version, self.partitioning, dnf)
@@ -348,7 +350,8 @@ def open_snapshot(source, version=None, as_of=None, tag=None, *, publish=False):
     ``as_of`` or ``tag`` (see :func:`pqkit.dataset.open`, which picks the source)."""
     if sum(x is not None for x in (version, as_of, tag)) > 1:
         raise DatasetError("give at most one of version, as_of and tag")
-    if (publish or tag is not None) and not isinstance(source, ManifestSource):
+    if (publish or tag is not None) and \
+            not isinstance(source, (ManifestSource, ObjectManifestSource)):
         raise DatasetError("publish and tags exist only for PQDS/1 datasets")
     if publish:
         run_publish(source.paths)
@@ -398,8 +401,9 @@ def _as_of(source, as_of):
 
 def _read_tag(paths, name, root):
     """The JSON of tag ``name``."""
+    path = paths.tag_path(name)
     try:
-        return read_json(paths.tag_path(name))
+        return parse_json(paths.storage.read(path), path)
     except FileNotFoundError:
         raise DatasetError(f"no tag {name!r} in {root}") from None
     except ValueError as exc:

@@ -40,6 +40,14 @@ from pqkit.read.fetch.remote import RangeSource
 __all__ = ["ManifestSource", "ObjectManifestSource"]
 
 
+def planned_head(paths, version):
+    """The Manifest head (no file list) of ``version`` from its current planning index,
+    else None."""
+    head = file_list.load_head(paths, version)
+    return None if head is None else Manifest(head, where=f"planning index of version "
+                                                     f"{version}", head=True)
+
+
 class ObjectManifestSource(FileSource):
     """Versions and files of a PQDS/1 dataset at a URL (``s3://bucket/table``), read-only.
 
@@ -58,6 +66,7 @@ class ObjectManifestSource(FileSource):
         self._manifests = {}
         self._sizes = {}                 # resolved URL -> size in the snapshot
         self._relpaths = {}              # resolved URL -> the entry's data path
+        self._planned = set()            # versions the hint says have a planning index
 
     @property
     def root(self):
@@ -89,9 +98,13 @@ class ObjectManifestSource(FileSource):
     def _hint(self):
         raw = self._get(self.paths.latest_hint)
         try:
-            return int(parse_json(raw, self.paths.latest_hint)["version"])
+            hint = parse_json(raw, self.paths.latest_hint)
+            version = int(hint["version"])
         except (TypeError, ValueError, KeyError, AttributeError):
             return None
+        if hint.get("planning") is True:
+            self._planned.add(version)
+        return version
 
     def latest(self):
         start = self._hint()
@@ -110,6 +123,17 @@ class ObjectManifestSource(FileSource):
             raise DatasetIncomplete(f"version {version} of {self.url} does not exist (never "
                                     "committed, or removed by vacuum)")
         return m
+
+    def load_head(self, version):
+        """The version without its file list, from its planning index when the hint
+        announced one (else None: no request is spent looking for it)."""
+        return planned_head(self.paths, version) if version in self._planned else None
+
+    def entries(self, version, partitioning, dnf):
+        """File entries ``dnf`` may select, read from the planning index (None: unknown)."""
+        if version not in self._planned:
+            return None
+        return file_list.entries(self.paths, version, partitioning, dnf)
 
     def versions(self):
         """Every version number present (a listing of ``_pqkit/versions/``)."""
@@ -191,9 +215,7 @@ class ManifestSource(FileSource):
 
     def load_head(self, version):
         """The version without its file list, from a current planning index (else None)."""
-        head = file_list.load_head(self.paths, version)
-        return None if head is None else Manifest(head, where=f"planning index of version "
-                                                         f"{version}", head=True)
+        return planned_head(self.paths, version)
 
     def entries(self, version, partitioning, dnf):
         """File entries ``dnf`` may select, read from the planning index (None: unknown)."""
