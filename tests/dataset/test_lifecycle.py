@@ -6,18 +6,13 @@ staging, a run id and its rerun) followed by tag, restore and untag. After each 
 dataset is published and must read equal to an oracle kept in plain Python: through
 pqkit (the manifest), through pyarrow.dataset and polars (the published Hive view), and
 by tag; at the end every version reads its oracle again (time travel), and the visible
-data files are exactly the live ones. The s3 root lives on the local moto server.
+data files are exactly the live ones. The s3 root lives on the local moto server (the ``store`` fixture, conftest.py).
 """
-import uuid
-
-import polars as pl
-import pyarrow.dataset as pads
 import pytest
 
 import pqkit.dataset as pds
 from dataset_states import lifecycle_steps, rows
 from pqkit.dataset.pqds.publish import visible_data_files
-from s3server import BUCKET, KEY, REGION, SECRET
 
 
 def _oracle_after(step, table):
@@ -39,51 +34,6 @@ def _oracle_after(step, table):
 
 def _as_rows(table):
     return sorted((k, p, float(v)) for k, (p, v) in table.items())
-
-
-class Root:
-    """A dataset root (local path or URL) and how each engine reads it."""
-
-    def __init__(self, kind, tmp_path, s3=None):
-        self.kind = kind
-        if kind == "local":
-            self.root, self.options = str(tmp_path / "live"), None
-        else:
-            self.root = f"s3://{BUCKET}/lifecycle-{uuid.uuid4().hex}"
-            self.options = s3.storage_options()
-            self.s3 = s3
-
-    def open(self, **kwargs):
-        return pds.open(self.root, storage_options=self.options, **kwargs)
-
-    def paths(self):
-        return pds.Layout.at(self.root, self.options)
-
-    def pyarrow_rows(self):
-        if self.kind == "local":
-            ds = pads.dataset(self.root, partitioning="hive", format="parquet")
-        else:
-            ds = pads.dataset(self.root.removeprefix("s3://"), filesystem=self.s3.pyarrow_fs(),
-                              partitioning="hive", format="parquet")
-        return rows(ds.to_table().to_pydict())
-
-    def polars_rows(self):
-        if self.kind == "local":
-            scan = pl.scan_parquet(self.root, hive_partitioning=True,
-                                   hidden_file_prefix=["_", "."])
-        else:
-            options = {"aws_access_key_id": KEY, "aws_secret_access_key": SECRET,
-                       "aws_region": REGION, "aws_endpoint_url": self.s3.endpoint,
-                       "aws_allow_http": "true"}
-            scan = pl.scan_parquet(f"{self.root}/**/*.parquet", hive_partitioning=True,
-                                   storage_options=options)
-        return rows(scan.collect().to_dict(as_series=False))
-
-
-@pytest.fixture(params=["local", pytest.param("s3", marks=pytest.mark.remote)])
-def store(request, tmp_path):
-    s3 = request.getfixturevalue("s3") if request.param == "s3" else None
-    return Root(request.param, tmp_path, s3)
 
 
 def test_lifecycle_reads_equal_the_oracle_on_every_store(store):

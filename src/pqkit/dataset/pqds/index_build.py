@@ -26,7 +26,7 @@ from pqkit.dataset.pqds.reader import open_pqds
 
 def _file_values(ds, field, entries, values):
     for entry in entries:
-        table, _ = ds._reader.read(entry, [field.name], [])
+        table = ds.read_entry(entry, [field.name])
         values.add(entry["key"], table.column(field.name).to_pylist())
 
 

@@ -13,7 +13,6 @@ import numpy as np
 
 from pqkit.columnar.table import concat_tables
 from pqkit.dataset.core import (
-    Planner,
     dump_json,
     field_to_json,
     new_txn,
@@ -37,14 +36,15 @@ def _rewrite_entry(paths, ds, entry, table, txn, seq, writer_options):
     directory = entry["path"].rsplit("/", 1)[0] if "/" in entry["path"] else ""
     relpath = (directory + "/" if directory else "") + data_file_name(seq, txn)
     fields = ds.table_schema.fields
-    facts = write_data_file(paths, relpath, table, fields, **writer_options)
+    # the file names its columns physically (core/column_mapping.py), the entry as the version
+    facts = write_data_file(paths, relpath, table, ds.physical_schema.fields, **writer_options)
     return {"key": file_key(seq, txn), "path": relpath,
             "partition": dict(entry.get("partition") or {}), **facts,
             "schema": [field_to_json(f) for f in fields]}
 
 
 def _data_table(ds, entry):
-    return ds._reader.read(entry, ds.table_schema.names, [])[0]
+    return ds.read_entry(entry, ds.table_schema.names)
 
 
 def _commit(paths, op, staged):
@@ -68,13 +68,9 @@ def delete(root, filters, *, run_id=None, storage_options=None, **writer_options
         raise DatasetError("delete needs a filter; to remove everything overwrite the dataset")
     paths = RootPaths.at(root, storage_options)
     ds = open_pqds(root, storage_options=storage_options)
-    planner = Planner(ds.table_schema, ds.partitioning, dnf)
     txn, removed, staged = new_txn(), set(), []
     try:
-        for entry in ds.manifest.files:
-            residual = planner.residual(entry)
-            if residual is None:
-                continue
+        for entry, residual in ds.plan(dnf):
             if residual == []:
                 removed.add(entry["key"])          # partition values prove every row matches
                 continue

@@ -275,5 +275,5 @@ def _stage_rows(paths, ds, table, txn, seq, stats_columns, options):
     fields = list(ds.table_schema.fields)
     for texts, rows in ds.partitioning.split(table):
         out.append(_stage(paths, ds.partitioning, texts, rows, fields, txn, seq + len(out),
-                          stats_columns, options))
+                          stats_columns, options, ds.physical_schema.fields))
     return out

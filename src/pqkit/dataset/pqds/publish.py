@@ -23,7 +23,7 @@ import os
 import struct
 
 from pqkit import format as fmt
-from pqkit.dataset.core import crash_point, dump_json, parse_json
+from pqkit.dataset.core import ColumnMapping, crash_point, dump_json, parse_json
 from pqkit.dataset.pqds import file_list
 from pqkit.dataset.pqds.commit import find_latest, load_latest, load_version
 from pqkit.dataset.pqds.paths import DATA_FILE_RE
@@ -123,12 +123,15 @@ def visible_data_files(paths):
 
 
 def common_metadata_bytes(manifest):
-    """A footer-only Parquet file: the data schema (no partition columns), field ids, KV."""
+    """A footer-only Parquet file: the data files' schema (no partition columns, columns
+    under their physical names when the dataset maps them), field ids, KV."""
     kv = {"pqds.dataset": json.dumps({"dataset_id": manifest.dataset_id,
                                       "version": manifest.version,
                                       "partitioning": manifest.partitioning.to_json()})}
+    fields = ColumnMapping.of(manifest.data, manifest.where) \
+        .physical_schema(manifest.schema).fields
     buf = io.BytesIO()
-    ParquetWriter(buf, manifest.schema.fields, key_value_metadata=kv).close()
+    ParquetWriter(buf, fields, key_value_metadata=kv).close()
     return buf.getvalue()
 
 
