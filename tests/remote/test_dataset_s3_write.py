@@ -1,5 +1,6 @@
 """Writing PQDS/1 datasets on the local S3 server: data files at their final keys,
-the version file's conditional PUT as the commit, repair after a killed writer."""
+the version file's conditional PUT as the commit, repair after a killed writer, and
+concurrent writers (appends only, and mixed appends, merges, deletes and tags)."""
 import json
 import os
 import random
@@ -13,10 +14,12 @@ import pyarrow.dataset as pads
 import pytest
 
 import pqkit.dataset as pds
+import s3_mixed_worker
 from pqkit.errors import SchemaError
 from s3server import BUCKET
 
 WORKER = os.path.join(os.path.dirname(__file__), "s3_append_worker.py")
+MIXED_WORKER = os.path.join(os.path.dirname(__file__), "s3_mixed_worker.py")
 
 
 def _url(name):
@@ -97,6 +100,42 @@ def test_four_processes_append_25_times_each(s3, s3fs_options):
     assert ds.file_count == 101
     pds.publish(url, storage_options=s3fs_options)
     assert _pyarrow_ids(s3, url) == expected
+
+
+def test_four_processes_mix_25_operations_each(s3, s3fs_options):
+    """Appends, merges, deletes and tags from 4 processes on one s3 dataset: every
+    commit took exactly one version (contiguous, none twice), each committed operation
+    is in the history once, and the rows equal the oracle (no row lost or doubled)."""
+    url = _url("mixed")
+    pds.write(url, {"w": [-1], "id": [-1], "v": [-1.0]}, partition_by=["w"], mode="create",
+              storage_options=s3fs_options)
+    procs = [subprocess.Popen([sys.executable, MIXED_WORKER, url, json.dumps(s3fs_options),
+                               str(w), "25"], env=_env(), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE) for w in range(4)]
+    outputs = [p.communicate(timeout=900) for p in procs]
+    assert [p.returncode for p in procs] == [0] * 4, [e.decode() for _, e in outputs]
+    logs = [[json.loads(line) for line in out.decode().splitlines()] for out, _ in outputs]
+    plans = [s3_mixed_worker.plan(w, 25) for w in range(4)]
+    assert [[(e["op"], e["kind"]) for e in log] for log in logs] == \
+        [[(i, kind) for i, (kind, _) in enumerate(p)] for p in plans]
+    committed = sorted(e["version"] for log in logs for e in log if e["kind"] != "tag")
+    assert committed == list(range(1, len(committed) + 1))        # contiguous, none twice
+    ds = pds.open(url, storage_options=s3fs_options)
+    assert ds.version == len(committed)
+    history = ds.versions()
+    assert [v["version"] for v in history] == list(range(ds.version + 1))
+    assert sorted(v["run_id"] for v in history[1:]) == sorted(
+        f"w{w}:{e['op']}" for w, log in enumerate(logs) for e in log if e["kind"] != "tag")
+    expected = [(-1, -1, -1.0)] + s3_mixed_worker.expected_rows(4, 25)
+    got = ds.read().to_pydict()
+    assert sorted(zip(got["w"], got["id"], got["v"])) == expected
+    pds.publish(url, storage_options=s3fs_options)
+    assert _pyarrow_ids(s3, url) == sorted(r[1] for r in expected)
+    for w, log in enumerate(logs):                    # every tag names a committed version
+        for e in log:
+            if e["kind"] == "tag":
+                tagged = pds.open(url, tag=f"w{w}-{e['op']}", storage_options=s3fs_options)
+                assert 0 <= tagged.version <= ds.version
 
 
 def test_a_writer_killed_at_a_random_moment_leaves_a_repairable_dataset(s3, s3fs_options,
