@@ -125,7 +125,9 @@ def load_head(paths, version):
     """The version file's content without ``files`` from a current index, else None."""
     path = index_path(paths, version)
     try:
-        if not paths.storage.exists(path):
+        # locally a stat first spares the failed open; on a store the read's own 404 is
+        # the cheaper check (and the hint announced the index)
+        if not paths.storage.remote and not paths.storage.exists(path):
             return None
         meta = read_metadata(path, filesystem=paths.storage.fs)
         info = json.loads(meta.key_value_metadata.get(KV_KEY) or "null")

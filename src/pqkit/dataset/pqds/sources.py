@@ -13,7 +13,12 @@ object it needs: opening the latest version is
    newer version, read the same way),
 
 three requests whatever the number of files; planning a query then prunes by
-partition values and per-file bounds from the snapshot alone. Data files are
+partition values and per-file bounds from the snapshot alone. When the hint announces
+a planning index (``{"version": h, "planning": true}``, written by publish for versions
+of ``planning.index.min_files`` files or more), the version file is not downloaded:
+the index's footer gives the version without its file list, a HEAD of the version file
+proves (by its ETag) that the index was derived from it, and a partition query reads
+the index's matching pages instead of the whole JSON file list. Data files are
 read by ranged requests (:class:`pqkit.read.fetch.remote.RangeSource`) at the visible
 path the published version gives them, their size taken from the snapshot (no
 HEAD). Only when the hint is missing are the version keys listed. A file that a
@@ -67,6 +72,7 @@ class ObjectManifestSource(FileSource):
         self._sizes = {}                 # resolved URL -> size in the snapshot
         self._relpaths = {}              # resolved URL -> the entry's data path
         self._planned = set()            # versions the hint says have a planning index
+        self._heads = {}                 # version -> its head from the planning index, or None
 
     @property
     def root(self):
@@ -108,7 +114,8 @@ class ObjectManifestSource(FileSource):
 
     def latest(self):
         start = self._hint()
-        if start is None or self._manifest(start) is None:
+        # a current planning index proves the hinted version exists without its file list
+        if start is None or (self.load_head(start) is None and self._manifest(start) is None):
             listed = self.versions()
             if not listed:
                 raise DatasetNotFound(f"{self.url} holds no PQDS/1 dataset (no version files)")
@@ -127,7 +134,11 @@ class ObjectManifestSource(FileSource):
     def load_head(self, version):
         """The version without its file list, from its planning index when the hint
         announced one (else None: no request is spent looking for it)."""
-        return planned_head(self.paths, version) if version in self._planned else None
+        if version not in self._planned:
+            return None
+        if version not in self._heads:
+            self._heads[version] = planned_head(self.paths, version)
+        return self._heads[version]
 
     def entries(self, version, partitioning, dnf):
         """File entries ``dnf`` may select, read from the planning index (None: unknown)."""
