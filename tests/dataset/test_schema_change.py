@@ -4,6 +4,7 @@ import json
 import random
 
 import pyarrow.dataset as pads
+import pyarrow.parquet as pq
 import pytest
 
 import pqkit.dataset as pds
@@ -135,8 +136,8 @@ def test_old_files_read_under_new_names_and_hive_readers_see_physical_names(tmp_
     assert sorted(table.column_names) == ["a", "b", "p"]
     assert sorted(table.column("a").to_pylist()) == [1, 2, 3, 9]
     # and _common_metadata describes the files
-    meta = pads.dataset(root, partitioning="hive", format="parquet").schema
-    assert "a" in meta.names and "alpha" not in meta.names
+    meta = pq.read_schema(f"{root}/_common_metadata")
+    assert meta.names == ["a", "b"]
 
 
 def test_a_dropped_and_readded_name_is_a_new_column(tmp_path):

@@ -95,6 +95,7 @@ def test_a_version_with_a_planning_index_opens_without_its_file_list(s3, s3fs_op
     requests = [(r.method, r.path.rsplit("/", 1)[-1]) for r in s3.log.since(mark)]
     assert ds._manifest is None and len(chosen) == 2
     assert not any(r.is_list for r in s3.log.since(mark)), requests
+    assert len(requests) == 7, requests           # docs/DATASET.md names each of them
     assert ("GET", "_00000000000000000001.json") not in requests, requests
     assert ("HEAD", "_00000000000000000001.json") in requests
     assert sorted(ds.read(filters=[("a", "==", 3)]).column("id").to_pylist()) == \
