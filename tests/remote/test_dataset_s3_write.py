@@ -204,6 +204,41 @@ def test_a_writer_killed_at_a_fixed_step_leaves_a_repairable_dataset(s3, s3fs_op
     assert _pyarrow_ids(s3, url) == sorted(ds.read().column("id").to_pylist())
 
 
+@pytest.mark.parametrize("step, committed", [
+    ("stage.written", False), ("commit.committed", True), ("publish.success_removed", True),
+    ("publish.moved_one", True)])
+def test_a_merge_killed_at_a_fixed_step_leaves_a_repairable_dataset(s3, s3fs_options, s3_fs,
+                                                                    step, committed):
+    """A merge (rewrites a file, retires it, adds files) killed before its commit PUT,
+    after it, and in the middle of publishing: the dataset opens at the old or the new
+    state, never between, and repair leaves exactly the live files visible."""
+    url = _url("merge-crash")
+    opts = s3fs_options
+    pds.write(url, {"p": [1, 1, 2], "id": [1, 2, 3], "v": [1.0, 2.0, 3.0]},
+              partition_by=["p"], mode="create", storage_options=opts)
+    old = {(1, 1, 1.0), (1, 2, 2.0), (2, 3, 3.0)}
+    new = {(1, 1, 1.0), (1, 2, -2.0), (2, 3, 3.0), (2, 9, 9.0)}
+    code = ("import pqkit.dataset as pds; "
+            "pds.merge(%r, {'p': [1, 2], 'id': [2, 9], 'v': [-2.0, 9.0]}, on=['id'], "
+            "storage_options=%r)" % (url, opts))
+    env = dict(_env(), PQKIT_DATASET_CRASH_AT=step)
+    proc = subprocess.run([sys.executable, "-c", code], env=env, stderr=subprocess.PIPE,
+                          timeout=120, check=False)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()
+
+    def state():
+        got = pds.open(url, storage_options=opts).read().to_pydict()
+        return set(zip(got["p"], got["id"], got["v"]))
+    assert state() == (new if committed else old)
+    pds.repair(url, grace=0, storage_options=opts)
+    assert state() == (new if committed else old)
+    live = {f.path for f in pds.open(url, storage_options=opts).files()}
+    visible = {k for k in _keys(s3_fs, url) if k.endswith(".parquet") and
+               not k.startswith("_")}
+    assert visible == live
+    assert _pyarrow_ids(s3, url) == sorted(i for _, i, _ in (new if committed else old))
+
+
 def test_delete_and_compact_on_s3(s3, s3fs_options, s3_fs):
     url = _url("maintain")
     opts = s3fs_options
