@@ -24,7 +24,6 @@ from pqkit.dataset.core import (
     cast_to_fields,
     crash_point,
     field_to_json,
-    max_field_id,
     next_field_id,
     new_txn,
     plain_table,
