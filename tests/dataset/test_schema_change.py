@@ -235,3 +235,59 @@ def test_the_spark_source_refuses_a_version_with_renamed_columns(tmp_path):
     with pytest.raises(pds.UnsupportedFeature, match="column_mapping"):
         dataset_fields(pds.open(root))
     assert [f.name for f in dataset_fields(pds.open(root, version=0))[2]] == ["a", "b"]
+
+
+# --- the conflict table's schema-change row and column for renames and drops ---------------------
+# The dataset and the operations are those of test_operations.py (A1, A2 in p=a, B1 in p=b).
+RENAME_CELLS = [
+    # a rename committed in between: writers that name the old column conflict
+    ("append", "rename_y", "conflict"), ("overwrite", "rename_y", "ok"),
+    ("replace_partitions", "rename_y", "conflict"), ("delete", "rename_y", "conflict"),
+    ("update", "rename_y", "conflict"), ("compact", "rename_y", "conflict"),
+    ("schema_change", "rename_y", "conflict"),
+    # a rename prepared against version 1 and committed after another operation
+    ("rename_y", "append_a", "ok"), ("rename_y", "replace_a", "ok"),
+    ("rename_y", "delete_a", "ok"), ("rename_y", "merge_a", "ok"),
+    ("rename_y", "compact_a", "ok"), ("rename_y", "index", "ok"),
+    ("rename_y", "overwrite", "conflict"), ("rename_y", "restore", "conflict"),
+    ("rename_y", "schema_change", "conflict"), ("drop_y", "rename_y", "conflict"),
+]
+
+
+@pytest.mark.parametrize("row, column, expected", RENAME_CELLS,
+                         ids=[f"{a}-vs-{b}" for a, b, _ in RENAME_CELLS])
+def test_conflict_table_cell_of_a_rename(tmp_path, row, column, expected):
+    from test_operations import _base, _intervene, _prepare
+
+    from pqkit.dataset.core.fsops import new_txn
+    from pqkit.dataset.pqds.commit import commit_operation
+    from pqkit.dataset.pqds.operations import Operation
+    from pqkit.dataset.pqds.paths import RootPaths
+
+    edits = {"rename_y": ("rename", "y", "yy"), "drop_y": ("drop", "y")}
+    root = str(tmp_path / "ds")
+    ds = _base(root)
+    op = Operation("schema_change", new_txn(), read_version=ds.version,
+                   schema_edit=edits[row]) if row in edits else _prepare(row, root, ds)
+    if column in edits:
+        pds.rename_column(root, "y", "yy")
+    else:
+        _intervene(column, root)
+    between = pds.open(root)
+    assert between.version == 2
+    if expected == "conflict":
+        with pytest.raises(CommitConflict) as info:
+            commit_operation(RootPaths(root), op)
+        assert info.value.retryable and info.value.conflicting_version == 2
+        assert pds.open(root).version == 2
+        return
+    assert commit_operation(RootPaths(root), op) == 3
+    after = pds.open(root)
+    if row == "rename_y":                      # the files of version 2, under the new name
+        assert after.manifest.files == between.manifest.files
+        renamed = {("yy" if k == "y" else k): v for k, v in between.read().to_pydict().items()}
+        assert _rows(after.read().to_pydict()) == _rows(renamed)
+        assert pds.open(root, version=2).column_names == between.column_names
+    else:                                      # an overwrite: only its own file is left
+        assert {f["key"] for f in after.manifest.files} == {e["key"] for e in op.entries}
+        assert after.column_names == ["x", "y", "p"]
