@@ -257,12 +257,10 @@ RENAME_CELLS = [
 @pytest.mark.parametrize("row, column, expected", RENAME_CELLS,
                          ids=[f"{a}-vs-{b}" for a, b, _ in RENAME_CELLS])
 def test_conflict_table_cell_of_a_rename(tmp_path, row, column, expected):
-    from test_operations import _base, _intervene, _prepare
+    from test_operations import _base, _intervene, _prepare, commit_in_cell
 
     from pqkit.dataset.core.fsops import new_txn
-    from pqkit.dataset.pqds.commit import commit_operation
     from pqkit.dataset.pqds.operations import Operation
-    from pqkit.dataset.pqds.paths import RootPaths
 
     edits = {"rename_y": ("rename", "y", "yy"), "drop_y": ("drop", "y")}
     root = str(tmp_path / "ds")
@@ -274,15 +272,9 @@ def test_conflict_table_cell_of_a_rename(tmp_path, row, column, expected):
     else:
         _intervene(column, root)
     between = pds.open(root)
-    assert between.version == 2
-    if expected == "conflict":
-        with pytest.raises(CommitConflict) as info:
-            commit_operation(RootPaths(root), op)
-        assert info.value.retryable and info.value.conflicting_version == 2
-        assert pds.open(root).version == 2
+    after = commit_in_cell(root, op, expected == "conflict")
+    if after is None:
         return
-    assert commit_operation(RootPaths(root), op) == 3
-    after = pds.open(root)
     if row == "rename_y":                      # the files of version 2, under the new name
         assert after.manifest.files == between.manifest.files
         renamed = {("yy" if k == "y" else k): v for k, v in between.read().to_pydict().items()}
