@@ -86,7 +86,8 @@ def test_lifecycle_reads_equal_the_oracle_on_every_store(store):
 
 def test_derived_files_are_written_on_every_store(store):
     """_metadata (summary.metadata=always) and the planning index of every version
-    (planning.index.min_files=0) exist on both stores, and a reader plans from the index."""
+    (planning.index.min_files=0) exist on both stores, a reader plans from the index, and
+    vacuum removes the indices of the versions it expires."""
     root, o = store.root, store.options
     for _, step in lifecycle_steps(root, o, properties={"summary.metadata": "always"})[:4]:
         step()
@@ -100,3 +101,10 @@ def test_derived_files_are_written_on_every_store(store):
     from pqkit.read.fetch.footer import read_metadata
     summary = read_metadata(paths.summary_metadata, filesystem=paths.storage.fs)
     assert summary.num_rows == ds.row_count == 12
+    # the planning indices are derived files: vacuum deletes those of expired versions
+    pds.vacuum(root, grace=0, retention=0, keep_last=1, storage_options=o)
+    listed = paths.storage.list_files(paths.meta)
+    assert sorted(p for p in listed if p.startswith("planning/")) == \
+        [f"planning/_{3:020d}.pqplan"]
+    assert rows(store.open().read(filters=[("p", "==", "c")]).to_pydict()) == \
+        [(k, "c", k / 2) for k in range(9, 12)]
