@@ -5,8 +5,9 @@ indexed append, delete, merge, overwrite, a small append, compact, a writer kill
 staging, a run id and its rerun) followed by tag, restore and untag. After each step the
 dataset is published and must read equal to an oracle kept in plain Python: through
 pqkit (the manifest), through pyarrow.dataset and polars (the published Hive view), and
-by tag; at the end every version reads its oracle again (time travel), and the visible
-data files are exactly the live ones. The s3 root lives on the local moto server (the ``store`` fixture, conftest.py).
+by tag, and the visible data files must be exactly the live ones. At the end every
+version reads its oracle again (time travel), and vacuum keeps the latest and the tagged
+version. The s3 root lives on the local moto server (the ``store`` fixture, conftest.py).
 """
 import pytest
 
@@ -79,6 +80,11 @@ def test_lifecycle_reads_equal_the_oracle_on_every_store(store):
     assert rows(store.open(tag="kept").read().to_pydict()) == expected[9]
     for version, want in expected.items():                   # time travel
         assert rows(store.open(version=version).read().to_pydict()) == want, version
+    # vacuum keeps the latest and the tagged version, and their files
+    out = pds.vacuum(root, grace=0, retention=0, keep_last=1, storage_options=o)
+    assert out["versions_deleted"] == [v for v in range(10) if v != 9]
+    assert rows(store.open(tag="kept").read().to_pydict()) == expected[9]
+    assert rows(store.open().read().to_pydict()) == expected[10]
     assert pds.untag(root, "kept", storage_options=o) is True
     with pytest.raises(pds.DatasetError, match="no tag 'kept'"):
         store.open(tag="kept")
