@@ -255,6 +255,27 @@ def test_delete_and_compact_on_s3(s3, s3fs_options, s3_fs):
     assert _pyarrow_ids_or_x(s3, url) == [1, 3, 4, 5]          # retired files left the view
 
 
+def test_retiring_files_lists_nothing(s3, s3fs_options):
+    """A delete, a compaction and a restore retire files (a server-side copy to the
+    shadow key, then a delete) with one CopyObject each and no listing."""
+    url = _url("retire")
+    opts = s3fs_options
+    pds.write(url, {"p": [1, 1, 2], "x": [1, 2, 3]}, partition_by=["p"], mode="create",
+              storage_options=opts)
+    pds.write(url, {"p": [1, 2], "x": [4, 5]}, storage_options=opts)
+    for operation in (lambda: pds.delete(url, [("x", "==", 2)], storage_options=opts),
+                      lambda: pds.compact(url, storage_options=opts),
+                      lambda: pds.restore(url, 1, storage_options=opts)):
+        mark = s3.log.mark()
+        operation()
+        requests = s3.log.since(mark)
+        assert not any(r.is_list for r in requests), \
+            [(r.method, r.path, r.query) for r in requests if r.is_list]
+    assert sorted(pds.open(url, storage_options=opts).read().column("x").to_pylist()) == \
+        [1, 2, 3, 4, 5]
+    assert _pyarrow_ids_or_x(s3, url) == [1, 2, 3, 4, 5]
+
+
 def test_a_failing_write_leaves_no_object(s3, s3fs_options, s3_fs):
     url = _url("failing")
     pds.write(url, {"x": [1]}, mode="create", storage_options=s3fs_options)

@@ -239,7 +239,7 @@ class ObjectStorage:
         """Server-side copy then delete: a store has no rename."""
         if not self.exists(src):
             return False
-        self.fs.copy(src, dst)
+        self.fs.cp_file(src, dst)          # one CopyObject (copy() lists both sides first)
         self.fs.rm_file(src)
         return True
 
