@@ -1,5 +1,7 @@
 """A PQDS/1 dataset taken through its whole life, as snapshots for other engines to read.
 
+``lifecycle_steps(root)`` lists create, append, build_index, delete, merge,
+overwrite, compact, a killed writer and a rerun, on a local root or a URL;
 ``lifecycle_states(base)`` runs create, append, build_index, delete, merge,
 overwrite, compact, a writer killed after staging, and a no-op rerun of an
 applied ``run_id`` on one dataset, publishes after each step and copies the
@@ -28,40 +30,50 @@ def _batch(keys, part):
     return {"k": list(keys), "p": [part] * len(keys), "v": [k / 2 for k in keys]}
 
 
-def _killed_writer(root):
-    """Run an append in a child that SIGKILLs itself once its files are staged."""
+def _killed_writer(root, storage_options=None, step="commit.tmp_written"):
+    """Run an append in a child that SIGKILLs itself at ``step`` (by default once its
+    files are staged and its version file written to ``_pqkit/tmp``, before the link)."""
     code = ("import pqkit.dataset as pds; "
-            f"pds.write({root!r}, {_batch(range(900, 903), 'a')!r})")
-    env = dict(os.environ, PQKIT_DATASET_CRASH_AT="commit.tmp_written",
-               PQKIT_DATASET_FSYNC="0")
+            f"pds.write({root!r}, {_batch(range(900, 903), 'a')!r}, "
+            f"storage_options={storage_options!r})")
+    env = dict(os.environ, PQKIT_DATASET_CRASH_AT=step, PQKIT_DATASET_FSYNC="0")
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                           check=False)
     if done.returncode != -9:
         raise AssertionError(f"the writer was not killed: {done.returncode} {done.stderr!r}")
 
 
+def lifecycle_steps(root, storage_options=None, crash_step="commit.tmp_written",
+                    properties=None):
+    """[(step name, function)]: the life of the dataset at ``root`` (a path or a URL
+    read with ``storage_options``); ``crash_step`` is where the killed writer dies."""
+    o = {"storage_options": storage_options}
+    props = {"planning.index.min_files": "0", **(properties or {})}
+    return [
+        ("create", lambda: pds.write(root, _batch(range(6), "a"), partition_by=["p"],
+                                     mode="create", properties=props, **o)),
+        ("append", lambda: pds.write(root, _batch(range(6, 9), "b"), **o)),
+        ("build_index", lambda: pds.build_index(root, "k", **o)),
+        ("append_indexed", lambda: pds.write(root, _batch(range(9, 12), "c"), **o)),
+        ("delete", lambda: pds.delete(root, [("k", "in", [1, 7])], **o)),
+        ("merge", lambda: pds.merge(root, {"k": [2, 8, 40], "p": ["b", "b", "c"],
+                                           "v": [-2.0, -8.0, -40.0]}, on=["k"], **o)),
+        ("overwrite", lambda: pds.write(root, _batch(range(20, 24), "a"), mode="overwrite",
+                                        **o)),
+        ("append_small", lambda: pds.write(root, _batch(range(24, 26), "a"), **o)),
+        ("compact", lambda: pds.compact(root, **o)),
+        ("killed_writer", lambda: _killed_writer(root, storage_options, crash_step)),
+        ("run_id", lambda: pds.write(root, _batch(range(30, 32), "d"), run_id="job:1", **o)),
+        ("run_id_again", lambda: pds.write(root, _batch(range(30, 32), "d"), run_id="job:1",
+                                           **o)),
+    ]
+
+
 def lifecycle_states(base):
     """[(step, copied root, manifest rows)] after each step of a dataset's life."""
     root = os.path.join(str(base), "live")
-    steps = [
-        ("create", lambda: pds.write(root, _batch(range(6), "a"), partition_by=["p"],
-                                     mode="create",
-                                     properties={"planning.index.min_files": "0"})),
-        ("append", lambda: pds.write(root, _batch(range(6, 9), "b"))),
-        ("build_index", lambda: pds.build_index(root, "k")),
-        ("append_indexed", lambda: pds.write(root, _batch(range(9, 12), "c"))),
-        ("delete", lambda: pds.delete(root, [("k", "in", [1, 7])])),
-        ("merge", lambda: pds.merge(root, {"k": [2, 8, 40], "p": ["b", "b", "c"],
-                                           "v": [-2.0, -8.0, -40.0]}, on=["k"])),
-        ("overwrite", lambda: pds.write(root, _batch(range(20, 24), "a"), mode="overwrite")),
-        ("append_small", lambda: pds.write(root, _batch(range(24, 26), "a"))),
-        ("compact", lambda: pds.compact(root)),
-        ("killed_writer", lambda: _killed_writer(root)),
-        ("run_id", lambda: pds.write(root, _batch(range(30, 32), "d"), run_id="job:1")),
-        ("run_id_again", lambda: pds.write(root, _batch(range(30, 32), "d"), run_id="job:1")),
-    ]
     states = []
-    for name, step in steps:
+    for name, step in lifecycle_steps(root):
         step()
         pds.publish(root)
         copy = os.path.join(str(base), name)

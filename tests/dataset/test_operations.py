@@ -115,6 +115,20 @@ CELLS = [
 ]
 
 
+def commit_in_cell(root, op, conflicts):
+    """Commit ``op`` after the intervening version 2. When ``conflicts``: CommitConflict
+    (retryable, naming version 2) and nothing committed, None; else version 3, opened."""
+    assert pds.open(root).version == 2
+    if conflicts:
+        with pytest.raises(CommitConflict) as info:
+            commit_operation(RootPaths(root), op)
+        assert info.value.retryable and info.value.conflicting_version == 2
+        assert pds.open(root).version == 2
+        return None
+    assert commit_operation(RootPaths(root), op) == 3
+    return pds.open(root)
+
+
 @pytest.mark.parametrize("row, column, expected", CELLS, ids=[f"{a}-vs-{b}" for a, b, _ in CELLS])
 def test_conflict_table_cell(tmp_path, row, column, expected):
     root = str(tmp_path / "ds")
@@ -122,15 +136,9 @@ def test_conflict_table_cell(tmp_path, row, column, expected):
     op = _prepare(row, root, ds)
     _intervene(column, root)
     between = pds.open(root)
-    assert between.version == 2
-    if expected == R:
-        with pytest.raises(CommitConflict) as info:
-            commit_operation(RootPaths(root), op)
-        assert info.value.retryable and info.value.conflicting_version == 2
-        assert pds.open(root).version == 2
+    after = commit_in_cell(root, op, expected == R)
+    if after is None:
         return
-    assert commit_operation(RootPaths(root), op) == 3
-    after = pds.open(root)
     keys = {f["key"] for f in after.manifest.files}
     ours = {e["key"] for e in op.entries}
     if row == "overwrite":

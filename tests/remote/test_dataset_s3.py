@@ -77,3 +77,26 @@ def test_pyarrow_dataset_reads_the_same_rows(s3, datasets, s3fs_options):
     ours = pds.open(url, storage_options=s3fs_options).read()
     assert sorted(table.column("id").to_pylist()) == sorted(ours.column("id").to_pylist())
     assert table.num_rows == 302
+
+
+def test_a_version_with_a_planning_index_opens_without_its_file_list(s3, s3fs_options):
+    """Publish on the store writes the planning index and announces it in the hint; the
+    reader then plans a partition query from the index: the version file is never
+    downloaded (a HEAD proves it is the file the index was derived from)."""
+    url = f"s3://{BUCKET}/planned-{uuid.uuid4().hex}"
+    n = 40
+    pds.write(url, {"a": np.arange(n) % 8, "id": np.arange(n)}, partition_by=["a"],
+              mode="create", properties={"planning.index.min_files": "0"},
+              storage_options=s3fs_options)
+    pds.write(url, {"a": [3], "id": [n]}, storage_options=s3fs_options)
+    mark = s3.log.mark()
+    ds = pds.open(url, storage_options=s3fs_options)
+    chosen = ds.files([("a", "==", 3)])
+    requests = [(r.method, r.path.rsplit("/", 1)[-1]) for r in s3.log.since(mark)]
+    assert ds._manifest is None and len(chosen) == 2
+    assert not any(r.is_list for r in s3.log.since(mark)), requests
+    assert len(requests) == 7, requests           # docs/DATASET.md names each of them
+    assert ("GET", "_00000000000000000001.json") not in requests, requests
+    assert ("HEAD", "_00000000000000000001.json") in requests
+    assert sorted(ds.read(filters=[("a", "==", 3)]).column("id").to_pylist()) == \
+        [3, 11, 19, 27, 35, n]

@@ -18,7 +18,8 @@ pinned to a version, and planning needs no directory listing::
 
 Distributed writers stage files with :func:`stage_file` (e.g. on Spark
 executors) and commit them as one version with :func:`commit`. :func:`merge`
-upserts or deletes by key (copy-on-write). Maintenance: :func:`delete`,
+upserts or deletes by key (copy-on-write); :func:`rename_column` and :func:`drop_column`
+change the schema without rewriting a file (field ids, ``column_mapping``). Maintenance: :func:`delete`,
 :func:`compact`, :func:`restore`, :func:`tag`, :func:`vacuum`, :func:`repair`,
 :func:`publish`. Inverted indices (:mod:`.pqds.index_segments`): :func:`build_index`
 indexes a column, appends index their own files in the same commit, ``==``/``in``
@@ -49,7 +50,6 @@ from pqkit.dataset.core import (
     parse_partition_dirs,
     unescape_path_component,
 )
-from pqkit.dataset.detect import local_only
 from pqkit.dataset.front import (
     commit,
     convert,
@@ -73,10 +73,12 @@ from pqkit.dataset.pqds import (
     compact as _compact,
     compact_plan as _compact_plan,
     delete as _delete,
+    drop_column as _drop_column,
     find_latest,
     merge as _merge,
     merge_plan as _merge_plan,
     optimize_index as _optimize_index,
+    rename_column as _rename_column,
     restore as _restore,
     stage_file as _stage_file,
     tag as _tag,
@@ -107,16 +109,18 @@ Layout = RootPaths
 # Operations that write PQDS/1 state refuse plain Hive and RFC roots (see detect.py).
 compact = pqds_only(_compact)
 delete = pqds_only(_delete)
-restore = local_only(pqds_only(_restore))
-tag = local_only(pqds_only(_tag))
-untag = local_only(pqds_only(_untag))
+restore = pqds_only(_restore)
+tag = pqds_only(_tag)
+untag = pqds_only(_untag)
 stage_file = pqds_only(_stage_file)
 vacuum = pqds_only(_vacuum)
-build_index = local_only(pqds_only(_build_index))
-optimize_index = local_only(pqds_only(_optimize_index))
-merge = local_only(pqds_only(_merge))
-merge_plan = local_only(pqds_only(_merge_plan))
+build_index = pqds_only(_build_index)
+optimize_index = pqds_only(_optimize_index)
+merge = pqds_only(_merge)
+merge_plan = pqds_only(_merge_plan)
 compact_plan = pqds_only(_compact_plan)
+rename_column = pqds_only(_rename_column)
+drop_column = pqds_only(_drop_column)
 
 
 @pqds_only
@@ -133,7 +137,7 @@ def latest_version(root, storage_options=None):
 __all__ = [
     "write", "stage_file", "commit", "open", "open_dataset", "Dataset", "DataFile",
     "VerifyReport", "repair", "vacuum", "publish", "delete", "compact", "restore", "tag",
-    "untag", "merge", "merge_plan", "compact_plan", "build_index", "optimize_index", "latest_version", "FileSource",
+    "untag", "merge", "merge_plan", "compact_plan", "rename_column", "drop_column", "build_index", "optimize_index", "latest_version", "FileSource",
     "ManifestSource", "MODES", "HIVE_NULL",
     "escape_path_component", "unescape_path_component", "parse_partition_dirs",
     "DatasetError", "DatasetNotFound", "DatasetExists", "DatasetIncomplete",

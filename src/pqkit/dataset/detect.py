@@ -26,7 +26,7 @@ from pqkit.dataset.hive import HiveSource, hidden
 from pqkit.dataset.kartothek import KartothekSource, locate as locate_kartothek
 from pqkit.dataset.pqds import ManifestSource, RootPaths, parse_version_file_name
 from pqkit.dataset.rfc0008 import SUCCESS, RfcManifestSource, manifest_path
-from pqkit.errors import DatasetError, DatasetIncomplete, UnsupportedFeature
+from pqkit.errors import DatasetError, DatasetIncomplete
 from pqkit.filesystems import is_url
 
 LAYOUTS = ("auto", "pqds", "hive", "manifest", "kartothek")
@@ -138,20 +138,5 @@ def pqds_only(function):
     @functools.wraps(function)
     def guarded(root, *args, **kwargs):
         refuse_foreign_root(root)
-        return function(root, *args, **kwargs)
-    return guarded
-
-
-def local_only(function):
-    """``function(root, ...)`` that works on local roots only: a URL root (an object
-    store) is refused with :class:`UnsupportedFeature` before anything is read, instead
-    of being taken for a relative local path."""
-    @functools.wraps(function)
-    def guarded(root, *args, **kwargs):
-        if is_url(root):
-            raise UnsupportedFeature(
-                f"dataset.{function.__name__} works on local dataset roots only; on an "
-                f"object store ({root}) pqkit writes, appends, overwrites, deletes, "
-                f"compacts, publishes, repairs and vacuums, and reads every version")
         return function(root, *args, **kwargs)
     return guarded

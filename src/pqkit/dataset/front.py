@@ -6,7 +6,7 @@ PQDS/1 layer or to the RFC-manifest writer accordingly.
 """
 import os
 
-from pqkit.dataset.core import FileReader, new_txn, with_field_ids
+from pqkit.dataset.core import new_txn, with_field_ids
 from pqkit.dataset.detect import (
     detect_layout,
     layout_of,
@@ -139,14 +139,13 @@ def convert(source, target, *, layout="auto", require_success=None, run_id=None,
         raise DatasetError(f"convert target {target_root} already holds data")
     fields = with_field_ids(src.table_schema.fields, 1)[0]
     types = {c.name: c.type for c in src.partitioning.columns}
-    reader = FileReader(src.source, src.table_schema, src.partitioning)
     names = src.table_schema.names
     entries, txn = [], new_txn()
     try:
         for data_file in src.files():
             if len(entries) and len(entries) % 100_000 == 0:
                 txn = new_txn()           # file sequence numbers stop at 99999 per txn
-            table, _ = reader.read(data_file.entry, names, [])
+            table = src.read_entry(data_file.entry, names)
             entries.append(stage_file(target_root, table, data_file.partition_values, txn=txn,
                                       seq=len(entries) % 100_000, schema=fields,
                                       partition_types=types,

@@ -25,7 +25,7 @@ import pqkit.dataset as pds
 from pqkit import datatypes as T
 from pqkit.columnar.table import concat_tables
 from pqkit.dataset.detect import refuse_foreign_root
-from pqkit.errors import DatasetNotFound, SchemaError
+from pqkit.errors import DatasetNotFound, SchemaError, UnsupportedFeature
 from pqkit.spark.plan import SourceFile
 from pqkit.spark.schema import ready_type
 from pqkit.spark.write_plan import WriteResult, check_partition_by, plan_columns
@@ -58,7 +58,18 @@ def dataset_files(root, filters, version=None, keys=None):
 
 def dataset_fields(ds):
     """(partition names, partition fields, data fields) of an open dataset version, typed
-    as the executors hand them to Spark."""
+    as the executors hand them to Spark.
+
+    Raises
+    ------
+    UnsupportedFeature
+        The version renamed or dropped columns (``column_mapping``): the executors read
+        the files by column name, which would give renamed columns as nulls.
+    """
+    if ds.column_mapping.enabled:
+        raise UnsupportedFeature(f"{ds.root} version {ds.version} renamed or dropped "
+                                 "columns (column_mapping); the Spark data source does not "
+                                 "read such versions yet: read them with pqkit.dataset.open")
     columns = ds.partitioning.columns
     part_fields = [T.field(c.name, ready_type(c.type, c.name)) for c in columns]
     base = [T.field(f.name, ready_type(f.type, f.name)) for f in ds.table_schema.fields]

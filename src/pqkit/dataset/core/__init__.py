@@ -11,6 +11,7 @@ from pqkit.dataset.core.canonical import (
     type_from_json,
     type_to_json,
 )
+from pqkit.dataset.core.column_mapping import ColumnMapping, next_field_id, rename_dnf
 from pqkit.dataset.core.entry_stats import codec_name, file_statistics
 from pqkit.dataset.core.footer_snapshot import (
     build_snapshot,

@@ -32,9 +32,9 @@ from pqkit.errors import ManifestCorrupted, SchemaError, UnsupportedFeature
 
 FORMAT = "pqds"
 FORMAT_VERSION = 1
-#: Features this implementation reads and writes (none of the reserved ones yet).
-SUPPORTED_READER_FEATURES = frozenset()
-SUPPORTED_WRITER_FEATURES = frozenset()
+#: Features this implementation reads and writes (core/column_mapping.py).
+SUPPORTED_READER_FEATURES = frozenset({"column_mapping"})
+SUPPORTED_WRITER_FEATURES = frozenset({"column_mapping"})
 RESERVED_FEATURES = ("deletion_vectors", "column_mapping", "file_segments")
 DEFAULT_PROPERTIES = {"compression": "zstd", "stats.columns": "32", "vacuum.retention": "7d",
                       "vacuum.grace": "7d", "vacuum.keep_last": "10",

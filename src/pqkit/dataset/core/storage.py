@@ -40,6 +40,7 @@ class LocalStorage:
     """A dataset root on a local or network file system."""
 
     remote = False
+    fs = None           # the fsspec file system readers take (None: local paths)
 
     def check_writable(self, root):
         """Nothing to check: hard links give put-if-absent (fsops falls back otherwise)."""
@@ -64,6 +65,12 @@ class LocalStorage:
         st = os.stat(path)
         return (path, st.st_ino, st.st_size, st.st_mtime_ns)
 
+    def signature(self, path):
+        """What a file derived from ``path`` records to detect that ``path`` was replaced
+        (a JSON dict); FileNotFoundError when it is missing."""
+        st = os.stat(path)
+        return {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "ino": st.st_ino}
+
     def mtime(self, path):
         """Modification time in seconds, or None when ``path`` is gone."""
         try:
@@ -84,6 +91,11 @@ class LocalStorage:
 
     def replace(self, path, data):
         fsops.atomic_replace(path, data)
+
+    def put_new(self, path, data, crash_step=None):
+        """Create ``path`` (a name no one else writes) with ``data``, durable;
+        ``crash_step``: a crash point halfway through the bytes."""
+        fsops.write_file(path, data, crash_step=crash_step)
 
     def remove(self, path):
         """Delete ``path``; False when it was already gone."""
@@ -174,6 +186,14 @@ class ObjectStorage:
             raise FileNotFoundError(path)
         return (id(self.fs), path)
 
+    def signature(self, path):
+        """The object's size and ETag (a new PUT changes the ETag); FileNotFoundError
+        when it is missing."""
+        self._fresh(path)
+        info = self.fs.info(path)
+        return {"size": int(info["size"]), "etag": str(info.get("ETag") or
+                                                       info.get("etag") or "")}
+
     def mtime(self, path):
         try:
             modified = self.fs.modified(path)
@@ -202,6 +222,12 @@ class ObjectStorage:
     def replace(self, path, data):
         self.fs.pipe_file(path, data)
 
+    def put_new(self, path, data, crash_step=None):
+        """One PUT of a new object (atomic: a crash leaves no partial object)."""
+        if crash_step is not None:
+            fsops.crash_point(crash_step)
+        self.fs.pipe_file(path, data)
+
     def remove(self, path):
         try:
             self.fs.rm_file(path)
@@ -213,7 +239,7 @@ class ObjectStorage:
         """Server-side copy then delete: a store has no rename."""
         if not self.exists(src):
             return False
-        self.fs.copy(src, dst)
+        self.fs.cp_file(src, dst)          # one CopyObject (copy() lists both sides first)
         self.fs.rm_file(src)
         return True
 

@@ -14,8 +14,9 @@ a polars directory scan with ``hidden_file_prefix`` skips it):
   own filtered reader finds the rows of a partition predicate by reading a
   page or two;
 * key/value ``pqds.plan``: the version number, the identity of the version
-  file it was derived from (size, mtime, inode), and the version file's
-  content without ``files`` (schema, partitioning, totals, properties).
+  file it was derived from (size, mtime and inode on a file system; size and
+  ETag on an object store), and the version file's content without ``files``
+  (schema, partitioning, totals, properties).
 
 The version file stays the only authority: the index is used only when the
 version file's identity matches, is rebuilt by publish when it is missing or
@@ -32,7 +33,7 @@ import os
 from pqkit import datatypes as T
 from pqkit.columnar.table import Table
 from pqkit.convert import column_from_values
-from pqkit.dataset.core import PQKIT_OPS, atomic_replace, dump_json, makedirs, remove_if_exists
+from pqkit.dataset.core import PQKIT_OPS, dump_json
 from pqkit.dataset.pqds.paths import HIDDEN, hidden_name
 from pqkit.errors import ParquetError
 from pqkit.read.file import read_table
@@ -54,13 +55,9 @@ def index_path(paths, version):
     return os.path.join(index_dir(paths), hidden_name(f"{int(version):020d}{_SUFFIX}"))
 
 
-def _version_stat(paths, version):
-    """os.stat of the version file; OSError when it is missing."""
-    return os.stat(paths.version_path(version))
-
-
-def _identity(st):
-    return {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "ino": st.st_ino}
+def _identity(paths, version):
+    """What identifies the version file's bytes on its store; OSError when it is missing."""
+    return paths.storage.signature(paths.version_path(version))
 
 
 def wanted(manifest):
@@ -102,8 +99,8 @@ def index_bytes(paths, manifest):
     # version file when asked (Dataset.operation).
     head["operation"] = {k: v for k, v in manifest.operation.items()
                          if k not in ("added", "removed")}
-    st = _version_stat(paths, manifest.version)
-    kv = {KV_KEY: json.dumps({"version": manifest.version, "manifest": _identity(st),
+    kv = {KV_KEY: json.dumps({"version": manifest.version,
+                              "manifest": _identity(paths, manifest.version),
                               "head": head}, ensure_ascii=False)}
     buf = io.BytesIO()
     with ParquetWriter(buf, fields, row_group_size=_ROW_GROUP, data_page_size=_PAGE_BYTES,
@@ -114,11 +111,13 @@ def index_bytes(paths, manifest):
 
 
 def write_index(paths, manifest):
-    """Write the planning index of ``manifest`` unless it exists and is current."""
-    if not wanted(manifest) or load_head(paths, manifest.version) is not None:
+    """Write the planning index of ``manifest`` unless it exists and is current; whether
+    a current one exists now."""
+    if not wanted(manifest):
         return False
-    makedirs(index_dir(paths))
-    atomic_replace(index_path(paths, manifest.version), index_bytes(paths, manifest))
+    if load_head(paths, manifest.version) is None:
+        paths.storage.replace(index_path(paths, manifest.version),
+                              index_bytes(paths, manifest))
     return True
 
 
@@ -126,14 +125,17 @@ def load_head(paths, version):
     """The version file's content without ``files`` from a current index, else None."""
     path = index_path(paths, version)
     try:
-        if not os.path.exists(path):
+        # locally a stat first spares the failed open; on a store the read's own 404 is
+        # the cheaper check (and the hint announced the index)
+        if not paths.storage.remote and not paths.storage.exists(path):
             return None
-        info = json.loads(read_metadata(path).key_value_metadata.get(KV_KEY) or "null")
-        st = _version_stat(paths, version)
+        meta = read_metadata(path, filesystem=paths.storage.fs)
+        info = json.loads(meta.key_value_metadata.get(KV_KEY) or "null")
+        identity = _identity(paths, version)
     except (OSError, ValueError, ParquetError):
         return None
     if not isinstance(info, dict) or info.get("version") != version or \
-            info.get("manifest") != _identity(st):
+            info.get("manifest") != identity:
         return None                     # derived from another file: ignore it
     return info.get("head")
 
@@ -161,7 +163,8 @@ def entries(paths, version, partitioning, dnf):
     filters = pushdown(dnf, partitioning)
     if filters is None:
         return None
-    table = read_table(index_path(paths, version), columns=["entry"], filters=filters)
+    table = read_table(index_path(paths, version), columns=["entry"], filters=filters,
+                       filesystem=paths.storage.fs)
     return [json.loads(s) for s in table.column("entry").to_pylist()]
 
 
@@ -169,13 +172,13 @@ def remove_stale(paths, keep_versions):
     """Delete the index files of versions that are not kept (they are derived)."""
     removed = []
     try:
-        names = os.listdir(index_dir(paths))
+        names = paths.storage.listdir(index_dir(paths))
     except FileNotFoundError:
         return removed
     for name in names:
         stem = name.removeprefix(HIDDEN).removesuffix(_SUFFIX)
         if name != f"{HIDDEN}{stem}{_SUFFIX}" or not stem.isdigit() or int(stem) in keep_versions:
             continue
-        if remove_if_exists(os.path.join(index_dir(paths), name)):
+        if paths.storage.remove(os.path.join(index_dir(paths), name)):
             removed.append(f"_pqkit/planning/{name}")
     return removed

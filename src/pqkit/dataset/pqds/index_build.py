@@ -26,7 +26,7 @@ from pqkit.dataset.pqds.reader import open_pqds
 
 def _file_values(ds, field, entries, values):
     for entry in entries:
-        table, _ = ds._reader.read(entry, [field.name], [])
+        table = ds.read_entry(entry, [field.name])
         values.add(entry["key"], table.column(field.name).to_pylist())
 
 
@@ -42,11 +42,12 @@ def _commit(paths, ds, column, segment, replaced=()):
     return version
 
 
-def build_index(root, column):
+def build_index(root, column, *, storage_options=None):
     """Index ``column``: one segment for every live file no segment covers yet.
 
     Later appends index their own files in the same commit. Returns the new version,
-    or the current one when every live file is already covered.
+    or the current one when every live file is already covered. A URL ``root`` is a
+    dataset on an object store (``storage_options``: its fsspec options).
 
     Raises
     ------
@@ -56,8 +57,8 @@ def build_index(root, column):
         An overwrite or restore, or a schema change dropping ``column``, was committed
         meanwhile (retryable).
     """
-    paths = RootPaths(root)
-    ds = open_pqds(root)
+    paths = RootPaths.at(root, storage_options)
+    ds = open_pqds(root, storage_options=storage_options)
     field = indexed_field(ds.table_schema, ds.partitioning, column)
     current = column_index(manifest_indices(ds.manifest), column)
     covered = covered_keys(current) if current is not None else set()
@@ -71,16 +72,16 @@ def build_index(root, column):
     return _commit(paths, ds, column, segment)
 
 
-def optimize_index(root, column):
+def optimize_index(root, column, *, storage_options=None):
     """Merge the segments of ``column`` into one, dropping dead keys and indexing the
     live files no segment covered. Returns the new version (the current one when the
     index already is a single segment covering exactly the live files)."""
-    paths = RootPaths(root)
-    ds = open_pqds(root)
+    paths = RootPaths.at(root, storage_options)
+    ds = open_pqds(root, storage_options=storage_options)
     field = indexed_field(ds.table_schema, ds.partitioning, column)
     current = column_index(manifest_indices(ds.manifest), column)
     if current is None:
-        return build_index(root, column)
+        return build_index(root, column, storage_options=storage_options)
     live = ds.manifest.keys()
     segments = current.get("segments", [])
     if len(segments) == 1 and set(segments[0]["covers"]) == live:

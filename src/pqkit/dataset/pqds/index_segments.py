@@ -44,8 +44,6 @@ from pqkit.dataset.core import (
     META_DIR,
     crash_point,
     escape_path_component,
-    remove_if_exists,
-    write_file,
 )
 from pqkit.dataset.pqds.paths import INDEX_SUFFIX, hidden_name
 from pqkit.errors import DatasetIncomplete, ParquetError, SchemaError
@@ -155,20 +153,25 @@ def write_segment(paths, field, values, covers, dataset_id, created_version):
            f"{hidden_name(uuid.uuid4().hex)}{INDEX_SUFFIX}")
     meta = {"column": field.name, "dataset_id": dataset_id,
             "created_version": created_version}
-    write_file(os.path.join(paths.root, *rel.split("/")),
-                     segment_bytes(field, values, meta), crash_step="index.partial")
+    paths.storage.put_new(segment_location(paths.root, rel), segment_bytes(field, values, meta),
+                          crash_step="index.partial")
     crash_point("index.written")
     return {"path": rel, "covers": sorted(covers)}
 
 
+def segment_location(root, path):
+    """Where the segment with relative path ``path`` lives under ``root`` (on its store)."""
+    return os.path.join(root, *path.split("/"))
+
+
 def remove_segments(paths, segments):
     for seg in segments:
-        remove_if_exists(os.path.join(paths.root, *seg["path"].split("/")))
+        paths.storage.remove(segment_location(paths.root, seg["path"]))
 
 
 def read_segment(paths, path):
     """(values, files) lists of a whole segment."""
-    table = read_table(os.path.join(paths.root, *path.split("/")))
+    table = read_table(segment_location(paths.root, path), filesystem=paths.storage.fs)
     return table.column("value").to_pylist(), table.column("files").to_pylist()
 
 
@@ -209,8 +212,9 @@ class IndexPruner:
     such a term keeps every file, and then the index is not read at all.
     """
 
-    def __init__(self, root, indices, dnf):
+    def __init__(self, root, indices, dnf, filesystem=None):
         self.root = root
+        self.filesystem = filesystem           # fsspec file system of a root on a store
         self.groups = None
         self.lookups = 0                       # segments read (for tests and diagnostics)
         by_col = {ix["column"]: ix for ix in indices or [] if ix.get("segments")}
@@ -242,11 +246,11 @@ class IndexPruner:
             return set()
         out = set()
         for seg in ix["segments"]:
-            path = os.path.join(self.root, *seg["path"].split("/"))
+            path = segment_location(self.root, seg["path"])
             # A foreign index (Kartothek's) names its own value and key columns.
             keys_col = seg.get("keys_column", "files")
             try:
-                table = read_table(path, columns=[keys_col],
+                table = read_table(path, columns=[keys_col], filesystem=self.filesystem,
                                    filters=[(seg.get("value_column", "value"), "in",
                                              list(values))])
             except (OSError, ParquetError, TypeError, ValueError):
@@ -266,7 +270,7 @@ class IndexPruner:
 
 def check_segments_present(paths, segments):
     missing = [s["path"] for s in segments
-               if not os.path.exists(os.path.join(paths.root, *s["path"].split("/")))]
+               if not paths.storage.exists(segment_location(paths.root, s["path"]))]
     if missing:
         raise DatasetIncomplete(f"index segment {missing[0]!r} is gone (removed by vacuum after "
                            "its grace period?); build it again")

@@ -13,13 +13,10 @@ import numpy as np
 
 from pqkit.columnar.table import concat_tables
 from pqkit.dataset.core import (
-    Planner,
-    atomic_replace,
     dump_json,
     field_to_json,
     new_txn,
     normalize_filters,
-    remove_if_exists,
     row_mask,
 )
 from pqkit.dataset.pqds.commit import commit_operation, load_version
@@ -39,14 +36,15 @@ def _rewrite_entry(paths, ds, entry, table, txn, seq, writer_options):
     directory = entry["path"].rsplit("/", 1)[0] if "/" in entry["path"] else ""
     relpath = (directory + "/" if directory else "") + data_file_name(seq, txn)
     fields = ds.table_schema.fields
-    facts = write_data_file(paths, relpath, table, fields, **writer_options)
+    # the file names its columns physically (core/column_mapping.py), the entry as the version
+    facts = write_data_file(paths, relpath, table, ds.physical_schema.fields, **writer_options)
     return {"key": file_key(seq, txn), "path": relpath,
             "partition": dict(entry.get("partition") or {}), **facts,
             "schema": [field_to_json(f) for f in fields]}
 
 
 def _data_table(ds, entry):
-    return ds._reader.read(entry, ds.table_schema.names, [])[0]
+    return ds.read_entry(entry, ds.table_schema.names)
 
 
 def _commit(paths, op, staged):
@@ -70,13 +68,9 @@ def delete(root, filters, *, run_id=None, storage_options=None, **writer_options
         raise DatasetError("delete needs a filter; to remove everything overwrite the dataset")
     paths = RootPaths.at(root, storage_options)
     ds = open_pqds(root, storage_options=storage_options)
-    planner = Planner(ds.table_schema, ds.partitioning, dnf)
     txn, removed, staged = new_txn(), set(), []
     try:
-        for entry in ds.manifest.files:
-            residual = planner.residual(entry)
-            if residual is None:
-                continue
+        for entry, residual in ds.plan(dnf):
             if residual == []:
                 removed.add(entry["key"])          # partition values prove every row matches
                 continue
@@ -127,7 +121,7 @@ def compact(root, *, target_size=DEFAULT_TARGET_SIZE, run_id=None, storage_optio
     return _commit(paths, op, staged)
 
 
-def compact_plan(root, *, target_size=DEFAULT_TARGET_SIZE):
+def compact_plan(root, *, target_size=DEFAULT_TARGET_SIZE, storage_options=None):
     """What :func:`compact` would do now, without writing anything.
 
     Returns
@@ -135,7 +129,7 @@ def compact_plan(root, *, target_size=DEFAULT_TARGET_SIZE):
     list of list of str
         The groups of file paths that would each be rewritten into one file.
     """
-    ds = open_pqds(root)
+    ds = open_pqds(root, storage_options=storage_options)
     return [[e["path"] for e in group] for group in _compact_groups(ds, target_size)]
 
 
@@ -164,11 +158,12 @@ def _bins(entries, target):
     return [sorted(b[1], key=lambda e: e["key"]) for b in bins]
 
 
-def restore(root, version, *, run_id=None):
-    """Commit a new version whose files (and schema) are those of ``version``."""
-    paths = RootPaths(root)
+def restore(root, version, *, run_id=None, storage_options=None):
+    """Commit a new version whose files (and schema) are those of ``version``. A URL
+    ``root`` is a dataset on an object store (``storage_options``: its fsspec options)."""
+    paths = RootPaths.at(root, storage_options)
     target = load_version(paths, int(version))
-    ds = open_pqds(root)
+    ds = open_pqds(root, storage_options=storage_options)
     missing = [f["path"] for f in target.files if not _present(paths, f["path"])]
     if missing:
         raise DatasetIncomplete(f"cannot restore version {version}: file {missing[0]!r} was "
@@ -185,14 +180,19 @@ def _present(paths, relpath):
         paths.storage.exists(paths.visible(relpath))
 
 
-def tag(root, name, version=None):
-    """Name ``version`` (default: the latest); vacuum keeps tagged versions."""
-    paths = RootPaths(root)
-    ds = open_pqds(root, version)
-    atomic_replace(paths.tag_path(name), dump_json({"version": ds.version}))
+def tag(root, name, version=None, *, storage_options=None):
+    """Name ``version`` (default: the latest); vacuum keeps tagged versions. Retagging
+    moves the name (the last writer wins)."""
+    paths = RootPaths.at(root, storage_options)
+    ds = open_pqds(root, version, storage_options=storage_options)
+    paths.storage.replace(paths.tag_path(name), dump_json({"version": ds.version}))
     return ds.version
 
 
-def untag(root, name):
-    """Remove a tag (the version becomes subject to retention again)."""
-    return remove_if_exists(RootPaths(root).tag_path(name))
+def untag(root, name, *, storage_options=None):
+    """Remove a tag (the version becomes subject to retention again); False when there
+    was none."""
+    paths = RootPaths.at(root, storage_options)
+    path = paths.tag_path(name)
+    # asked first: a store's DELETE of a missing key succeeds, so it cannot tell
+    return paths.storage.exists(path) and paths.storage.remove(path)

@@ -48,13 +48,13 @@ WHEN_NOT_MATCHED = ("insert", "ignore")
 
 
 def merge(root, data, on, *, when_matched="update", when_not_matched="insert", run_id=None,
-          stats_columns=32, **writer_options):
+          stats_columns=32, storage_options=None, **writer_options):
     """Update or delete the dataset's rows whose key is in ``data``, insert the others.
 
     Parameters
     ----------
-    root : path
-        A PQDS/1 dataset.
+    root : path or URL
+        A PQDS/1 dataset (a URL: on an object store).
     data : pqkit.Table, dict of columns, pandas DataFrame or Arrow table
         The source rows: the key columns and any other columns of the dataset
         (partition columns included), no unknown ones. A column left out keeps
@@ -68,6 +68,8 @@ def merge(root, data, on, *, when_matched="update", when_not_matched="insert", r
     run_id : str, optional
         ``"app:run"`` idempotency key, as for :func:`pqkit.dataset.pqds.write`.
     stats_columns : int, default 32
+    storage_options : dict, optional
+        fsspec options of a URL ``root``.
     **writer_options
         Passed to :class:`pqkit.ParquetWriter` for the files written.
 
@@ -87,8 +89,8 @@ def merge(root, data, on, *, when_matched="update", when_not_matched="insert", r
         A concurrent operation conflicts (see the conflict table).
     """
     _check_choices(when_matched, when_not_matched)
-    paths = RootPaths(root)
-    ds = open_pqds(root)
+    paths = RootPaths.at(root, storage_options)
+    ds = open_pqds(root, storage_options=storage_options)
     on = [on] if isinstance(on, str) else list(on)
     source, missing = _source_table(ds, data, on, when_not_matched)
     keys = source_keys(source, on)
@@ -118,7 +120,8 @@ def merge(root, data, on, *, when_matched="update", when_not_matched="insert", r
     return _commit(paths, op, staged)
 
 
-def merge_plan(root, data, on, *, when_matched="update", when_not_matched="insert"):
+def merge_plan(root, data, on, *, when_matched="update", when_not_matched="insert",
+               storage_options=None):
     """What :func:`merge` would do now: it reads the candidate files but writes nothing.
 
     Returns
@@ -129,7 +132,7 @@ def merge_plan(root, data, on, *, when_matched="update", when_not_matched="inser
         ``rows_written`` (source rows the merge would write: updated and inserted).
     """
     _check_choices(when_matched, when_not_matched)
-    ds = open_pqds(root)
+    ds = open_pqds(root, storage_options=storage_options)
     on = [on] if isinstance(on, str) else list(on)
     source, missing = _source_table(ds, data, on, when_not_matched)
     keys = source_keys(source, on)
@@ -272,5 +275,5 @@ def _stage_rows(paths, ds, table, txn, seq, stats_columns, options):
     fields = list(ds.table_schema.fields)
     for texts, rows in ds.partitioning.split(table):
         out.append(_stage(paths, ds.partitioning, texts, rows, fields, txn, seq + len(out),
-                          stats_columns, options))
+                          stats_columns, options, ds.physical_schema.fields))
     return out

@@ -14,7 +14,7 @@ overwrite/restore  ✓       ✓          ✓               ✓               �
 replace (S)        R [1]   R          R if S∩S′≠∅     R if F′ in S    R           ✓      R
 delete             ✓       R          R if F removed  R if F∩F′≠∅     R           ✓      R
 update (merge)     ✓       R          R if F removed  R if F∩F′≠∅     R           ✓      R
-compact (F)        ✓       R          R if F removed  R if F∩F′≠∅     ✓           ✓      R
+compact (F)        ✓       R          R if F removed  R if F∩F′≠∅     ✓ [6]       ✓      R
 schema change      ✓       R          ✓               ✓               R           ✓      R
 index build        ✓ [2]   R          ✓ [3]           ✓ [3]           R [4]       ✓ [5]  R
 =================  ======  =========  ==============  ==============  ==========  =====  =======
@@ -27,7 +27,8 @@ neither updated nor deduplicated, as if it had committed later).
 [2] the appended files stay unindexed (always candidates). [3] removed files become
 dead keys, which readers filter out. [4] only if the indexed column is gone. [5] the
 segments are merged into the column's list; an ``optimize_index`` replaces only the
-segments it read.
+segments it read. [6] R when the intervening version is a ``schema_change`` (a rename or
+drop, pqds/schema_change.py): the compacted files' entries name the old columns.
 
 An append that also evolves the schema is checked against both the append and
 the schema-change rows. A version whose operation type is unknown conflicts
@@ -39,6 +40,7 @@ from pqkit.dataset.core import (
     DEFAULT_PROPERTIES,
     FORMAT,
     FORMAT_VERSION,
+    ColumnMapping,
     PartitionColumn,
     Partitioning,
     TableSchema,
@@ -59,7 +61,8 @@ from pqkit.errors import CommitConflict, DatasetExists, SchemaError
 ENGINE = f"pqkit {__version__}"
 APPEND_LIKE = ("append", "create")
 REWRITES = ("delete", "update", "compact", "rewrite")
-KNOWN_TYPES = APPEND_LIKE + REWRITES + ("overwrite", "replace_partitions", "restore", "index")
+KNOWN_TYPES = APPEND_LIKE + REWRITES + ("overwrite", "replace_partitions", "restore", "index",
+                                        "schema_change")
 STAGING_KEYS = ("schema", "partition_types")
 
 
@@ -93,7 +96,8 @@ class Operation:
                  run_id=None, read_version=None, partition_by=None, schema=None,
                  evolve_schema=False, properties=None, metadata=None, restore_from=None,
                  dataset_key=None, partitioning=None, index_segments=(),
-                 replaced_segments=(), index_column=None):
+                 replaced_segments=(), index_column=None, schema_edit=None,
+                 physical_added=None):
         self.type = type
         self.txn = txn
         self.entries = list(entries)
@@ -116,6 +120,10 @@ class Operation:
         self.index_segments = list(index_segments)
         self.replaced_segments = list(replaced_segments)
         self.index_column = index_column
+        # schema_change: ("rename", old, new) or ("drop", name), metadata only (§3.3
+        # column_mapping); physical_added: physical names the staged files gave new columns
+        self.schema_edit = schema_edit
+        self.physical_added = dict(physical_added or {})
 
     def prepare(self, read_manifest):
         """Decide, against the version the operation read, whether it changes the schema."""
@@ -199,6 +207,8 @@ class Operation:
                     else DEFAULT_PROPERTIES), **self.properties}
         metadata = self.metadata if self.metadata is not None else \
             (parent.data.get("metadata", {}) if parent is not None else {})
+        mapping = self._column_mapping(parent, schema)
+        features = mapping.features()
         rows_added = sum(int(f["row_count"]) for f in added)
         rows_removed = sum(int(parent.by_key()[k]["row_count"]) for k in removed) \
             if parent is not None else 0
@@ -217,9 +227,9 @@ class Operation:
             op["index_segments"] = [{"column": c, "path": s["path"]}
                                     for c, s in self.index_segments]
             op["replaced_segments"] = sorted(self.replaced_segments)
-        return {
+        doc = {
             "format": FORMAT, "format_version": FORMAT_VERSION,
-            "reader_features": [], "writer_features": [],
+            "reader_features": features, "writer_features": list(features),
             "dataset_id": dataset_id,
             "dataset_key": self.dataset_key if self.dataset_key is not None else
             (parent.data.get("dataset_key") if parent is not None else None),
@@ -232,6 +242,22 @@ class Operation:
             "total_bytes": sum(int(f["size"]) for f in files),
             "files": files, "indices": self._indices(parent),
         }
+        if mapping.enabled:
+            doc["column_mapping"] = mapping.to_json()
+        return doc
+
+    def _column_mapping(self, parent, schema):
+        """The next version's column mapping: none after a create or overwrite (their
+        files use the names), the restored version's, else the parent's carried to
+        ``schema``; a schema change turns it on."""
+        if parent is None or self.type in ("create", "overwrite"):
+            return ColumnMapping()
+        if self.type == "restore":
+            return ColumnMapping.of(self.restore_from.data, self.restore_from.where)
+        base = ColumnMapping.of(parent.data, parent.where)
+        if self.type == "schema_change" and not base.enabled:
+            base = ColumnMapping.turned_on(parent.schema)
+        return base.following(schema, self.physical_added)
 
     def _indices(self, parent):
         """The next version's index segments (§3.4): the parent's plus ours."""
@@ -241,6 +267,8 @@ class Operation:
             base = []
         else:
             base = manifest_indices(parent)
+        if self.schema_edit is not None:
+            base = _edited_indices(base, self.schema_edit)
         return next_indices(base, self.index_segments, self.replaced_segments)
 
     def _live_files(self, parent, partitioning):
@@ -293,6 +321,9 @@ class Operation:
         """The table schema of the next version (evolution checked, ids kept)."""
         if self.type == "restore":
             return self.restore_from.schema
+        if self.type == "schema_change":
+            self.schema_change = True
+            return edited_schema(parent.schema, self.schema_edit)
         base = parent.schema if parent is not None and self.type not in ("overwrite", "create") \
             else None
         if self.schema is not None:
@@ -317,6 +348,29 @@ class Operation:
 
 def _fid(f):
     return field_id(f) or 0
+
+
+def edited_schema(schema, edit):
+    """``schema`` after a rename ``("rename", old, new)`` or a drop ``("drop", name)``;
+    the fields keep their ids."""
+    kind, name = edit[0], edit[1]
+    if name not in schema.by_name:
+        raise SchemaError(f"no column {name!r} to {kind} (columns: {schema.names})")
+    if kind == "rename":
+        fields = [T.Field(edit[2], f.type, f.nullable, f.metadata) if f.name == name else f
+                  for f in schema.fields]
+    else:
+        fields = [f for f in schema.fields if f.name != name]
+    return TableSchema(fields, schema.id + 1)
+
+
+def _edited_indices(indices, edit):
+    """The inverted indices after a rename (the index follows its column) or a drop (the
+    index goes with it)."""
+    if edit[0] == "drop":
+        return [ix for ix in indices if ix.get("column") != edit[1]]
+    return [{**ix, "column": edit[2]} if ix.get("column") == edit[1] else ix
+            for ix in indices]
 
 
 def _staged_partitioning(entries, partition_by):
@@ -491,7 +545,8 @@ def _rule_rewrite(op, kind, other, prev, manifest, schema_changed):
     """Rows delete/update (schema change: R) and compact (schema change: ✓)."""
     if kind in ("overwrite", "restore"):
         return f"an {kind} replaced the files"
-    if schema_changed and op.type != "compact":
+    # a compaction keeps the columns, but not across a rename or drop of one
+    if schema_changed and (op.type != "compact" or kind == "schema_change"):
         return "the schema changed"
     if kind in APPEND_LIKE:
         return None

@@ -23,7 +23,7 @@ import os
 import struct
 
 from pqkit import format as fmt
-from pqkit.dataset.core import crash_point, dump_json, parse_json
+from pqkit.dataset.core import ColumnMapping, crash_point, dump_json, parse_json
 from pqkit.dataset.pqds import file_list
 from pqkit.dataset.pqds.commit import find_latest, load_latest, load_version
 from pqkit.dataset.pqds.paths import DATA_FILE_RE
@@ -58,8 +58,7 @@ def publish(paths):
         latest, target = load_latest(paths)
         done = published_version(paths)
         if done >= latest and store.exists(paths.success):
-            _write_index(paths, target)
-            _write_hint(paths, latest)
+            _write_hint(paths, latest, _write_index(paths, target))
             return latest
         store.remove(paths.success)
         store.remove(paths.summary_metadata)
@@ -124,24 +123,27 @@ def visible_data_files(paths):
 
 
 def common_metadata_bytes(manifest):
-    """A footer-only Parquet file: the data schema (no partition columns), field ids, KV."""
+    """A footer-only Parquet file: the data files' schema (no partition columns, columns
+    under their physical names when the dataset maps them), field ids, KV."""
     kv = {"pqds.dataset": json.dumps({"dataset_id": manifest.dataset_id,
                                       "version": manifest.version,
                                       "partitioning": manifest.partitioning.to_json()})}
+    fields = ColumnMapping.of(manifest.data, manifest.where) \
+        .physical_schema(manifest.schema).fields
     buf = io.BytesIO()
-    ParquetWriter(buf, manifest.schema.fields, key_value_metadata=kv).close()
+    ParquetWriter(buf, fields, key_value_metadata=kv).close()
     return buf.getvalue()
 
 
 def summary_metadata_bytes(paths, manifest):
     """``_metadata``: every row group of every live file with ``file_path`` set, or None
     when the live files do not share one Parquet schema."""
-    metas = []
+    metas, store = [], paths.storage
     for f in manifest.files:
         path = paths.visible(f["path"])
-        if not os.path.exists(path):
+        if not store.exists(path):
             path = paths.find_shadow(f["path"]) or path
-        metas.append((f["path"], read_metadata(path).raw))
+        metas.append((f["path"], read_metadata(path, filesystem=store.fs).raw))
     if not metas:
         return None
     first = metas[0][1]
@@ -168,9 +170,9 @@ def _write_derived(paths, manifest):
     if manifest.properties.get("common_metadata") != "foreign":
         store.replace(paths.common_metadata, common_metadata_bytes(manifest))
     crash_point("publish.common_metadata")
-    _write_index(paths, manifest)
-    # the summary reads every footer; on an object store that is a GET per file
-    if manifest.properties.get("summary.metadata", "never") == "always" and not store.remote:
+    planned = _write_index(paths, manifest)
+    # the summary reads every footer (on an object store a ranged GET per file): opt-in
+    if manifest.properties.get("summary.metadata", "never") == "always":
         summary = summary_metadata_bytes(paths, manifest)
         if summary is not None:
             store.replace(paths.summary_metadata, summary)
@@ -182,26 +184,28 @@ def _write_derived(paths, manifest):
               "manifest": paths.relpath(paths.version_path(manifest.version))}
     store.replace(paths.success, dump_json(marker))
     crash_point("publish.success_written")
-    _write_hint(paths, manifest.version)
+    _write_hint(paths, manifest.version, planned)
 
 
-def _write_hint(paths, version):
-    """Raise the ``_latest`` hint to ``version`` (never lower it)."""
+def _write_hint(paths, version, planned=False):
+    """Raise the ``_latest`` hint to ``version`` (never lower it). ``planned``: a planning
+    index of ``version`` exists, which the hint says (``"planning": true``) so that a
+    reader on an object store asks for the index only then (no 404 on small datasets)."""
     current = None
     try:
-        current = int(parse_json(paths.storage.read(paths.latest_hint),
-                                       paths.latest_hint)["version"])
-    except (OSError, ValueError, KeyError, TypeError):
+        hint = parse_json(paths.storage.read(paths.latest_hint), paths.latest_hint)
+        current = (int(hint["version"]), bool(hint.get("planning")))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         pass
-    if current is None or current < version:
-        paths.storage.replace(paths.latest_hint, dump_json({"version": version}))
+    if current is None or current < (version, bool(planned)):
+        value = {"version": version, "planning": True} if planned else {"version": version}
+        paths.storage.replace(paths.latest_hint, dump_json(value))
 
 
 def _write_index(paths, manifest):
-    # The planning index is a local accelerator (keyed by inode and mtime); the object
-    # store read side plans from the version file alone (remote_source).
-    if not paths.storage.remote:
-        file_list.write_index(paths, manifest)
+    """Write the planning index of ``manifest`` (file_list.py) when it is large enough;
+    whether a current one exists."""
+    return file_list.write_index(paths, manifest)
 
 
 def try_publish(paths):

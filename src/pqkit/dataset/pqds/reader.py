@@ -15,12 +15,14 @@ from pqkit import datatypes as T
 from pqkit.columnar.nested import nulls
 from pqkit.columnar.table import Table, concat_tables
 from pqkit.dataset.core import (
+    ColumnMapping,
     FileReader,
     Planner,
     check_size,
     normalize_filters,
+    parse_json,
     parse_utc,
-    read_json,
+    rename_dnf,
 )
 from pqkit.dataset.pqds.index_segments import IndexPruner, manifest_indices
 from pqkit.dataset.pqds.publish import publish as run_publish
@@ -135,7 +137,12 @@ class Dataset:
         self.version = manifest.version
         self.partitioning = manifest.partitioning
         self.table_schema = manifest.schema
-        self._reader = FileReader(source, manifest.schema, manifest.partitioning)
+        # Files, per-file statistics and the planner see physical column names
+        # (core/column_mapping.py); the API sees the version's names.
+        self.column_mapping = ColumnMapping.of(manifest.data, manifest.where)
+        self.physical_names = self.column_mapping.names(manifest.schema)
+        self.physical_schema = self.column_mapping.physical_schema(manifest.schema)
+        self._reader = FileReader(source, self.physical_schema, manifest.partitioning)
 
     @property
     def manifest(self):
@@ -210,9 +217,15 @@ class Dataset:
         return manifest_indices(self.head)
 
     def _plan(self, filters):
+        """(entry, residual DNF in physical names) of each file that may hold a match."""
         dnf = normalize_filters(filters)
-        planner = Planner(self.table_schema, self.partitioning, dnf)
-        pruner = IndexPruner(self.root, self.indices, dnf)
+        planner = Planner(self.table_schema, self.partitioning, dnf)    # checks the names
+        if self.column_mapping.enabled:
+            planner = Planner(self.physical_schema, self.partitioning,
+                              rename_dnf(dnf, self.physical_names))
+        paths = getattr(self.source, "paths", None)      # PQDS/1 roots, local or on a store
+        pruner = IndexPruner(self.root, self.indices, dnf) if paths is None else \
+            IndexPruner(paths.root, self.indices, dnf, paths.storage.fs)
         entries = None
         if self._manifest is None:
             entries = self.source.entries(self.version, self.partitioning, dnf)
@@ -220,6 +233,13 @@ class Dataset:
             residual = planner.residual(entry)
             if residual is not None and pruner.keeps(entry["key"]):
                 yield entry, residual
+
+    def plan(self, filters):
+        """(file entry, residual DNF in this version's column names) of each file that may
+        hold a row matching ``filters`` (the residual is [] when every row matches)."""
+        back = {p: n for n, p in self.physical_names.items()}
+        for entry, residual in self._plan(filters):
+            yield entry, rename_dnf(residual, back) if self.column_mapping.enabled else residual
 
     def files(self, filters=None):
         """The data files that may hold rows matching ``filters`` (from the manifest only).
@@ -263,12 +283,21 @@ class Dataset:
         columns = self._columns(columns)
         tables = []
         for entry, residual in self._plan(filters):
-            table, _ = self._reader.read(entry, columns, residual)
+            table = self.read_entry(entry, columns, residual)
             if table is not None and table.num_rows:
                 tables.append(table)
         if not tables:
             return self._empty(columns)
         return concat_tables(tables) if len(tables) > 1 else tables[0]
+
+    def read_entry(self, entry, columns, residual=()):
+        """The rows of one file entry satisfying ``residual`` (a DNF in physical names, as
+        planning gives it), as a Table of ``columns`` (named as in this version)."""
+        physical = [self.physical_names.get(c, c) for c in columns]
+        table, _ = self._reader.read(entry, physical, list(residual))
+        if table is None or physical == list(columns):
+            return table
+        return table.rename_columns(list(columns))
 
     def to_pandas(self, columns=None, filters=None):
         return self.read(columns, filters).to_pandas()
@@ -348,7 +377,8 @@ def open_snapshot(source, version=None, as_of=None, tag=None, *, publish=False):
     ``as_of`` or ``tag`` (see :func:`pqkit.dataset.open`, which picks the source)."""
     if sum(x is not None for x in (version, as_of, tag)) > 1:
         raise DatasetError("give at most one of version, as_of and tag")
-    if (publish or tag is not None) and not isinstance(source, ManifestSource):
+    if (publish or tag is not None) and \
+            not isinstance(source, (ManifestSource, ObjectManifestSource)):
         raise DatasetError("publish and tags exist only for PQDS/1 datasets")
     if publish:
         run_publish(source.paths)
@@ -398,8 +428,9 @@ def _as_of(source, as_of):
 
 def _read_tag(paths, name, root):
     """The JSON of tag ``name``."""
+    path = paths.tag_path(name)
     try:
-        return read_json(paths.tag_path(name))
+        return parse_json(paths.storage.read(path), path)
     except FileNotFoundError:
         raise DatasetError(f"no tag {name!r} in {root}") from None
     except ValueError as exc:

@@ -13,7 +13,12 @@ object it needs: opening the latest version is
    newer version, read the same way),
 
 three requests whatever the number of files; planning a query then prunes by
-partition values and per-file bounds from the snapshot alone. Data files are
+partition values and per-file bounds from the snapshot alone. When the hint announces
+a planning index (``{"version": h, "planning": true}``, written by publish for versions
+of ``planning.index.min_files`` files or more), the version file is not downloaded:
+the index's footer gives the version without its file list, a HEAD of the version file
+proves (by its ETag) that the index was derived from it, and a partition query reads
+the index's matching pages instead of the whole JSON file list. Data files are
 read by ranged requests (:class:`pqkit.read.fetch.remote.RangeSource`) at the visible
 path the published version gives them, their size taken from the snapshot (no
 HEAD). Only when the hint is missing are the version keys listed. A file that a
@@ -40,6 +45,14 @@ from pqkit.read.fetch.remote import RangeSource
 __all__ = ["ManifestSource", "ObjectManifestSource"]
 
 
+def planned_head(paths, version):
+    """The Manifest head (no file list) of ``version`` from its current planning index,
+    else None."""
+    head = file_list.load_head(paths, version)
+    return None if head is None else Manifest(head, where=f"planning index of version "
+                                                     f"{version}", head=True)
+
+
 class ObjectManifestSource(FileSource):
     """Versions and files of a PQDS/1 dataset at a URL (``s3://bucket/table``), read-only.
 
@@ -58,6 +71,8 @@ class ObjectManifestSource(FileSource):
         self._manifests = {}
         self._sizes = {}                 # resolved URL -> size in the snapshot
         self._relpaths = {}              # resolved URL -> the entry's data path
+        self._planned = set()            # versions the hint says have a planning index
+        self._heads = {}                 # version -> its head from the planning index, or None
 
     @property
     def root(self):
@@ -89,13 +104,18 @@ class ObjectManifestSource(FileSource):
     def _hint(self):
         raw = self._get(self.paths.latest_hint)
         try:
-            return int(parse_json(raw, self.paths.latest_hint)["version"])
+            hint = parse_json(raw, self.paths.latest_hint)
+            version = int(hint["version"])
         except (TypeError, ValueError, KeyError, AttributeError):
             return None
+        if hint.get("planning") is True:
+            self._planned.add(version)
+        return version
 
     def latest(self):
         start = self._hint()
-        if start is None or self._manifest(start) is None:
+        # a current planning index proves the hinted version exists without its file list
+        if start is None or (self.load_head(start) is None and self._manifest(start) is None):
             listed = self.versions()
             if not listed:
                 raise DatasetNotFound(f"{self.url} holds no PQDS/1 dataset (no version files)")
@@ -110,6 +130,21 @@ class ObjectManifestSource(FileSource):
             raise DatasetIncomplete(f"version {version} of {self.url} does not exist (never "
                                     "committed, or removed by vacuum)")
         return m
+
+    def load_head(self, version):
+        """The version without its file list, from its planning index when the hint
+        announced one (else None: no request is spent looking for it)."""
+        if version not in self._planned:
+            return None
+        if version not in self._heads:
+            self._heads[version] = planned_head(self.paths, version)
+        return self._heads[version]
+
+    def entries(self, version, partitioning, dnf):
+        """File entries ``dnf`` may select, read from the planning index (None: unknown)."""
+        if version not in self._planned:
+            return None
+        return file_list.entries(self.paths, version, partitioning, dnf)
 
     def versions(self):
         """Every version number present (a listing of ``_pqkit/versions/``)."""
@@ -191,9 +226,7 @@ class ManifestSource(FileSource):
 
     def load_head(self, version):
         """The version without its file list, from a current planning index (else None)."""
-        head = file_list.load_head(self.paths, version)
-        return None if head is None else Manifest(head, where=f"planning index of version "
-                                                         f"{version}", head=True)
+        return planned_head(self.paths, version)
 
     def entries(self, version, partitioning, dnf):
         """File entries ``dnf`` may select, read from the planning index (None: unknown)."""

@@ -14,6 +14,7 @@ from pqkit.columnar.table import Table
 from pqkit.convert import column_from_values
 from pqkit.dataset.core import (
     DEFAULT_PROPERTIES,
+    ColumnMapping,
     HashingSink,
     PartitionColumn,
     Partitioning,
@@ -21,10 +22,12 @@ from pqkit.dataset.core import (
     cast_to_fields,
     codec_name,
     crash_point,
+    field_id,
     field_to_json,
     file_statistics,
     max_field_id,
     new_txn,
+    next_field_id,
     new_writer,
     plain_table,
     type_to_json,
@@ -106,7 +109,7 @@ def stage_file(root, table, partition_values=None, *, txn=None, seq=0, schema=No
     paths = RootPaths.at(root, storage_options)
     txn = txn or new_txn()
     partition_values = dict(partition_values or {})
-    known_fields, known_parts = _dataset_defaults(paths, schema)
+    known_fields, known_parts, latest = _dataset_defaults(paths, schema)
     partitioning = _partitioning_for(partition_values, partition_types, known_parts)
     texts = {c.name: c.text_of_value(partition_values[c.name],
                                      empty_string_as_null=empty_string_as_null,
@@ -114,12 +117,13 @@ def stage_file(root, table, partition_values=None, *, txn=None, seq=0, schema=No
              for c in partitioning.columns}
     table = plain_table(as_table(table))
     table = table.drop([n for n in partitioning.names if n in table.column_names])
-    fields = data_fields(table, known_fields)
+    fields = data_fields(table, known_fields, next_field_id(latest))
     table = cast_to_fields(table, fields)
     directory = partitioning.directory(texts)
     relpath = (directory + "/" if directory else "") + data_file_name(seq, txn)
-    facts = write_data_file(paths, relpath, table, fields, stats_columns=stats_columns,
-                            **writer_options)
+    facts = write_data_file(paths, relpath, table,
+                            file_fields(latest, "append", fields, partitioning),
+                            stats_columns=stats_columns, **writer_options)
     crash_point("stage.written")
     return {"key": file_key(seq, txn), "path": relpath, "partition": texts, **facts,
             "schema": [field_to_json(f) for f in fields],
@@ -127,13 +131,36 @@ def stage_file(root, table, partition_values=None, *, txn=None, seq=0, schema=No
 
 
 def _dataset_defaults(paths, schema):
-    """(data fields with ids or None, Partitioning or None) of the latest version, if any."""
+    """(data fields with ids or None, Partitioning or None, Manifest or None) of the
+    latest version, if any."""
     try:
         latest = find_latest(paths)
     except DatasetNotFound:
-        return schema, None
+        return schema, None, None
     manifest = load_version(paths, latest)
-    return (schema if schema is not None else manifest.schema.fields), manifest.partitioning
+    return (schema if schema is not None else manifest.schema.fields), \
+        manifest.partitioning, manifest
+
+
+def file_fields(parent, mode, fields, partitioning):
+    """The fields as the data files name them: under their physical names when the
+    dataset maps columns (core/column_mapping.py), a new column under a name no live or
+    dropped column used; ``fields`` itself otherwise (and for create and overwrite, whose
+    files start afresh)."""
+    if parent is None or mode in ("create", "overwrite"):
+        return fields
+    mapping = ColumnMapping.of(parent.data, parent.where)
+    if not mapping.enabled:
+        return fields
+    known = {field_id(f) for f in parent.schema.fields}
+    out = []
+    for f in fields:
+        if field_id(f) in known:
+            name = mapping.name_of(f)
+        else:
+            name = mapping.new_physical(f.name, partitioning.names + [g.name for g in out])
+        out.append(T.Field(name, f.type, f.nullable, f.metadata))
+    return out
 
 
 def _partitioning_for(values, types, known):
@@ -150,10 +177,11 @@ def _partitioning_for(values, types, known):
     return Partitioning(cols)
 
 
-def data_fields(table, known_fields):
+def data_fields(table, known_fields, start=None):
     """The fields a data file is written with: the dataset's (ids kept) for known columns.
 
-    Columns the dataset lacks get fresh ids after the largest one in use.
+    Columns the dataset lacks get fresh ids from ``start`` (default: after the largest
+    id in use).
     """
     known = {f.name: f for f in (known_fields or [])}
     fields = []
@@ -161,7 +189,8 @@ def data_fields(table, known_fields):
         old = known.get(f.name)
         fields.append(old.with_name(f.name) if old is not None and
                       _same_nullable_or_wider(old, f) else f)
-    start = max_field_id(known_fields or []) + 1
+    if start is None:
+        start = max_field_id(known_fields or []) + 1
     out, _ = with_field_ids(fields, start, known)
     return out
 

@@ -206,8 +206,7 @@ def vacuum(root, *, retention=None, keep_last=None, grace=None, dry_run=False,
     if not dry_run:
         for path in orphans:
             paths.storage.remove(path)
-        if not paths.storage.remote:
-            file_list.remove_stale(paths, set(keep))
+        file_list.remove_stale(paths, set(keep))
     dirs = 0 if dry_run else _remove_empty_dirs(paths, cutoff)
     return {"versions_deleted": expired,
             "files_deleted": sorted(os.path.relpath(p, paths.root).replace(os.sep, "/")

@@ -24,8 +24,8 @@ from pqkit.dataset.core import (
     cast_to_fields,
     crash_point,
     field_to_json,
-    max_field_id,
     new_txn,
+    next_field_id,
     plain_table,
     type_from_json,
     type_to_json,
@@ -37,7 +37,7 @@ from pqkit.dataset.pqds.index_segments import append_segments, manifest_indices,
 from pqkit.dataset.pqds.operations import Operation, scope_matches
 from pqkit.dataset.pqds.paths import RootPaths, data_file_name, file_key
 from pqkit.dataset.pqds.publish import try_publish
-from pqkit.dataset.pqds.staging import write_data_file
+from pqkit.dataset.pqds.staging import file_fields, write_data_file
 from pqkit.errors import DatasetExists, DatasetNotFound, SchemaError
 
 MODES = ("create", "append", "overwrite", "replace_partitions")
@@ -121,6 +121,7 @@ def write(root, data, *, partition_by=None, mode="append", run_id=None, scope=No
         raise SchemaError("the data has no column besides the partition columns; a data "
                           "file needs at least one")
     fields = _write_fields(data_table, parent, mode, evolve_schema)
+    physical = file_fields(parent, mode, fields, partitioning)
     data_table = cast_to_fields(data_table, fields)
     part_cols = [_as_partition_type(table, c) for c in partitioning.columns]
     table = Table(data_table.columns + part_cols,
@@ -137,7 +138,7 @@ def write(root, data, *, partition_by=None, mode="append", run_id=None, scope=No
         for texts, rows in groups:
             for piece in _pieces(rows, max_rows_per_file):
                 entries.append(_stage(paths, partitioning, texts, piece, fields, txn,
-                                      len(entries), stats_columns, writer_options))
+                                      len(entries), stats_columns, writer_options, physical))
                 if indexed:
                     pieces[entries[-1]["key"]] = piece.select(
                         [c for c in indexed if c in piece.column_names])
@@ -146,7 +147,7 @@ def write(root, data, *, partition_by=None, mode="append", run_id=None, scope=No
                        read_version=read_version, partition_by=partitioning.names,
                        partitioning=partitioning, schema=fields, evolve_schema=evolve_schema,
                        properties=properties, metadata=metadata, dataset_key=dataset_key,
-                       index_segments=segments)
+                       index_segments=segments, physical_added=_added_names(fields, physical))
         version = commit_operation(paths, op)
     except BaseException:
         discard_staged(paths, entries)
@@ -216,8 +217,13 @@ def _write_fields(data_table, parent, mode, evolve):
             fields.append(T.Field(f.name, old.type, True, old.metadata))
         else:
             fields.append(old)
-    out, _ = with_field_ids(fields, max_field_id(list(known.values())) + 1, known)
+    out, _ = with_field_ids(fields, next_field_id(parent), known)
     return out
+
+
+def _added_names(fields, physical):
+    """{column name: physical name} where the files name a column differently."""
+    return {f.name: p.name for f, p in zip(fields, physical) if f.name != p.name}
 
 
 def _pieces(table, max_rows):
@@ -226,11 +232,14 @@ def _pieces(table, max_rows):
     return [table.slice(i, i + max_rows) for i in range(0, table.num_rows, int(max_rows))]
 
 
-def _stage(paths, partitioning, texts, table, fields, txn, seq, stats_columns, options):
+def _stage(paths, partitioning, texts, table, fields, txn, seq, stats_columns, options,
+           physical=None):
+    """Stage ``table`` as one file; ``physical``: the fields under the names the file
+    gives them (default ``fields``), while the entry names the dataset's."""
     directory = partitioning.directory(texts)
     relpath = (directory + "/" if directory else "") + data_file_name(seq, txn)
-    facts = write_data_file(paths, relpath, table, fields, stats_columns=stats_columns,
-                            **options)
+    facts = write_data_file(paths, relpath, table, physical or fields,
+                            stats_columns=stats_columns, **options)
     crash_point("stage.written")
     return {"key": file_key(seq, txn), "path": relpath, "partition": dict(texts), **facts,
             "schema": [field_to_json(f) for f in fields],
