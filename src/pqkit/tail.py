@@ -87,6 +87,7 @@ def check_head(head, where="", magic=MAGIC):
                                           f"(expected {magic!r})"))
 
 
-def tail_bytes(footer_length):
-    """The 8 bytes that end a file whose footer has ``footer_length`` bytes."""
-    return struct.pack("<I", footer_length) + MAGIC
+def tail_bytes(footer_length, magic=MAGIC):
+    """The 8 bytes that end a file whose footer has ``footer_length`` bytes (``magic``:
+    ``PARE`` after an encrypted footer)."""
+    return struct.pack("<I", footer_length) + magic
