@@ -58,21 +58,26 @@ class FileDecryptor:
         self.aad_prefix_missing = prefix is None and bool(params.supply_aad_prefix)
         self.file_aad = (prefix or b"") + (params.aad_file_unique or b"")
         self._chunks = {}
+        self._retrieved = {}            # key metadata -> key: one retrieval per key
 
     # --- keys ----------------------------------------------------------------------------
     def _retrieve(self, key_metadata, what):
         retriever = self.properties.key_retriever if self.properties else None
         if retriever is None or key_metadata is None:
             return None
+        key_metadata = bytes(key_metadata)
+        if key_metadata in self._retrieved:
+            return self._retrieved[key_metadata]
         try:
-            key = retriever(bytes(key_metadata))
+            key = retriever(key_metadata)
         except ParquetError:
             raise
         except Exception as exc:        # the caller's code: say whose key it failed on
             raise MissingKeyError(f"{self.where}: the key retriever failed on the key "
                                   f"metadata of {what}: {type(exc).__name__}: {exc}") \
                 from None
-        return None if key is None else bytes(key)
+        key = self._retrieved[key_metadata] = None if key is None else bytes(key)
+        return key
 
     def footer_key(self):
         """The footer key, or None when neither given nor retrievable."""
@@ -132,12 +137,16 @@ class FileDecryptor:
     # --- column chunks -----------------------------------------------------------------------
     def open_column_metadata(self, row_groups, limits):
         """Replace each encrypted chunk's ``meta_data`` by its decrypted ColumnMetaData
-        where the chunk's key is given (chunks without a key keep what they have)."""
+        where the chunk's key is given (chunks without a key keep what they have, and
+        say why when read)."""
         for g, rg in enumerate(row_groups):
             for c, chunk in enumerate(rg.columns or ()):
                 if chunk.crypto_metadata is None or chunk.encrypted_column_metadata is None:
                     continue
-                key = self.column_key(chunk)
+                try:
+                    key = self.column_key(chunk)
+                except MissingKeyError:
+                    continue
                 if key is None:
                     continue
                 self._require_prefix()

@@ -71,9 +71,10 @@ class ParquetFile:
 
     def __init__(self, source, *, verify_checksums=True, coerce_int96_timestamp_unit=None,
                  options=None, storage_options=None, filesystem=None, footer_key=None,
-                 column_keys=None, key_retriever=None, aad_prefix=None):
+                 column_keys=None, key_retriever=None, aad_prefix=None, kms_client=None):
         options = (options or DEFAULT_OPTIONS).with_keys(footer_key, column_keys,
-                                                         key_retriever, aad_prefix)
+                                                         key_retriever, aad_prefix,
+                                                         kms_client, source)
         self._source = open_source(source, storage_options, filesystem,
                                    options.coalesce_policy)
         self._tail_read = options.tail_read
@@ -363,7 +364,8 @@ class ParquetFile:
 def read_table(source, columns=None, row_groups=None, *, filters=None, verify_checksums=True,
                variant="struct", coerce_int96_timestamp_unit=None, options=None,
                storage_options=None, filesystem=None, use_threads=True, statistics=None,
-               footer_key=None, column_keys=None, key_retriever=None, aad_prefix=None):
+               footer_key=None, column_keys=None, key_retriever=None, aad_prefix=None,
+               kms_client=None):
     """Read a Parquet file into a :class:`pqkit.Table`.
 
     Parameters
@@ -403,7 +405,7 @@ def read_table(source, columns=None, row_groups=None, *, filters=None, verify_ch
     statistics : pqkit.ReadStatistics, optional
         Filled in with the row groups and pages the read considered, skipped (and by
         which rule), decoded, and the bytes it read.
-    footer_key, column_keys, key_retriever, aad_prefix : optional
+    footer_key, column_keys, key_retriever, aad_prefix, kms_client : optional
         The keys of an encrypted file; see :class:`ParquetFile`.
 
     Examples
@@ -416,7 +418,8 @@ def read_table(source, columns=None, row_groups=None, *, filters=None, verify_ch
                      coerce_int96_timestamp_unit=coerce_int96_timestamp_unit,
                      options=options, storage_options=storage_options,
                      filesystem=filesystem, footer_key=footer_key, column_keys=column_keys,
-                     key_retriever=key_retriever, aad_prefix=aad_prefix) as f:
+                     key_retriever=key_retriever, aad_prefix=aad_prefix,
+                     kms_client=kms_client) as f:
         table = f.read(columns=columns, row_groups=row_groups, filters=filters,
                        use_threads=use_threads, statistics=statistics)
         if columns is not None:
@@ -459,7 +462,7 @@ def _descend(table, path):
 def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings=None,
                 verify_checksums=True, storage_options=None, use_threads=True, options=None,
                 decimals="decimal", footer_key=None, column_keys=None, key_retriever=None,
-                aad_prefix=None):
+                aad_prefix=None, kms_client=None):
     """Read a Parquet file straight into a pandas DataFrame.
 
     The same frame as ``read_table(...).to_pandas(strings=strings, decimals=decimals)``
@@ -478,7 +481,7 @@ def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings=
     with ParquetFile(source, verify_checksums=verify_checksums, options=options,
                      storage_options=storage_options, footer_key=footer_key,
                      column_keys=column_keys, key_retriever=key_retriever,
-                     aad_prefix=aad_prefix) as f:
+                     aad_prefix=aad_prefix, kms_client=kms_client) as f:
         if columns is not None:
             columns = _with_index_columns(list(columns), f.metadata.key_value_metadata,
                                           f.schema.names)

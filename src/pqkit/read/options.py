@@ -19,8 +19,10 @@ strings, a million elements), so a file pqkit refuses is one pyarrow refuses
 too; nesting stops at 64 levels. A page that decompresses to more than its
 header declares is cut at the declared size and reported as corrupt.
 """
+import os
 from dataclasses import dataclass, replace
 
+from pqkit.crypto.key_tools import CryptoFactory
 from pqkit.crypto.properties import DecryptionProperties
 from pqkit.errors import AllocationLimitError, ArgumentError
 from pqkit.read.fetch.coalesce import CoalescePolicy
@@ -106,9 +108,16 @@ class ReadOptions:
             raise exc
 
     def with_keys(self, footer_key=None, column_keys=None, key_retriever=None,
-                  aad_prefix=None):
+                  aad_prefix=None, kms_client=None, path=None):
         """These options with the keys of the keyword arguments readers take; the
-        options themselves when none is given."""
+        options themselves when none is given. ``kms_client`` unwraps the keys the
+        file's key material names (its external material found beside ``path``)."""
+        if kms_client is not None:
+            if key_retriever is not None:
+                raise ArgumentError("give key_retriever or kms_client, not both")
+            unwrapped = CryptoFactory(kms_client).file_decryption_properties(
+                path if isinstance(path, (str, os.PathLike)) else None)
+            key_retriever = unwrapped.key_retriever
         if footer_key is None and not column_keys and key_retriever is None and \
                 aad_prefix is None:
             return self

@@ -20,6 +20,8 @@ from pqkit.columnar.pandas_metadata import PANDAS_KEY
 from pqkit.columnar.table import Table, concat_tables
 from pqkit.convert import is_dataframe, table_from_data
 from pqkit.crypto.encryptor import FileEncryptor
+from pqkit.crypto.key_tools import CryptoFactory
+from pqkit.crypto.properties import EncryptionProperties
 from pqkit.crypto.modules import ModuleType
 from pqkit.errors import ArgumentError, SchemaError
 from pqkit.memory import uses_pool
@@ -68,6 +70,8 @@ class ParquetWriter:
         Add row groups to the existing file at ``where`` (its schema must equal the one
         ``schema`` gives), crash-safe: see :mod:`pqkit.write.existing` for the exact
         guarantee. The file's footer fields (key/value metadata, created_by) are kept.
+    kms_client : pqkit.encryption.KmsClient, optional
+        Makes and wraps the keys of ``encryption=EncryptionConfiguration(...)``.
 
     Examples
     --------
@@ -78,7 +82,7 @@ class ParquetWriter:
 
     def __init__(self, where, schema, *, options=None, preserve_index=None,
                  storage_options=None, filesystem=None, use_threads=True, append=False,
-                 **settings):
+                 kms_client=None, **settings):
         opts = WriteOptions.coerce(options, **settings)
         self.write_options = opts
         if is_dataframe(schema):
@@ -104,7 +108,8 @@ class ParquetWriter:
         opts.check_columns(self.schema)
         self._stats_factory = _stats_factory(opts.statistics_truncate_length)
         self.encryptor = None if opts.encryption is None else FileEncryptor(
-            opts.encryption, [node.dotted_path for node in self.schema.columns])
+            _encryption_properties(opts.encryption, kms_client, where),
+            [node.dotted_path for node in self.schema.columns])
         if append and self.encryptor is not None:
             raise ArgumentError("append=True cannot encrypt: the row groups added to a file "
                                 "would need its keys and file AAD")
@@ -329,6 +334,18 @@ class _Counting:
         self.writer._write(data)
 
 
+def _encryption_properties(encryption, kms_client, where):
+    """The EncryptionProperties of ``encryption``: as given, or fresh keys that
+    ``kms_client`` wraps for an EncryptionConfiguration."""
+    if isinstance(encryption, EncryptionProperties):
+        return encryption
+    if kms_client is None:
+        raise ArgumentError("encryption=EncryptionConfiguration(...) needs kms_client=")
+    path = where if isinstance(where, (str, os.PathLike)) and "://" not in os.fspath(where) \
+        else None
+    return CryptoFactory(kms_client).file_encryption_properties(encryption, path)
+
+
 def _stats_factory(truncate_length):
     return lambda node: StatisticsAccumulator(node, truncate_length=truncate_length)
 
@@ -362,7 +379,8 @@ def _as_table(data, fields, version):
     return table
 
 
-def write_table(data, where, *, schema=None, preserve_index=None, options=None, **settings):
+def write_table(data, where, *, schema=None, preserve_index=None, options=None,
+                kms_client=None, **settings):
     """Write ``data`` to a Parquet file.
 
     Parameters
@@ -410,6 +428,10 @@ def write_table(data, where, *, schema=None, preserve_index=None, options=None, 
         (:func:`pqkit.threads.max_threads`, ``PQKIT_NUM_THREADS``), holding the row
         group's encoded chunks in memory until they are written; False streams each
         chunk to the file from the calling thread. The file is the same.
+    encryption : pqkit.EncryptionProperties or EncryptionConfiguration, optional
+        Encrypt the file; see :class:`pqkit.WriteOptions`.
+    kms_client : pqkit.encryption.KmsClient, optional
+        Wraps the fresh keys of an ``EncryptionConfiguration``.
 
     Examples
     --------
@@ -422,7 +444,8 @@ def write_table(data, where, *, schema=None, preserve_index=None, options=None, 
         table = data
     else:
         table = table_from_data(data, schema, preserve_index)
-    with ParquetWriter(where, table.schema, options=options, **settings) as w:
+    with ParquetWriter(where, table.schema, options=options, kms_client=kms_client,
+                       **settings) as w:
         w.write(table)
 
 

@@ -17,6 +17,7 @@ import numbers
 from dataclasses import dataclass
 
 from pqkit.compression import codec_from_name
+from pqkit.crypto.key_tools import EncryptionConfiguration
 from pqkit.crypto.properties import EncryptionProperties
 from pqkit.errors import ArgumentError, SchemaError
 from pqkit.write.chunk import ChunkOptions, check_encoding
@@ -53,10 +54,11 @@ class WriteOptions:
     sorting_columns : list, optional
     statistics_truncate_length : int, default 64
     version : {"1.0", "2.4", "2.6"}, default "2.6"
-    encryption : pqkit.EncryptionProperties, optional
+    encryption : pqkit.EncryptionProperties or EncryptionConfiguration, optional
         Encrypt the file (Parquet modular encryption): uniformly with the footer key,
         or the columns ``column_keys`` names (leaf paths or top-level names) each with
-        its key.
+        its key; a :class:`pqkit.encryption.EncryptionConfiguration` makes fresh keys
+        through the writer's ``kms_client``.
     """
 
     compression: object = "zstd"
@@ -79,9 +81,10 @@ class WriteOptions:
     encryption: object = None
 
     def __post_init__(self):
-        if self.encryption is not None and not isinstance(self.encryption,
-                                                          EncryptionProperties):
-            raise ArgumentError("encryption must be a pqkit.EncryptionProperties, got "
+        if self.encryption is not None and not isinstance(
+                self.encryption, (EncryptionProperties, EncryptionConfiguration)):
+            raise ArgumentError("encryption must be a pqkit.EncryptionProperties or a "
+                                "pqkit.encryption.EncryptionConfiguration, got "
                                 f"{type(self.encryption).__name__}")
         if self.data_page_version not in ("1.0", "2.0"):
             raise SchemaError(f"data_page_version must be '1.0' or '2.0', not "
@@ -168,6 +171,8 @@ class WriteOptions:
     def check_columns(self, schema):
         """Refuse per-column settings that name no column of ``schema``."""
         encrypted = self.encryption.column_keys if self.encryption is not None else None
+        if isinstance(self.encryption, EncryptionConfiguration) and encrypted:
+            encrypted = [c for columns in encrypted.values() for c in columns]
         for option, spec in (("bloom_filter_columns", self.bloom_filter_columns),
                              ("column_encoding", self.column_encoding),
                              ("encryption.column_keys", encrypted)):

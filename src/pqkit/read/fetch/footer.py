@@ -233,7 +233,7 @@ def _check_signed_footer(raw, buf, used, origin, options, where):
 
 def read_metadata(source, options=None, *, storage_options=None, filesystem=None,
                   tail_read=None, footer_key=None, column_keys=None, key_retriever=None,
-                  aad_prefix=None):
+                  aad_prefix=None, kms_client=None):
     """Read and validate the footer of a Parquet file.
 
     Parameters
@@ -250,7 +250,7 @@ def read_metadata(source, options=None, *, storage_options=None, filesystem=None
     tail_read : int, optional
         Bytes read speculatively from the end of the file (default
         ``options.tail_read``, 64 KiB).
-    footer_key, column_keys, key_retriever, aad_prefix : optional
+    footer_key, column_keys, key_retriever, aad_prefix, kms_client : optional
         The keys of an encrypted file (see :class:`pqkit.ParquetFile`).
 
     Returns
@@ -268,7 +268,7 @@ def read_metadata(source, options=None, *, storage_options=None, filesystem=None
         The footer fails authentication (a wrong key or AAD prefix, changed bytes).
     """
     options = (options or DEFAULT_OPTIONS).with_keys(footer_key, column_keys, key_retriever,
-                                                     aad_prefix)
+                                                     aad_prefix, kms_client, source)
     if tail_read is not None:
         options = dataclasses.replace(options, tail_read=tail_read)
     with open_source(source, storage_options, filesystem) as src:
