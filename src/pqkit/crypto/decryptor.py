@@ -40,10 +40,14 @@ class FileDecryptor:
         Key metadata of the footer (signing) key.
     where : str
         The file, for messages.
+    encrypted_footer : bool
+        Whether the footer is encrypted (``PARE``) or plaintext and signed.
     """
 
-    def __init__(self, algorithm, properties, footer_key_metadata, where):
+    def __init__(self, algorithm, properties, footer_key_metadata, where,
+                 encrypted_footer=True):
         self.where = where
+        self.encrypted_footer = encrypted_footer
         self.properties = properties
         self.footer_key_metadata = footer_key_metadata
         params, self.ctr_pages = algorithm_parameters(algorithm, where)
@@ -59,6 +63,17 @@ class FileDecryptor:
         self.file_aad = (prefix or b"") + (params.aad_file_unique or b"")
         self._chunks = {}
         self._retrieved = {}            # key metadata -> key: one retrieval per key
+
+    def describe(self):
+        """The file's encryption layout, without keys: algorithm, footer mode, where the
+        AAD prefix comes from, and the footer key's metadata."""
+        return {"algorithm": self.algorithm,
+                "footer": "encrypted" if self.encrypted_footer else "plaintext (signed)",
+                "aad_prefix": "stored" if self.aad_prefix_stored else
+                ("supplied by the reader" if self.aad_prefix_missing or
+                 (self.properties is not None and self.properties.aad_prefix is not None)
+                 else None),
+                "footer_key_metadata": key_metadata_text(self.footer_key_metadata)}
 
     # --- keys ----------------------------------------------------------------------------
     def _retrieve(self, key_metadata, what):
@@ -191,6 +206,31 @@ def _ordinal(row_group, g):
 
 def _name(module_type):
     return module_type.name.lower().replace("_", " ")
+
+
+def key_metadata_text(key_metadata):
+    """Key metadata as text when it is printable UTF-8, else as ``hex:...``; None for
+    none."""
+    if key_metadata is None:
+        return None
+    raw = bytes(key_metadata)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "hex:" + raw.hex()
+    return text if text.isprintable() else "hex:" + raw.hex()
+
+
+def chunk_encryption(chunk):
+    """How a ColumnChunk is encrypted, without keys: None for a plaintext chunk, else
+    ``{"key": "footer" or "column", "key_metadata": text or None}``."""
+    crypto = chunk.crypto_metadata
+    if crypto is None:
+        return None
+    own = crypto.ENCRYPTION_WITH_COLUMN_KEY
+    if own is None:
+        return {"key": "footer", "key_metadata": None}
+    return {"key": "column", "key_metadata": key_metadata_text(own.key_metadata)}
 
 
 def _metadata_hint(key_metadata):

@@ -17,7 +17,7 @@ import gc
 
 from pqkit import format as fmt
 from pqkit.crypto.decryptor import FileDecryptor
-from pqkit.errors import ArgumentIndexError, EncryptedFileError, SchemaError
+from pqkit.errors import ArgumentIndexError, EncryptedFileError, ParquetError, SchemaError
 from pqkit.read.fetch.metadata import RowGroupMetaData, format_version_name, key_values
 from pqkit.read.fetch.remote import open_source
 from pqkit.read.fetch.validate import check_file, check_row_group
@@ -137,6 +137,12 @@ class FileMetadata:
             self._checked.add(i)
         return rg
 
+    @property
+    def encryption(self):
+        """The file's encryption layout without keys (algorithm, footer mode, AAD prefix,
+        footer key metadata), or None for a plaintext file."""
+        return None if self.decryptor is None else self.decryptor.describe()
+
     def chunk_decryptor(self, g, column, where):
         """The :class:`pqkit.crypto.ChunkDecryptor` of leaf ``column`` in row group ``g``,
         or None when that chunk is not encrypted.
@@ -187,19 +193,17 @@ def read_metadata_from(src, options=DEFAULT_OPTIONS):
     tail = src.read(size - tail_len, tail_len) if size >= MIN_FILE_SIZE else b""
     footer_offset, footer_len = footer_location(size, tail, encrypted_ok=True)
     encrypted = bytes(tail[-4:]) == MAGIC_ENCRYPTED
-    where = src.name or "the file"
-    if encrypted and options.decryption is None:
-        raise EncryptedFileError(f"{where}: the footer is encrypted (footer magic 'PARE'): "
-                                 "read with footer_key=..., a key_retriever or "
-                                 "ReadOptions(decryption=...)")
-    # On an object store the leading magic would cost a request of its own; the trailing
-    # magic and a footer that decodes and validates are the evidence there (as in Arrow).
-    if not src.ranged or tail_len == size:
-        check_head(src.read(0, 4), magic=MAGIC_ENCRYPTED if encrypted else MAGIC)
     if footer_len <= tail_len - 8:
         buf = tail[tail_len - 8 - footer_len:tail_len - 8]
     else:
         buf = src.read(footer_offset, footer_len)
+    where = src.name or "the file"
+    if encrypted and options.decryption is None:
+        raise EncryptedFileError(_encrypted_footer_message(buf, footer_offset, options, where))
+    # On an object store the leading magic would cost a request of its own; the trailing
+    # magic and a footer that decodes and validates are the evidence there (as in Arrow).
+    if not src.ranged or tail_len == size:
+        check_head(src.read(0, 4), magic=MAGIC_ENCRYPTED if encrypted else MAGIC)
     decryptor = None
     if encrypted:
         decryptor, buf = _open_encrypted_footer(buf, footer_offset, options, where)
@@ -221,11 +225,29 @@ def _open_encrypted_footer(buf, origin, options, where):
     return decryptor, decryptor.open_footer(memoryview(buf)[used:], origin + used)
 
 
+def _encrypted_footer_message(buf, origin, options, where):
+    """Why a ``PARE`` file read without keys is refused, naming its algorithm and footer
+    key metadata when its FileCryptoMetaData decodes."""
+    said = ""
+    try:
+        crypto, _ = fmt.decode(fmt.FileCryptoMetaData, buf, 0, len(buf), origin,
+                               **options.thrift_limits())
+        layout = FileDecryptor(crypto.encryption_algorithm, None, crypto.key_metadata,
+                               where).describe()
+        metadata = layout["footer_key_metadata"]
+        said = f", {layout['algorithm']}" + \
+            (f", footer key metadata {metadata[:80]!r}" if metadata else "")
+    except ParquetError:
+        pass
+    return (f"{where}: the footer is encrypted (footer magic 'PARE'{said}): read with "
+            "footer_key=..., a key_retriever or a kms_client")
+
+
 def _check_signed_footer(raw, buf, used, origin, options, where):
     """The FileDecryptor of a plaintext-footer encrypted file, its signature verified
     when the read has keys (a read without them sees the plaintext columns only)."""
     decryptor = FileDecryptor(raw.encryption_algorithm, options.decryption,
-                              raw.footer_signing_key_metadata, where)
+                              raw.footer_signing_key_metadata, where, encrypted_footer=False)
     if options.decryption is not None and options.decryption.check_footer_integrity:
         decryptor.verify_signature(memoryview(buf)[:used], memoryview(buf)[used:], origin)
     return decryptor
