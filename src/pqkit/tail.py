@@ -66,7 +66,8 @@ def footer_location(size, tail, where="", encrypted_ok=False):
     magic = bytes(tail[-4:])
     if magic == MAGIC_ENCRYPTED and not encrypted_ok:
         raise EncryptedFileError(_at(where, "the file is encrypted (footer magic 'PARE'): "
-                                            "pqkit cannot decrypt Parquet modular encryption"))
+                                            "read it with its keys; file surgery does not "
+                                            "rewrite encrypted files"))
     if magic not in (MAGIC, MAGIC_ENCRYPTED):
         raise CorruptFileError(_at(where, f"bad magic {magic!r} at offset {size - 4}: not a "
                                           "Parquet file (expected b'PAR1')"))
