@@ -22,12 +22,29 @@ _CTR_COUNTER = b"\x00\x00\x00\x01"
 _FEATURE = "Parquet modular encryption"
 
 
-def _aead():
-    return require("cryptography.hazmat.primitives.ciphers.aead", "encryption", _FEATURE)
+_modules = {}       # name -> the imported cryptography module (imported on first use)
+_gcm_by_key = {}    # key -> its AESGCM object: building one costs as much as a small page
+
+
+def _module(name):
+    found = _modules.get(name)
+    if found is None:
+        found = _modules[name] = require(name, "encryption", _FEATURE)
+    return found
+
+
+def _gcm(key):
+    gcm = _gcm_by_key.get(key)
+    if gcm is None:
+        if len(_gcm_by_key) > 1024:         # keys of many files: keep the cache small
+            _gcm_by_key.clear()
+        gcm = _gcm_by_key[key] = _module(
+            "cryptography.hazmat.primitives.ciphers.aead").AESGCM(key)
+    return gcm
 
 
 def _ctr_cipher(key, nonce):
-    ciphers = require("cryptography.hazmat.primitives.ciphers", "encryption", _FEATURE)
+    ciphers = _module("cryptography.hazmat.primitives.ciphers")
     return ciphers.Cipher(ciphers.algorithms.AES(bytes(key)),
                           ciphers.modes.CTR(bytes(nonce) + _CTR_COUNTER))
 
@@ -71,8 +88,8 @@ def gcm_open(key, module, aad, where):
         Bad framing, or the tag does not authenticate (wrong key or AAD, changed bytes).
     """
     body = _body(module, NONCE_SIZE + TAG_SIZE, where)
-    gcm = _aead().AESGCM(key)
-    invalid = require("cryptography.exceptions", "encryption", _FEATURE).InvalidTag
+    gcm = _gcm(bytes(key))
+    invalid = _module("cryptography.exceptions").InvalidTag
     try:
         return gcm.decrypt(body[:NONCE_SIZE], body[NONCE_SIZE:], aad)
     except invalid:
@@ -90,7 +107,7 @@ def ctr_open(key, module, where):
 def gcm_seal(key, plaintext, aad, nonce=None):
     """``plaintext`` sealed as a GCM module, length prefix first."""
     nonce = os.urandom(NONCE_SIZE) if nonce is None else nonce
-    sealed = _aead().AESGCM(key).encrypt(nonce, bytes(plaintext), aad)
+    sealed = _gcm(bytes(key)).encrypt(nonce, bytes(plaintext), aad)
     return struct.pack("<I", NONCE_SIZE + len(sealed)) + nonce + sealed
 
 
@@ -104,4 +121,4 @@ def ctr_seal(key, plaintext):
 
 def gcm_tag(key, plaintext, aad, nonce):
     """The GCM tag of ``plaintext`` (a plaintext footer's signature is nonce + tag)."""
-    return _aead().AESGCM(key).encrypt(bytes(nonce), bytes(plaintext), aad)[-TAG_SIZE:]
+    return _gcm(bytes(key)).encrypt(bytes(nonce), bytes(plaintext), aad)[-TAG_SIZE:]

@@ -6,6 +6,7 @@ import pytest
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 import pqkit
+from pqkit.crypto import ciphers
 from pqkit.crypto.ciphers import ctr_open, ctr_seal, gcm_open, gcm_seal, gcm_tag, module_span
 
 KEY = bytes(range(16))
@@ -57,6 +58,8 @@ def test_ctr_modules_round_trip_without_a_tag():
 
 
 def test_without_cryptography_the_message_names_the_extra(monkeypatch):
+    monkeypatch.setattr(ciphers, "_modules", {})
+    monkeypatch.setattr(ciphers, "_gcm_by_key", {})
     for name in list(sys.modules):
         if name.startswith("cryptography"):
             monkeypatch.setitem(sys.modules, name, None)
