@@ -210,3 +210,11 @@ def test_the_aad_prefix_must_be_supplied_when_not_stored(oracle):
     with pytest.raises(pqkit.DecryptionError, match="differs"):
         pqkit.read_table(stored, footer_key=FOOTER, column_keys=COLUMN_KEYS,
                          aad_prefix=b"other")
+
+
+def test_metadata_of_a_column_without_its_key_is_refused_by_name():
+    path = os.path.join(DATA, "encrypt_columns_and_footer.parquet.encrypted")
+    md = pqkit.read_metadata(path, footer_key=FOOTER)
+    assert md.row_group(0).column(1).num_values == 50          # a plaintext column
+    with pytest.raises(pqkit.MissingKeyError, match="column double_field: its metadata"):
+        md.row_group(0).column(5)

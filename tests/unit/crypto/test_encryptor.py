@@ -101,3 +101,14 @@ def test_append_refuses_to_encrypt(tmp_path):
     with pytest.raises(pqkit.ArgumentError, match="append=True cannot encrypt"):
         pqkit.ParquetWriter(path, [pqkit.datatypes.field("a", pqkit.datatypes.int64())],
                             append=True, encryption=pqkit.EncryptionProperties(FOOTER))
+
+
+def test_a_remote_encrypted_file_reads_through_ranged_requests():
+    url = "memory://pqkit-encryption/remote.parquet"
+    props = pqkit.EncryptionProperties(FOOTER, {"s": KEY_S}, plaintext_footer=True)
+    pqkit.write_table(DATA, url, encryption=props, **SETTINGS)
+    hit = pqkit.read_table(url, footer_key=FOOTER, column_keys={"s": KEY_S},
+                           filters=[("a", ">=", 498)])
+    assert hit.to_pydict() == {"a": [498, 499], "s": [DATA["s"][498], DATA["s"][499]],
+                               "n": [124.5, 124.75]}
+    assert pqkit.read_table(url, columns=["a"]).to_pydict() == {"a": DATA["a"]}
