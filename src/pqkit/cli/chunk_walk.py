@@ -55,8 +55,8 @@ def walk_chunk(src, md, g, node, chunk, check_crc=True, raw=False):
     d.update(offset=start, length=length)
     if d["encrypted"]:
         problems.append(problem(
-            "encrypted", f"{where}: the column is encrypted; pqkit cannot decrypt the page "
-            f"headers of its chunk at offset {start}", start, g, path))
+            "encrypted", f"{where}: the column is encrypted; this command does not "
+            f"decrypt the page headers of its chunk at offset {start}", start, g, path))
         return d
     num_values = cmd.num_values
     if num_values is None or num_values < 0:
