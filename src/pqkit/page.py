@@ -154,14 +154,20 @@ class PageWalker:
         check_crc(page, self.where)
 
 
+def crc_matches(page, actual):
+    """Whether ``page``'s stored CRC is ``actual`` (its payload's signed CRC-32) or, for
+    an encrypted page, the CRC of its stored module (as parquet-mr computes it)."""
+    return actual == page.header.crc or (page.sealed is not None and
+                                         crc32_signed(page.sealed) == page.header.crc)
+
+
 def check_crc(page, where, computed=None):
     """Raise ChecksumError when ``page`` has a CRC its payload does not match
     (``computed``: the payload's unsigned CRC-32 when the caller already has it)."""
     if page.header.crc is None:
         return
     actual = crc32_signed(page.payload) if computed is None else crc_field(computed)
-    if actual != page.header.crc and (page.sealed is None or
-                                      crc32_signed(page.sealed) != page.header.crc):
+    if not crc_matches(page, actual):
         kind = PageType(page.type).name if page.type in PageType._value2member_map_ \
             else page.type
         raise ChecksumError(
@@ -169,15 +175,17 @@ def check_crc(page, where, computed=None):
             f"{page.header.crc & 0xFFFFFFFF:#010x}, computed {actual & 0xFFFFFFFF:#010x}")
 
 
-def walk_pages(data, origin, num_values, where):
-    """Walk page headers without stopping at the first bad one.
+def walk_pages(data, origin, num_values, where, decryptor=None):
+    """Walk page headers without stopping at the first bad one (``decryptor``: the
+    chunk's :class:`pqkit.crypto.ChunkDecryptor` when it is encrypted).
 
     Returns ``([RawPage], end offset of the last whole page, CorruptFileError or
     None)``: the pages read before a problem, and the problem, so that inspection
     tools can report both. CRCs are not checked here.
     """
     pages, pos = [], origin
-    walker = iter(PageWalker(data, origin, num_values, where, verify_checksums=False))
+    walker = iter(PageWalker(data, origin, num_values, where, verify_checksums=False,
+                             decryptor=decryptor))
     while True:
         try:
             page = next(walker)
@@ -186,7 +194,7 @@ def walk_pages(data, origin, num_values, where):
         except CorruptFileError as exc:
             return pages, pos, exc
         pages.append(page)
-        pos = page.payload_offset + len(page.payload)
+        pos = page.payload_offset + len(page.payload if page.sealed is None else page.sealed)
 
 
 def data_page_num_values(page, where):

@@ -1,5 +1,6 @@
 """Issue 32: pqinspect meta shows an encrypted file's layout without keys, and its whole
-footer with them; keys are given in an explicit form and never printed."""
+footer with them, and pages walks encrypted chunks with their keys; keys are given in an
+explicit form and never printed."""
 import json
 import os
 
@@ -73,3 +74,20 @@ def test_a_bad_key_is_refused_without_echoing_it(text, match):
     with pytest.raises(ArgumentError, match=match) as info:
         parse_key(text, "the footer key")
     assert "secret" not in str(info.value) and "0123" not in str(info.value)
+
+
+def test_pages_walks_encrypted_chunks_with_their_keys(capsys):
+    """parquet-mr's v2 pages carry CRCs of the encrypted page: they check."""
+    path = corpus_file("encrypt_columns_and_footer_bloom_filter.parquet.encrypted")
+    keys = ["--footer-key", FOOTER, "--column-key", f"double_field={DOUBLE}",
+            "--column-key", "float_field=text:1234567890123451"]
+    code, out, _ = run(capsys, "pages", path, "--json", *keys)
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["summary"]["pages_with_crc"] == doc["summary"]["pages"] == 11
+    assert doc["summary"]["crc_mismatches"] == 0
+    first = doc["chunks"][0]["pages"][0]
+    assert first["encrypted_size"] > first["compressed_size"]
+    code, out, _ = run(capsys, "pages", path, "--json", *keys[:4])
+    assert code == 1
+    assert [p["column"] for p in json.loads(out)["problems"]] == ["float_field"]

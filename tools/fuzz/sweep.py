@@ -104,7 +104,7 @@ def _run_batch(python, path, chunk, result, extra=()):
             result.failures.append((chunk[done], f"took {outcome['cpu']:.2f} s of CPU"))
         if outcome["error"] is None:
             result.ok += 1
-            if not outcome["same"]:
+            if not outcome.get("same", True):     # a stand-in worker may not say
                 result.changed.append(tuple(chunk[done]))
         elif outcome["parquet"]:
             result.errors[tuple(chunk[done])] = outcome["error"]
