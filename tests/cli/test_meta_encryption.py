@@ -1,5 +1,5 @@
 """Issue 32: pqinspect meta shows an encrypted file's layout without keys, and its whole
-footer with them, and pages walks encrypted chunks with their keys; keys are given in an
+footer with them (schema too), and pages walks encrypted chunks with their keys; keys are given in an
 explicit form and never printed."""
 import json
 import os
@@ -91,3 +91,10 @@ def test_pages_walks_encrypted_chunks_with_their_keys(capsys):
     code, out, _ = run(capsys, "pages", path, "--json", *keys[:4])
     assert code == 1
     assert [p["column"] for p in json.loads(out)["problems"]] == ["float_field"]
+
+
+def test_schema_of_an_encrypted_footer_needs_the_footer_key(capsys):
+    path = corpus_file("encrypt_columns_and_footer_ctr.parquet.encrypted")
+    assert run(capsys, "schema", path, "--json")[0] == 2
+    code, out, _ = run(capsys, "schema", path, "--json", "--footer-key", FOOTER)
+    assert code == 0 and json.loads(out)["num_columns"] == 8
