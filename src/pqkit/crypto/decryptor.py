@@ -11,7 +11,8 @@ ColumnIndex, OffsetIndex and bloom filter.
 from pqkit import format as fmt
 from pqkit.crypto.ciphers import SIGNATURE_SIZE, ctr_open, gcm_open, gcm_tag, module_span
 from pqkit.crypto.modules import ModuleType, module_aad
-from pqkit.errors import DecryptionError, MissingKeyError, ParquetError
+from pqkit.crypto.properties import check_key
+from pqkit.errors import CorruptFileError, DecryptionError, MissingKeyError, ParquetError
 from pqkit.format import PageType
 
 __all__ = ["FileDecryptor", "ChunkDecryptor"]
@@ -91,7 +92,9 @@ class FileDecryptor:
             raise MissingKeyError(f"{self.where}: the key retriever failed on the key "
                                   f"metadata of {what}: {type(exc).__name__}: {exc}") \
                 from None
-        key = self._retrieved[key_metadata] = None if key is None else bytes(key)
+        if key is not None:
+            key = check_key(key, f"the key the key retriever gave for {what}")
+        self._retrieved[key_metadata] = key
         return key
 
     def footer_key(self):
@@ -106,6 +109,9 @@ class FileDecryptor:
         if crypto.ENCRYPTION_WITH_FOOTER_KEY is not None:
             return self.footer_key()
         own = crypto.ENCRYPTION_WITH_COLUMN_KEY
+        if own is None:
+            raise CorruptFileError(f"{self.where}: a column chunk's ColumnCryptoMetaData "
+                                   "names neither the footer key nor a key of its own")
         name = ".".join(own.path_in_schema or ())
         keys = self.properties.column_keys if self.properties else {}
         if name in keys:
@@ -120,7 +126,7 @@ class FileDecryptor:
     def _require_footer_key(self):
         key = self.footer_key()
         if key is None:
-            raise MissingKeyError(f"{self.where}: the footer is encrypted: read with "
+            raise MissingKeyError(f"{self.where}: the footer key was not given: read with "
                                   "footer_key=... or a key_retriever"
                                   + _metadata_hint(self.footer_key_metadata))
         return key

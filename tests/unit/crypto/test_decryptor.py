@@ -50,3 +50,16 @@ def test_a_missing_or_different_prefix_is_refused():
                               None, "f")
     with pytest.raises(pqkit.MissingKeyError, match="aad_prefix"):
         decryptor.open_footer(b"\0" * 40, 0)
+
+
+def test_a_key_retriever_giving_a_bad_key_is_refused_by_name():
+    decryptor = FileDecryptor(gcm(), DecryptionProperties(key_retriever=lambda m: b"short"),
+                              b"kf", "f")
+    with pytest.raises(pqkit.ArgumentError, match="key retriever gave for the footer has 5"):
+        decryptor.footer_key()
+
+
+def test_crypto_metadata_naming_no_key_is_corrupt():
+    chunk = fmt.ColumnChunk(file_offset=0, crypto_metadata=fmt.ColumnCryptoMetaData())
+    with pytest.raises(pqkit.CorruptFileError, match="names neither the footer key"):
+        FileDecryptor(gcm(), DecryptionProperties(), None, "f").column_key(chunk)
