@@ -5,6 +5,7 @@ Read, write, inspect and verify Parquet files without pyarrow.
 from pqkit import variant
 from pqkit._version import __version__
 from pqkit.columnar.table import Table
+from pqkit.crypto.properties import DecryptionProperties, EncryptionProperties
 from pqkit.errors import *
 from pqkit.errors import __all__ as _error_names
 from pqkit.read.explain import explain_filter
@@ -27,4 +28,5 @@ __all__ = list(_error_names) + ["FileMetaData", "FileMetadata", "read_metadata",
                                "ReadStatistics", "Table",
                                "ParquetWriter", "write_table", "WriteOptions", "variant", "__version__",
                                "concat", "append", "edit_metadata", "recover", "finish_interrupted",
-                               "parse_filter", "explain_filter"]
+                               "parse_filter", "explain_filter", "DecryptionProperties",
+                               "EncryptionProperties"]

@@ -27,7 +27,18 @@ class ChecksumError(CorruptFileError):
 
 
 class EncryptedFileError(ParquetError, NotImplementedError):
-    """The file uses Parquet modular encryption, which pqkit cannot decrypt."""
+    """The file uses Parquet modular encryption and was read without the keys (or
+    without the ``cryptography`` package) its encrypted parts need."""
+
+
+class MissingKeyError(EncryptedFileError):
+    """An encrypted footer or column was asked for, but no key for it was given (the
+    message names the column and its key metadata, never a key)."""
+
+
+class DecryptionError(CorruptFileError):
+    """An encrypted module failed authentication or framing: a wrong key or AAD
+    prefix, or bytes changed, moved or cut off; the message names the module."""
 
 
 class UnsupportedFeatureError(ParquetError, NotImplementedError):
@@ -139,6 +150,8 @@ __all__ = [
     "VariantError",
     "ChecksumError",
     "EncryptedFileError",
+    "MissingKeyError",
+    "DecryptionError",
     "UnsupportedFeatureError",
     "MissingCodecError",
     "MissingDependencyError",

@@ -40,6 +40,9 @@ class RawPage:
     offset: int               # file offset of the header
     header_size: int
     payload: memoryview       # compressed_page_size bytes after the header
+    # An encrypted page's module as stored (payload is then its plaintext): parquet-mr
+    # computes the page CRC over these bytes, parquet-cpp over the plaintext.
+    sealed: memoryview = None
 
     @property
     def type(self):
@@ -95,11 +98,16 @@ class PageWalker:
         Check PageHeader.crc when present.
     thrift_limits : dict, optional
         Limits of the page header decoder (``ReadOptions.thrift_limits()``).
+    decryptor : pqkit.crypto.ChunkDecryptor, optional
+        The chunk's decryptor when it is encrypted: each header and page is then an
+        encrypted module, and the pages yielded hold the plaintext (their headers'
+        ``compressed_page_size`` its length).
     """
 
     def __init__(self, data, offset, num_values, where, verify_checksums=True,
-                 thrift_limits=None):
+                 thrift_limits=None, decryptor=None):
         self.limits = thrift_limits or {}
+        self.decryptor = decryptor
         self.data = data
         self.offset = offset
         self.num_values = num_values
@@ -109,10 +117,15 @@ class PageWalker:
     def __iter__(self):
         pos, seen, data = 0, 0, self.data
         view = memoryview(data)
+        modules = None
         while pos < len(data) and seen < self.num_values:
-            header, used = fmt.decode(fmt.PageHeader, data, pos, len(data) - pos, self.offset,
-                                      **self.limits)
             page_offset = self.offset + pos
+            if self.decryptor is not None:
+                modules = modules or self.decryptor.pages(self.offset)
+                header, used = modules.header(data, pos, page_offset, self.limits)
+            else:
+                header, used = fmt.decode(fmt.PageHeader, data, pos, len(data) - pos,
+                                          self.offset, **self.limits)
             size = header.compressed_page_size
             if header.type is None or size is None or header.uncompressed_page_size is None:
                 raise CorruptFileError(f"page header at offset {page_offset} in {self.where} "
@@ -125,7 +138,11 @@ class PageWalker:
                 raise CorruptFileError(
                     f"page at offset {page_offset} in {self.where} claims {size} bytes but the "
                     f"column chunk ends {len(data) - start} bytes after its header")
-            page = RawPage(header, page_offset, used, view[start:start + size])
+            payload = sealed = view[start:start + size]
+            if modules is not None:
+                payload = memoryview(modules.payload(sealed))
+            page = RawPage(header, page_offset, used, payload,
+                           sealed if modules is not None else None)
             if self.verify and header.crc is not None:
                 self.check_crc(page)
             pos = start + size
@@ -137,13 +154,20 @@ class PageWalker:
         check_crc(page, self.where)
 
 
+def crc_matches(page, actual):
+    """Whether ``page``'s stored CRC is ``actual`` (its payload's signed CRC-32) or, for
+    an encrypted page, the CRC of its stored module (as parquet-mr computes it)."""
+    return actual == page.header.crc or (page.sealed is not None and
+                                         crc32_signed(page.sealed) == page.header.crc)
+
+
 def check_crc(page, where, computed=None):
     """Raise ChecksumError when ``page`` has a CRC its payload does not match
     (``computed``: the payload's unsigned CRC-32 when the caller already has it)."""
     if page.header.crc is None:
         return
     actual = crc32_signed(page.payload) if computed is None else crc_field(computed)
-    if actual != page.header.crc:
+    if not crc_matches(page, actual):
         kind = PageType(page.type).name if page.type in PageType._value2member_map_ \
             else page.type
         raise ChecksumError(
@@ -151,15 +175,17 @@ def check_crc(page, where, computed=None):
             f"{page.header.crc & 0xFFFFFFFF:#010x}, computed {actual & 0xFFFFFFFF:#010x}")
 
 
-def walk_pages(data, origin, num_values, where):
-    """Walk page headers without stopping at the first bad one.
+def walk_pages(data, origin, num_values, where, decryptor=None):
+    """Walk page headers without stopping at the first bad one (``decryptor``: the
+    chunk's :class:`pqkit.crypto.ChunkDecryptor` when it is encrypted).
 
     Returns ``([RawPage], end offset of the last whole page, CorruptFileError or
     None)``: the pages read before a problem, and the problem, so that inspection
     tools can report both. CRCs are not checked here.
     """
     pages, pos = [], origin
-    walker = iter(PageWalker(data, origin, num_values, where, verify_checksums=False))
+    walker = iter(PageWalker(data, origin, num_values, where, verify_checksums=False,
+                             decryptor=decryptor))
     while True:
         try:
             page = next(walker)
@@ -168,7 +194,7 @@ def walk_pages(data, origin, num_values, where):
         except CorruptFileError as exc:
             return pages, pos, exc
         pages.append(page)
-        pos = page.payload_offset + len(page.payload)
+        pos = page.payload_offset + len(page.payload if page.sealed is None else page.sealed)
 
 
 def data_page_num_values(page, where):

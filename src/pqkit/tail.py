@@ -37,7 +37,7 @@ def _at(where, message):
     return f"{where}: {message}" if where else message
 
 
-def footer_location(size, tail, where=""):
+def footer_location(size, tail, where="", encrypted_ok=False):
     """(offset, length) of the footer of a file of ``size`` bytes ending in ``tail``.
 
     Parameters
@@ -48,6 +48,9 @@ def footer_location(size, tail, where=""):
         The file's last bytes, at least the last 8 (or the whole file, when shorter).
     where : str
         The file's name for messages, or "".
+    encrypted_ok : bool
+        Locate an encrypted footer (``PARE``: FileCryptoMetaData and the footer's
+        module) instead of refusing it.
 
     Raises
     ------
@@ -55,16 +58,17 @@ def footer_location(size, tail, where=""):
         Fewer than 12 bytes, a trailing magic other than ``PAR1``, or a footer length
         reaching into the leading magic.
     EncryptedFileError
-        The footer is encrypted (``PARE``).
+        The footer is encrypted (``PARE``) and ``encrypted_ok`` is False.
     """
     if size < MIN_FILE_SIZE:
         raise CorruptFileError(_at(where, f"file of {size} bytes is too small to be Parquet "
                                           f"(at least {MIN_FILE_SIZE})"))
     magic = bytes(tail[-4:])
-    if magic == MAGIC_ENCRYPTED:
+    if magic == MAGIC_ENCRYPTED and not encrypted_ok:
         raise EncryptedFileError(_at(where, "the file is encrypted (footer magic 'PARE'): "
-                                            "pqkit cannot decrypt Parquet modular encryption"))
-    if magic != MAGIC:
+                                            "read it with its keys; file surgery does not "
+                                            "rewrite encrypted files"))
+    if magic not in (MAGIC, MAGIC_ENCRYPTED):
         raise CorruptFileError(_at(where, f"bad magic {magic!r} at offset {size - 4}: not a "
                                           "Parquet file (expected b'PAR1')"))
     length = struct.unpack("<I", bytes(tail[-TAIL_SIZE:-4]))[0]
@@ -76,13 +80,15 @@ def footer_location(size, tail, where=""):
     return offset, length
 
 
-def check_head(head, where=""):
-    """Raise CorruptFileError unless ``head``, a file's first 4 bytes, is ``PAR1``."""
-    if bytes(head) != MAGIC:
+def check_head(head, where="", magic=MAGIC):
+    """Raise CorruptFileError unless ``head``, a file's first 4 bytes, is ``magic``
+    (``PAR1``, or ``PARE`` for a file with an encrypted footer)."""
+    if bytes(head) != magic:
         raise CorruptFileError(_at(where, f"bad magic {bytes(head)!r} at offset 0 "
-                                          "(expected b'PAR1')"))
+                                          f"(expected {magic!r})"))
 
 
-def tail_bytes(footer_length):
-    """The 8 bytes that end a file whose footer has ``footer_length`` bytes."""
-    return struct.pack("<I", footer_length) + MAGIC
+def tail_bytes(footer_length, magic=MAGIC):
+    """The 8 bytes that end a file whose footer has ``footer_length`` bytes (``magic``:
+    ``PARE`` after an encrypted footer)."""
+    return struct.pack("<I", footer_length) + magic

@@ -109,3 +109,32 @@ def test_sweep_reports_a_crashing_input_and_goes_on(tmp_path):
     assert res.inputs == 5 and res.ok == 4
     assert [m for m, _ in res.failures] == [("flip", 2)]
     assert "code -11" in res.failures[0][1]
+
+
+ENCRYPTION_KEY = b"0123456789abcdef"
+
+
+@pytest.mark.parametrize("footer", ["encrypted", "plaintext"])
+def test_encrypted_file_flips(tmp_path, footer):
+    """Issue 32: every byte of a small uniformly encrypted file flipped, one at a time,
+    read with its key: each read fails with a ParquetError (a changed module fails its
+    GCM tag, a signed plaintext footer its signature) or gives the original values,
+    never other values; the flips that read are all in the page index, which a whole
+    read does not use."""
+    path = tmp_path / "encrypted.parquet"
+    props = pqkit.EncryptionProperties(ENCRYPTION_KEY, plaintext_footer=footer == "plaintext")
+    pqkit.write_table({"i": np.arange(40, dtype=np.int32),
+                       "s": [None if i % 5 == 0 else f"v{i % 4}" for i in range(40)]},
+                      path, data_page_size=64, encryption=props, compression="snappy")
+    muts = [("flip", i) for i in range(path.stat().st_size)]
+    res = sweep.sweep(path, muts, footer_key=ENCRYPTION_KEY)
+    assert res.inputs == len(muts)
+    assert res.failures == []
+    assert res.changed == []
+    assert res.parquet_errors.get("DecryptionError", 0) > len(muts) // 2
+    assert res.ok + sum(res.parquet_errors.values()) == len(muts)
+    read = {at for _, at in muts} - {at for _, at in res.errors}
+    md = pqkit.read_metadata(path, footer_key=ENCRYPTION_KEY)
+    chunks = [c for rg in md.raw.row_groups for c in rg.columns]
+    index_start = min(c.column_index_offset for c in chunks)
+    assert read and all(index_start <= at < md.footer_offset for at in read)

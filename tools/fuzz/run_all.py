@@ -21,7 +21,7 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 HARNESSES = ("thrift", "metadata", "pages", "levels", "read_table", "iter_batches", "verify",
-             "text", "manifest")
+             "text", "manifest", "encrypted")
 
 
 def run(name, seconds, artifacts):

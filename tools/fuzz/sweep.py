@@ -1,12 +1,14 @@
 """Systematic mutation sweep: every single-byte flip and many truncations of a file,
 each read in a child process, which must give a result or a ``pqkit.ParquetError``.
 
-    python tools/fuzz/sweep.py FILE... [--truncations 1000] [--no-flips]
+    python tools/fuzz/sweep.py FILE... [--truncations 1000] [--no-flips] [--footer-key HEX]
 
 A child (``--worker``) reads one base file and a list of mutations from stdin and
-reads each mutated copy with ``pqkit.read_table(...).to_pydict()``, writing one
-JSON line per input: the outcome (``ok``, or the exception's class and whether it
-is a ParquetError) and the CPU seconds it took. The child runs under an
+reads each mutated copy with ``pqkit.read_table(...).to_pydict()`` (with
+``--footer-key``, the key of a uniformly encrypted file), writing one JSON line per
+input: the outcome (``ok``, or the exception's class and whether it is a
+ParquetError), whether a read gave the unmutated file's values, and the CPU seconds
+it took. The child runs under an
 address-space limit, so an allocation in step with a size the file merely claims
 shows as a MemoryError. A signal or a silent child ends the batch: the input it
 was on is the culprit (its lines came before), it is recorded and the batch
@@ -38,6 +40,7 @@ class SweepResult:
     parquet_errors: dict = field(default_factory=dict)   # class name -> count
     failures: list = field(default_factory=list)        # (mutation, what happened)
     errors: dict = field(default_factory=dict)          # mutation -> ParquetError class name
+    changed: list = field(default_factory=list)         # mutations read as other values
 
     def summary(self):
         errors = sum(self.parquet_errors.values())
@@ -61,13 +64,15 @@ def apply(data, mutation):
     return data[:at]
 
 
-def sweep(path, muts, python=sys.executable, batch=2000):
-    """Read every mutation of the file at ``path`` in child processes."""
+def sweep(path, muts, python=sys.executable, batch=2000, footer_key=None):
+    """Read every mutation of the file at ``path`` in child processes (``footer_key``:
+    the bytes of the key of a uniformly encrypted file)."""
     result = SweepResult()
     pending = list(muts)
+    extra = [] if footer_key is None else ["--footer-key", footer_key.hex()]
     while pending:
         chunk, pending = pending[:batch], pending[batch:]
-        done, failure = _run_batch(python, path, chunk, result)
+        done, failure = _run_batch(python, path, chunk, result, extra)
         if failure is not None:
             result.failures.append((chunk[done], failure))
             result.inputs += 1
@@ -75,9 +80,10 @@ def sweep(path, muts, python=sys.executable, batch=2000):
     return result
 
 
-def _run_batch(python, path, chunk, result):
+def _run_batch(python, path, chunk, result, extra=()):
     """(inputs finished, failure text or None); a failure is the input after them."""
-    proc = subprocess.Popen([python, __file__, "--worker", str(path)], stdin=subprocess.PIPE,
+    proc = subprocess.Popen([python, __file__, "--worker", str(path), *extra],
+                            stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     proc.stdin.write(json.dumps(chunk))
     proc.stdin.close()
@@ -98,6 +104,8 @@ def _run_batch(python, path, chunk, result):
             result.failures.append((chunk[done], f"took {outcome['cpu']:.2f} s of CPU"))
         if outcome["error"] is None:
             result.ok += 1
+            if not outcome.get("same", True):     # a stand-in worker may not say
+                result.changed.append(tuple(chunk[done]))
         elif outcome["parquet"]:
             result.errors[tuple(chunk[done])] = outcome["error"]
             result.parquet_errors[outcome["error"]] = result.parquet_errors.get(
@@ -112,27 +120,36 @@ def _run_batch(python, path, chunk, result):
                   f"{proc.stderr.read()[-2000:].strip()}")
 
 
-def worker(path):
+def worker(path, footer_key=None):
     """The child: read each mutation of ``path`` given on stdin, one line per input."""
     import pqkit
     with open("/proc/self/status") as f:
         vm = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
     resource.setrlimit(resource.RLIMIT_AS, (vm + CHILD_EXTRA, resource.RLIM_INFINITY))
     data = pathlib.Path(path).read_bytes()
+    keys = {} if footer_key is None else {"footer_key": bytes.fromhex(footer_key)}
+
+    def read(blob):
+        return pqkit.read_table(blob, **keys).to_pydict()
+
+    try:
+        expected = read(data)
+    except pqkit.ParquetError:
+        expected = None
     for mutation in json.load(sys.stdin):
         blob = apply(data, mutation)
         error = message = None
-        parquet = False
+        parquet = same = False
         start = time.process_time()
         try:
-            pqkit.read_table(blob).to_pydict()
+            same = read(blob) == expected
         except pqkit.ParquetError as exc:
             error, parquet = type(exc).__name__, True
         except Exception as exc:  # noqa: BLE001 -- the finding this sweep looks for
             error, message = type(exc).__name__, str(exc)[:500]
         cpu = time.process_time() - start
         print(json.dumps({"error": error, "parquet": parquet, "message": message,
-                          "cpu": round(cpu, 4)}), flush=True)
+                          "same": same, "cpu": round(cpu, 4)}), flush=True)
 
 
 def main(argv=None):
@@ -141,14 +158,17 @@ def main(argv=None):
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--truncations", type=int, default=1000)
     parser.add_argument("--no-flips", action="store_true")
+    parser.add_argument("--footer-key", help="hex of the key of uniformly encrypted files")
     args = parser.parse_args(argv)
     if args.worker:
-        worker(args.files[0])
+        worker(args.files[0], args.footer_key)
         return 0
     failed = 0
     for path in args.files:
         size = os.path.getsize(path)
-        res = sweep(path, mutations(size, not args.no_flips, args.truncations))
+        key = None if args.footer_key is None else bytes.fromhex(args.footer_key)
+        res = sweep(path, mutations(size, not args.no_flips, args.truncations),
+                    footer_key=key)
         print(f"{path}: {res.summary()}", flush=True)
         for mutation, what in res.failures:
             print(f"  {mutation}: {what}")

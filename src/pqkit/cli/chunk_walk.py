@@ -10,9 +10,9 @@ bytes further.
 
 from pqkit.cli.common import problem
 from pqkit.cli.render import enum_name
-from pqkit.errors import CorruptFileError
+from pqkit.errors import CorruptFileError, EncryptedFileError
 from pqkit.format import CompressionCodec, Encoding, PageType
-from pqkit.page import crc32_signed, walk_pages
+from pqkit.page import crc32_signed, crc_matches, walk_pages
 from pqkit.chunk_range import MAX_OVERRUN, chunk_range
 from pqkit.statistics import statistics_to_dict
 
@@ -53,11 +53,14 @@ def walk_chunk(src, md, g, node, chunk, check_crc=True, raw=False):
         problems.append(problem("bad_chunk_range", str(exc), cmd.data_page_offset, g, path))
         return d
     d.update(offset=start, length=length)
+    decryptor = None
     if d["encrypted"]:
-        problems.append(problem(
-            "encrypted", f"{where}: the column is encrypted; pqkit cannot decrypt the page "
-            f"headers of its chunk at offset {start}", start, g, path))
-        return d
+        try:
+            decryptor = md.chunk_decryptor(g, node.column_index, where)
+        except EncryptedFileError as exc:     # no key for it (or a file read without keys)
+            problems.append(problem(
+                "encrypted", f"{exc}; its chunk is at offset {start}", start, g, path))
+            return d
     num_values = cmd.num_values
     if num_values is None or num_values < 0:
         problems.append(problem("bad_num_values", f"{where}: ColumnMetaData.num_values is "
@@ -66,13 +69,14 @@ def walk_chunk(src, md, g, node, chunk, check_crc=True, raw=False):
     # A chunk of no values may still hold a dictionary page: walk until the first
     # data page or the chunk's end.
     target = max(num_values, 1)
-    raw_pages, pos, error = walk_pages(src.read(start, length), start, target, where)
+    raw_pages, pos, error = walk_pages(src.read(start, length), start, target, where,
+                                       decryptor)
     end = start + length
     pad = min(MAX_OVERRUN, md.footer_offset - end)
     if error is not None and pad > 0:
         # parquet-mr before 1.2.9 left the dictionary page header out of
         # total_compressed_size (PARQUET-816): see whether the pages continue.
-        retry = walk_pages(src.read(start, length + pad), start, target, where)
+        retry = walk_pages(src.read(start, length + pad), start, target, where, decryptor)
         if retry[2] is None:
             raw_pages, pos, error = retry
     seen = 0
@@ -142,7 +146,9 @@ def page_dict(index, page, node, check_crc=True, raw=False):
     if h.crc is not None and check_crc:
         computed = crc32_signed(page.payload)
         d["crc_computed"] = f"{computed & 0xFFFFFFFF:#010x}"
-        d["crc_ok"] = computed == h.crc
+        d["crc_ok"] = crc_matches(page, computed)
+    if page.sealed is not None:
+        d["encrypted_size"] = len(page.sealed)
     if raw:
         d["header"] = thrift_to_dict(h)
     return d

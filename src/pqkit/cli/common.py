@@ -13,6 +13,7 @@ from pqkit.cli import render
 from pqkit.errors import CorruptFileError
 from pqkit.read.fetch.footer import read_metadata_from
 from pqkit.read.fetch.remote import open_source
+from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.textio.render import BINARY_FORMATS, ZONED_TIMESTAMPS, TextStyle
 
 DEFAULT_LIMIT = 50
@@ -84,12 +85,12 @@ def problem(kind, message, offset, row_group=None, path=None):
             "message": message}
 
 
-def open_file(path):
+def open_file(path, options=DEFAULT_OPTIONS):
     """(metadata, source, closable) of a file (a path or a URL) opened once for the whole
-    command; the source is also what closes it."""
+    command, with the keys of ``options``; the source is also what closes it."""
     src = open_source(path)
     try:
-        md = read_metadata_from(src)
+        md = read_metadata_from(src, options)
     except BaseException:
         src.close()
         raise

@@ -24,6 +24,8 @@ from rich.markup import escape
 
 from pqkit.cli import render
 from pqkit.cli.common import add_column_arguments, json_document
+from pqkit.cli.keys import add_key_arguments, read_options
+from pqkit.crypto.decryptor import chunk_encryption
 from pqkit.errors import ParquetError
 from pqkit.filesystems import is_url
 from pqkit.format import CompressionCodec, Encoding, PageType, Type
@@ -46,6 +48,7 @@ def add_arguments(parser):
     parser.add_argument("--row-group", type=int, action="append", dest="row_groups",
                         metavar="N", help="only row group N (repeatable)")
     add_column_arguments(parser)
+    add_key_arguments(parser)
 
 
 
@@ -72,7 +75,8 @@ def file_dict(md, path):
                                for kv in (raw.key_value_metadata or [])],
         "column_orders": None if raw.column_orders is None else
         [_column_order(o) for o in raw.column_orders],
-        "encrypted": raw.encryption_algorithm is not None,
+        "encrypted": md.decryptor is not None,
+        "encryption": md.encryption,
     }
 
 
@@ -83,6 +87,7 @@ def chunk_dict(node, chunk):
         "column_index": node.column_index,
         "file_path": chunk.file_path,
         "file_offset": chunk.file_offset,
+        "encryption": chunk_encryption(chunk),
     }
     if md is None:
         d["meta_data"] = None
@@ -168,8 +173,8 @@ def row_group_dict(md, index, columns=None):
     }
 
 
-def build(path, row_groups=None, columns=None):
-    md = read_metadata(path)
+def build(path, row_groups=None, columns=None, options=None):
+    md = read_metadata(path, options)
     if columns:
         for c in columns:
             md.schema.column(c)          # KeyError for an unknown path
@@ -193,6 +198,12 @@ def _render(doc):
         ("column orders", None if f["column_orders"] is None else
          ", ".join(sorted(set(f["column_orders"])))),
         ("encrypted", "yes" if f["encrypted"] else None)]))
+    if f["encryption"]:
+        con.print(render.kv_table("Encryption", list(f["encryption"].items())))
+        keyed = [(escape(c["path"]), c["encryption"]["key"], c["encryption"]["key_metadata"])
+                 for c in (doc["row_groups"] or [{"columns": []}])[0]["columns"]
+                 if c["encryption"]]
+        con.print(render.grid("Encrypted columns", ["column", "key", "key metadata"], keyed))
     if f["key_value_metadata"]:
         con.print(render.grid("Key/value metadata", ["key", "value"], [
             (kv["key"], _short(kv["value"])) for kv in f["key_value_metadata"]]))
@@ -355,7 +366,7 @@ def run(args):
     if not _single_file(args.files):
         return _run_summary(args)
     try:
-        doc = build(args.files[0], args.row_groups, args.columns)
+        doc = build(args.files[0], args.row_groups, args.columns, read_options(args))
     except (KeyError, IndexError) as exc:
         print(f"pqinspect meta: {exc.args[0]}", file=sys.stderr)
         return 2

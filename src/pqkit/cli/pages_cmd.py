@@ -28,6 +28,8 @@ from pqkit.cli.common import (
     selected_chunks,
     short,
 )
+from pqkit.cli.keys import add_key_arguments, read_options
+from pqkit.read.options import DEFAULT_OPTIONS
 
 HELP = "list every page of each column chunk: header, sizes, encodings, statistics, CRC check"
 EXAMPLE = """examples:
@@ -43,13 +45,14 @@ def add_arguments(parser):
     parser.add_argument("--raw", action="store_true",
                         help="include each page header as decoded Thrift")
     add_limit_argument(parser, "pages")
+    add_key_arguments(parser)
 
 
 # --- shared helpers (index and layout use them too) -------------------------------------
 
 
-def build(path, row_groups=None, columns=None, raw=False):
-    md, src, f = open_file(path)
+def build(path, row_groups=None, columns=None, raw=False, options=DEFAULT_OPTIONS):
+    md, src, f = open_file(path, options)
     with f:
         chunks = [walk_chunk(src, md, g, node, chunk, raw=raw)
                   for g, node, chunk in selected_chunks(md, row_groups, columns)]
@@ -113,7 +116,7 @@ def _render(doc, limit, raw):
 
 def run(args):
     try:
-        doc = build(args.file, args.row_groups, args.columns, args.raw)
+        doc = build(args.file, args.row_groups, args.columns, args.raw, read_options(args))
     except (KeyError, IndexError) as exc:
         print(f"pqinspect pages: {exc.args[0]}", file=sys.stderr)
         return 2

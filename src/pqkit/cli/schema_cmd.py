@@ -1,6 +1,7 @@
 """pqinspect schema: the schema tree with repetition, types, levels and field ids."""
 from pqkit.cli import render
 from pqkit.cli.common import json_document
+from pqkit.cli.keys import add_key_arguments, read_options
 from pqkit.read.fetch.footer import read_metadata
 
 HELP = "show the schema tree (repetition, physical/logical/converted type, levels, field ids)"
@@ -11,10 +12,11 @@ EXAMPLE = """examples:
 
 def add_arguments(parser):
     parser.add_argument("file", help="Parquet file")
+    add_key_arguments(parser)
 
 
-def build(path):
-    md = read_metadata(path)
+def build(path, options=None):
+    md = read_metadata(path, options)
     return {"file": path, "num_columns": md.num_columns, "schema": md.schema.to_dict()}
 
 
@@ -41,7 +43,7 @@ def _add(tree, node):
 
 
 def run(args):
-    doc = build(args.file)
+    doc = build(args.file, read_options(args))
     if args.json:
         render.emit_json(json_document("schema", doc))
         return 0

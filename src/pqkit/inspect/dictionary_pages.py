@@ -110,7 +110,7 @@ def read_dictionary_page(parquet_file, column, row_group):
     chunk = chunks[node.column_index]
     if chunk.crypto_metadata is not None:
         raise EncryptedFileError(f"{where}: the column chunk is encrypted (chunk file_offset "
-                                 f"{chunk.file_offset}); pqkit cannot decrypt it")
+                                 f"{chunk.file_offset}); this command does not decrypt it")
     cmd = chunk.meta_data
     if cmd is None:
         raise CorruptFileError(f"{where}: the column chunk has no meta_data (chunk "

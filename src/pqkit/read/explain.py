@@ -107,8 +107,9 @@ def _leaf_read(f, g, rg, node, chosen):
              "pages": sorted(i for i in chosen if i is not WHOLE_CHUNK), "pages_total": None,
              "chunk_bytes": total}
     chunk = rg.columns[node.column_index]
-    oi = read_offset_index(f.row_group_reader.source, chunk, f.metadata.footer_offset,
-                           where_of(node, g))
+    where = where_of(node, g)
+    oi = read_offset_index(f.row_group_reader.source, chunk, f.metadata.footer_offset, where,
+                           f.metadata.chunk_decryptor(g, node.column_index, where))
     if oi is not None:
         entry["pages_total"] = len(oi.page_locations)
     if entry["whole_chunk"] or oi is None:

@@ -56,6 +56,12 @@ class ParquetFile:
         Options of the URL's fsspec file system (``{"endpoint_url": ..., "anon": True}``).
     filesystem : fsspec.AbstractFileSystem, optional
         Read ``source`` as a path on this file system.
+    footer_key, column_keys, key_retriever, aad_prefix : optional
+        The keys of an encrypted file (see :class:`pqkit.DecryptionProperties`):
+        ``footer_key=b"..."``, ``column_keys={"a.b": b"..."}``,
+        ``key_retriever(key_metadata) -> key``, and the AAD prefix of a file that does
+        not store it. A plaintext-footer file reads without keys as long as no
+        encrypted column is asked for (:class:`pqkit.MissingKeyError` otherwise).
 
     Examples
     --------
@@ -65,8 +71,11 @@ class ParquetFile:
     """
 
     def __init__(self, source, *, verify_checksums=True, coerce_int96_timestamp_unit=None,
-                 options=None, storage_options=None, filesystem=None):
-        options = options or DEFAULT_OPTIONS
+                 options=None, storage_options=None, filesystem=None, footer_key=None,
+                 column_keys=None, key_retriever=None, aad_prefix=None, kms_client=None):
+        options = (options or DEFAULT_OPTIONS).with_keys(footer_key, column_keys,
+                                                         key_retriever, aad_prefix,
+                                                         kms_client, source)
         self._source = open_source(source, storage_options, filesystem,
                                    options.coalesce_policy)
         self._tail_read = options.tail_read
@@ -360,7 +369,9 @@ class ParquetFile:
 
 def read_table(source, columns=None, row_groups=None, *, filters=None, verify_checksums=True,
                variant="struct", coerce_int96_timestamp_unit=None, options=None,
-               storage_options=None, filesystem=None, use_threads=True, statistics=None):
+               storage_options=None, filesystem=None, use_threads=True, statistics=None,
+               footer_key=None, column_keys=None, key_retriever=None, aad_prefix=None,
+               kms_client=None):
     """Read a Parquet file into a :class:`pqkit.Table`.
 
     Parameters
@@ -400,6 +411,8 @@ def read_table(source, columns=None, row_groups=None, *, filters=None, verify_ch
     statistics : pqkit.ReadStatistics, optional
         Filled in with the row groups and pages the read considered, skipped (and by
         which rule), decoded, and the bytes it read.
+    footer_key, column_keys, key_retriever, aad_prefix, kms_client : optional
+        The keys of an encrypted file; see :class:`ParquetFile`.
 
     Examples
     --------
@@ -410,7 +423,9 @@ def read_table(source, columns=None, row_groups=None, *, filters=None, verify_ch
     with ParquetFile(source, verify_checksums=verify_checksums,
                      coerce_int96_timestamp_unit=coerce_int96_timestamp_unit,
                      options=options, storage_options=storage_options,
-                     filesystem=filesystem) as f:
+                     filesystem=filesystem, footer_key=footer_key, column_keys=column_keys,
+                     key_retriever=key_retriever, aad_prefix=aad_prefix,
+                     kms_client=kms_client) as f:
         table = f.read(columns=columns, row_groups=row_groups, filters=filters,
                        use_threads=use_threads, statistics=statistics)
         if columns is not None:
@@ -452,7 +467,8 @@ def _descend(table, path):
 
 def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings=None,
                 verify_checksums=True, storage_options=None, use_threads=True, options=None,
-                decimals="decimal"):
+                decimals="decimal", footer_key=None, column_keys=None, key_retriever=None,
+                aad_prefix=None, kms_client=None):
     """Read a Parquet file straight into a pandas DataFrame.
 
     The same frame as ``read_table(...).to_pandas(strings=strings, decimals=decimals)``
@@ -469,7 +485,9 @@ def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings=
     >>> pqkit.read_pandas("fixtures/sample.parquet", columns=["id"])  # doctest: +SKIP
     """
     with ParquetFile(source, verify_checksums=verify_checksums, options=options,
-                     storage_options=storage_options) as f:
+                     storage_options=storage_options, footer_key=footer_key,
+                     column_keys=column_keys, key_retriever=key_retriever,
+                     aad_prefix=aad_prefix, kms_client=kms_client) as f:
         if columns is not None:
             columns = _with_index_columns(list(columns), f.metadata.key_value_metadata,
                                           f.schema.names)

@@ -19,8 +19,11 @@ strings, a million elements), so a file pqkit refuses is one pyarrow refuses
 too; nesting stops at 64 levels. A page that decompresses to more than its
 header declares is cut at the declared size and reported as corrupt.
 """
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, replace
 
+from pqkit.crypto.key_tools import CryptoFactory
+from pqkit.crypto.properties import DecryptionProperties
 from pqkit.errors import AllocationLimitError, ArgumentError
 from pqkit.read.fetch.coalesce import CoalescePolicy
 
@@ -50,6 +53,9 @@ class ReadOptions:
         columns of a row group).
     max_thrift_depth : int, default 64
         Nesting of Thrift structures and containers.
+    decryption : pqkit.DecryptionProperties, optional
+        The keys an encrypted file is read with (``read_table``'s ``footer_key=``,
+        ``column_keys=``, ``key_retriever=`` and ``aad_prefix=`` build it).
 
     Raises
     ------
@@ -72,9 +78,16 @@ class ReadOptions:
     hole_size: int = 1 << 20
     max_range_size: int = 32 << 20
     max_concurrency: int = 8
+    decryption: DecryptionProperties = None
 
     def __post_init__(self):
+        if self.decryption is not None and not isinstance(self.decryption,
+                                                          DecryptionProperties):
+            raise ArgumentError("ReadOptions(decryption=...) must be a "
+                                "pqkit.DecryptionProperties")
         for name, value in vars(self).items():
+            if name == "decryption":
+                continue
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ArgumentError(f"ReadOptions({name}=...) must be an int >= 0, "
                                     f"got {value!r}")
@@ -93,6 +106,24 @@ class ReadOptions:
                 f"pqkit.ReadOptions({name}=...) to allow more")
             exc.limit = name          # which limit, for callers that tell them apart
             raise exc
+
+    def with_keys(self, footer_key=None, column_keys=None, key_retriever=None,
+                  aad_prefix=None, kms_client=None, path=None):
+        """These options with the keys of the keyword arguments readers take; the
+        options themselves when none is given. ``kms_client`` unwraps the keys the
+        file's key material names (its external material found beside ``path``)."""
+        if kms_client is not None:
+            if key_retriever is not None:
+                raise ArgumentError("give key_retriever or kms_client, not both")
+            unwrapped = CryptoFactory(kms_client).file_decryption_properties(
+                path if isinstance(path, (str, os.PathLike)) else None)
+            key_retriever = unwrapped.key_retriever
+        if footer_key is None and not column_keys and key_retriever is None and \
+                aad_prefix is None:
+            return self
+        keys = DecryptionProperties(footer_key, column_keys or {}, key_retriever,
+                                    aad_prefix)
+        return replace(self, decryption=keys)
 
     def thrift_limits(self):
         """The Thrift limits as keyword arguments of :func:`pqkit.format.decode`."""

@@ -174,9 +174,12 @@ class ColumnChunkWriter:
         self.stats = stats_factory(node) if stats_factory and options.write_statistics \
             else None
 
-    def write(self, leaf, sink, start):
-        """Write ``leaf`` (a :class:`pqkit.write.shred.LeafData`) at file offset ``start``."""
+    def write(self, leaf, sink, start, encryptor=None):
+        """Write ``leaf`` (a :class:`pqkit.write.shred.LeafData`) at file offset ``start``;
+        with ``encryptor`` (a :class:`pqkit.crypto.ChunkEncryptor`) every page and page
+        header is sealed, the CRC covering the plaintext page as parquet-cpp's does."""
         self.sink, self.pos = sink, start
+        self.encryptor = encryptor
         self.sizes = [0, 0]                   # uncompressed, compressed (headers included)
         self.encoding_stats = {}
         self.encodings = []
@@ -458,7 +461,12 @@ class ColumnChunkWriter:
             for part in parts:
                 crc = crc32(part, crc)
             header.crc = crc_field(crc)
-        head = fmt.encode(header)
+        if self.encryptor is not None:
+            parts = [self.encryptor.page(header.type, b"".join(parts))]
+            payload_size = header.compressed_page_size = len(parts[0])
+            head = self.encryptor.header(header.type, fmt.encode(header))
+        else:
+            head = fmt.encode(header)
         self.sink.write(head)
         for part in parts:
             if len(part):

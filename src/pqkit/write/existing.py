@@ -81,7 +81,9 @@ def read_existing(path):
     CorruptFileError
         Too small, bad magic, footer length past the file, undecodable footer.
     EncryptedFileError
-        The footer is encrypted.
+        The file is encrypted (its footer, or its columns under a signed plaintext
+        footer): rewriting it would break the signature and the AADs that bind its
+        modules to their row groups.
     """
     with open_binary(path) as f:
         size = f.seek(0, os.SEEK_END)
@@ -97,6 +99,9 @@ def read_existing(path):
         f.seek(offset)
         buf = f.read(footer_len)
     meta, _ = fmt.decode(fmt.FileMetaData, buf, 0, len(buf), offset)
+    if meta.encryption_algorithm is not None:
+        raise EncryptedFileError(f"{path}: the file is encrypted (a signed plaintext "
+                                 "footer): file surgery does not rewrite encrypted files")
     if meta.schema is None or meta.row_groups is None or meta.num_rows is None:
         raise CorruptFileError(f"{path}: footer at offset {offset} lacks schema, row_groups "
                                "or num_rows")

@@ -19,12 +19,16 @@ from pqkit.columnar.arrow_import import is_arrow_producer, schema_from_arrow
 from pqkit.columnar.pandas_metadata import PANDAS_KEY
 from pqkit.columnar.table import Table, concat_tables
 from pqkit.convert import is_dataframe, table_from_data
-from pqkit.errors import SchemaError
+from pqkit.crypto.encryptor import FileEncryptor
+from pqkit.crypto.key_tools import CryptoFactory
+from pqkit.crypto.properties import EncryptionProperties
+from pqkit.crypto.modules import ModuleType
+from pqkit.errors import ArgumentError, SchemaError
 from pqkit.memory import uses_pool
 from pqkit.schema.arrow_write import encode_arrow_schema
 from pqkit.schema.from_table import parquet_schema
 from pqkit.schema.tree import Schema
-from pqkit.tail import MAGIC, tail_bytes
+from pqkit.tail import MAGIC, MAGIC_ENCRYPTED, tail_bytes
 from pqkit.threads import max_threads
 from pqkit.write.existing import start_append
 from pqkit.write.options import WriteOptions
@@ -66,6 +70,8 @@ class ParquetWriter:
         Add row groups to the existing file at ``where`` (its schema must equal the one
         ``schema`` gives), crash-safe: see :mod:`pqkit.write.existing` for the exact
         guarantee. The file's footer fields (key/value metadata, created_by) are kept.
+    kms_client : pqkit.encryption.KmsClient, optional
+        Makes and wraps the keys of ``encryption=EncryptionConfiguration(...)``.
 
     Examples
     --------
@@ -76,7 +82,7 @@ class ParquetWriter:
 
     def __init__(self, where, schema, *, options=None, preserve_index=None,
                  storage_options=None, filesystem=None, use_threads=True, append=False,
-                 **settings):
+                 kms_client=None, **settings):
         opts = WriteOptions.coerce(options, **settings)
         self.write_options = opts
         if is_dataframe(schema):
@@ -101,6 +107,12 @@ class ParquetWriter:
         self.options = [opts.for_column(node) for node in self.schema.columns]
         opts.check_columns(self.schema)
         self._stats_factory = _stats_factory(opts.statistics_truncate_length)
+        self.encryptor = None if opts.encryption is None else FileEncryptor(
+            _encryption_properties(opts.encryption, kms_client, where),
+            [node.dotted_path for node in self.schema.columns])
+        if append and self.encryptor is not None:
+            raise ArgumentError("append=True cannot encrypt: the row groups added to a file "
+                                "would need its keys and file AAD")
         self._owned = isinstance(where, (str, os.PathLike))
         self._switch = None     # appending: the crash-safe tail switch of the old file
         if append:
@@ -119,7 +131,13 @@ class ParquetWriter:
         self.closed = False
         self.use_threads = use_threads
         if self._switch is None:
-            self._write(MAGIC)
+            self._write(MAGIC_ENCRYPTED if self._footer_encrypted() else MAGIC)
+
+    def _footer_encrypted(self):
+        return self.encryptor is not None and not self.write_options.encryption.plaintext_footer
+
+    def _chunk_encryptor(self, g, c):
+        return None if self.encryptor is None else self.encryptor.chunk(g, c)
 
     # --- writing rows -------------------------------------------------------------------
     @uses_pool
@@ -154,7 +172,8 @@ class ParquetWriter:
                 node = self.schema.columns[i]
                 jobs.append(ChunkJob(layouts, leaf_col, self.specs[i], node, self.options[i],
                                      self._stats_factory,
-                                     where_of(node, ordinal)))
+                                     where_of(node, ordinal),
+                                     self._chunk_encryptor(ordinal, i)))
         start = self.pos
         chunks, written = [], []
         if self.use_threads and max_threads() > 1 and len(jobs) > 1:
@@ -221,29 +240,41 @@ class ParquetWriter:
                 self.sink.close()
 
     def _write_bloom_filters(self):
-        for rg, written in zip(self.row_groups, self.page_records):
-            for chunk, out in zip(rg.columns, written):
+        for g, (rg, written) in enumerate(zip(self.row_groups, self.page_records)):
+            for c, (chunk, out) in enumerate(zip(rg.columns, written)):
                 if out.bloom is not None:
-                    data = out.bloom.serialize()
+                    sealer = self._chunk_encryptor(g, c)
+                    data = out.bloom.serialize() if sealer is None else \
+                        sealer.module(ModuleType.BLOOM_FILTER_HEADER,
+                                      fmt.encode(out.bloom.header())) + \
+                        sealer.module(ModuleType.BLOOM_FILTER_BITSET, out.bloom.bitset)
                     chunk.meta_data.bloom_filter_offset = self.pos
                     chunk.meta_data.bloom_filter_length = len(data)
                     self._write(data)
 
     def _write_page_indexes(self):
-        for rg, written in zip(self.row_groups, self.page_records):
-            for chunk, out, node in zip(rg.columns, written, self.schema.columns):
+        for g, (rg, written) in enumerate(zip(self.row_groups, self.page_records)):
+            for c, (chunk, out, node) in enumerate(zip(rg.columns, written,
+                                                       self.schema.columns)):
                 ci = column_index(node, out.pages)
                 if ci is not None:
                     chunk.column_index_offset = self.pos
-                    data = fmt.encode(ci)
+                    data = self._index_bytes(ci, ModuleType.COLUMN_INDEX, g, c)
                     self._write(data)
                     chunk.column_index_length = len(data)
-        for rg, written in zip(self.row_groups, self.page_records):
-            for chunk, out in zip(rg.columns, written):
+        for g, (rg, written) in enumerate(zip(self.row_groups, self.page_records)):
+            for c, (chunk, out) in enumerate(zip(rg.columns, written)):
                 chunk.offset_index_offset = self.pos
-                data = fmt.encode(offset_index(out.pages))
+                data = self._index_bytes(offset_index(out.pages), ModuleType.OFFSET_INDEX,
+                                         g, c)
                 self._write(data)
                 chunk.offset_index_length = len(data)
+
+    def _index_bytes(self, index, module_type, g, c):
+        """A ColumnIndex or OffsetIndex as written: sealed when its column is encrypted."""
+        sealer = self._chunk_encryptor(g, c)
+        data = fmt.encode(index)
+        return data if sealer is None else sealer.module(module_type, data)
 
     def _write_footer(self):
         if self._switch is not None:        # appending: the old footer's fields stay
@@ -265,9 +296,18 @@ class ParquetWriter:
             num_rows=self.num_rows, row_groups=self.row_groups,
             key_value_metadata=kv or None, created_by=created_by(),
             column_orders=[column_order(node) for node in self.schema.columns])
-        footer = fmt.encode(meta)
+        if self.encryptor is None:
+            footer = fmt.encode(meta)
+            self._write(footer)
+            self._write(tail_bytes(len(footer)))
+            return
+        for g, rg in enumerate(self.row_groups):
+            for c, chunk in enumerate(rg.columns):
+                self.encryptor.seal_column(chunk, g, c)
+        footer = self.encryptor.footer(meta)
         self._write(footer)
-        self._write(tail_bytes(len(footer)))
+        self._write(tail_bytes(len(footer), MAGIC_ENCRYPTED if self._footer_encrypted()
+                               else MAGIC))
 
     def _write(self, data):
         self.sink.write(data)
@@ -292,6 +332,18 @@ class _Counting:
 
     def write(self, data):
         self.writer._write(data)
+
+
+def _encryption_properties(encryption, kms_client, where):
+    """The EncryptionProperties of ``encryption``: as given, or fresh keys that
+    ``kms_client`` wraps for an EncryptionConfiguration."""
+    if isinstance(encryption, EncryptionProperties):
+        return encryption
+    if kms_client is None:
+        raise ArgumentError("encryption=EncryptionConfiguration(...) needs kms_client=")
+    path = where if isinstance(where, (str, os.PathLike)) and "://" not in os.fspath(where) \
+        else None
+    return CryptoFactory(kms_client).file_encryption_properties(encryption, path)
 
 
 def _stats_factory(truncate_length):
@@ -327,7 +379,8 @@ def _as_table(data, fields, version):
     return table
 
 
-def write_table(data, where, *, schema=None, preserve_index=None, options=None, **settings):
+def write_table(data, where, *, schema=None, preserve_index=None, options=None,
+                kms_client=None, **settings):
     """Write ``data`` to a Parquet file.
 
     Parameters
@@ -375,6 +428,10 @@ def write_table(data, where, *, schema=None, preserve_index=None, options=None, 
         (:func:`pqkit.threads.max_threads`, ``PQKIT_NUM_THREADS``), holding the row
         group's encoded chunks in memory until they are written; False streams each
         chunk to the file from the calling thread. The file is the same.
+    encryption : pqkit.EncryptionProperties or EncryptionConfiguration, optional
+        Encrypt the file; see :class:`pqkit.WriteOptions`.
+    kms_client : pqkit.encryption.KmsClient, optional
+        Wraps the fresh keys of an ``EncryptionConfiguration``.
 
     Examples
     --------
@@ -387,7 +444,8 @@ def write_table(data, where, *, schema=None, preserve_index=None, options=None, 
         table = data
     else:
         table = table_from_data(data, schema, preserve_index)
-    with ParquetWriter(where, table.schema, options=options, **settings) as w:
+    with ParquetWriter(where, table.schema, options=options, kms_client=kms_client,
+                       **settings) as w:
         w.write(table)
 
 

@@ -17,6 +17,8 @@ import numbers
 from dataclasses import dataclass
 
 from pqkit.compression import codec_from_name
+from pqkit.crypto.key_tools import EncryptionConfiguration
+from pqkit.crypto.properties import EncryptionProperties
 from pqkit.errors import ArgumentError, SchemaError
 from pqkit.write.chunk import ChunkOptions, check_encoding
 from pqkit.write.version import check_version
@@ -52,6 +54,11 @@ class WriteOptions:
     sorting_columns : list, optional
     statistics_truncate_length : int, default 64
     version : {"1.0", "2.4", "2.6"}, default "2.6"
+    encryption : pqkit.EncryptionProperties or EncryptionConfiguration, optional
+        Encrypt the file (Parquet modular encryption): uniformly with the footer key,
+        or the columns ``column_keys`` names (leaf paths or top-level names) each with
+        its key; a :class:`pqkit.encryption.EncryptionConfiguration` makes fresh keys
+        through the writer's ``kms_client``.
     """
 
     compression: object = "zstd"
@@ -71,8 +78,14 @@ class WriteOptions:
     store_schema: bool = True
     statistics_truncate_length: int = 64
     version: str = "2.6"
+    encryption: object = None
 
     def __post_init__(self):
+        if self.encryption is not None and not isinstance(
+                self.encryption, (EncryptionProperties, EncryptionConfiguration)):
+            raise ArgumentError("encryption must be a pqkit.EncryptionProperties or a "
+                                "pqkit.encryption.EncryptionConfiguration, got "
+                                f"{type(self.encryption).__name__}")
         if self.data_page_version not in ("1.0", "2.0"):
             raise SchemaError(f"data_page_version must be '1.0' or '2.0', not "
                               f"{self.data_page_version!r}")
@@ -157,8 +170,12 @@ class WriteOptions:
 
     def check_columns(self, schema):
         """Refuse per-column settings that name no column of ``schema``."""
-        for option in ("bloom_filter_columns", "column_encoding"):
-            spec = getattr(self, option)
+        encrypted = self.encryption.column_keys if self.encryption is not None else None
+        if isinstance(self.encryption, EncryptionConfiguration) and encrypted:
+            encrypted = [c for columns in encrypted.values() for c in columns]
+        for option, spec in (("bloom_filter_columns", self.bloom_filter_columns),
+                             ("column_encoding", self.column_encoding),
+                             ("encryption.column_keys", encrypted)):
             unknown = _unknown_paths(spec if not isinstance(spec, str) else None, schema)
             if unknown:
                 raise SchemaError(f"{option} names no column: {unknown}")

@@ -26,12 +26,13 @@ class ChunkJob(NamedTuple):
     options: Any                # ChunkOptions
     stats_factory: Any
     where: str                  # "column a.b, row group 3", for errors
+    encryptor: Any = None       # pqkit.crypto.ChunkEncryptor of an encrypted column
 
     def encode(self, sink, start):
         """Write the chunk to ``sink`` as if at file offset ``start``; its WrittenChunk."""
         leaf = shred_leaf(self.layouts, self.column, self.spec, self.where)
         return ColumnChunkWriter(self.node, self.options, self.stats_factory) \
-            .write(leaf, sink, start)
+            .write(leaf, sink, start, self.encryptor)
 
 
 class MemorySink:

@@ -113,3 +113,31 @@ def test_append_through_the_streaming_writer(tmp_path):
     assert md.num_rows == 110 and md.num_row_groups == 1 + 8
     assert [md.row_group(i).num_rows for i in range(md.num_row_groups)] == \
         [50] + [8] * 7 + [4]
+
+
+@pytest.mark.parametrize("footer", ["encrypted", "plaintext"])
+@pytest.mark.parametrize("operation", ["append", "writer-append", "edit", "concat-first",
+                                       "concat-second", "recover"])
+def test_file_surgery_refuses_encrypted_files_and_changes_nothing(tmp_path, footer,
+                                                                  operation):
+    """Issue 32: rewriting an encrypted file would break its footer's signature and the
+    AADs that bind its modules to their row groups, so surgery refuses it by name."""
+    key = b"0123456789012345"
+    path, plain = tmp_path / "enc.parquet", tmp_path / "plain.parquet"
+    pqkit.write_table({"a": [1, 2]}, path, encryption=pqkit.EncryptionProperties(
+        key, plaintext_footer=footer == "plaintext"))
+    pqkit.write_table({"a": [3]}, plain)
+    before = path.read_bytes()
+    calls = {
+        "append": lambda: pqkit.append(path, {"a": [5]}),
+        "writer-append": lambda: pqkit.ParquetWriter(path, [("a", pqkit.datatypes.int64())],
+                                                     append=True),
+        "edit": lambda: pqkit.edit_metadata(path, key_value_metadata={"k": "v"}),
+        "concat-first": lambda: pqkit.concat([path, plain], tmp_path / "out.parquet"),
+        "concat-second": lambda: pqkit.concat([plain, path], tmp_path / "out.parquet"),
+        "recover": lambda: pqkit.recover(path, tmp_path / "out.parquet"),
+    }
+    with pytest.raises(pqkit.EncryptedFileError, match="encrypted"):
+        calls[operation]()
+    assert path.read_bytes() == before
+    assert pqkit.read_table(path, footer_key=key).to_pydict() == {"a": [1, 2]}

@@ -76,3 +76,11 @@ def test_per_column_resolution():
     assert a.encoding is not None and b.encoding is None
     with pytest.raises(pqkit.SchemaError, match="names no column"):
         WriteOptions(bloom_filter_columns=["nope"]).check_columns(schema)
+
+
+def test_encryption_takes_encryption_properties_naming_known_columns():
+    with pytest.raises(pqkit.ArgumentError, match="EncryptionProperties"):
+        WriteOptions(encryption={"footer_key": b"k" * 16})
+    props = pqkit.EncryptionProperties(b"k" * 16, {"nope": b"c" * 16})
+    with pytest.raises(pqkit.SchemaError, match=r"encryption.column_keys names no column: \['nope'\]"):
+        pqkit.write_table({"a": [1]}, io.BytesIO(), encryption=props)

@@ -51,7 +51,7 @@ def read_footer(src, findings):
     magic = tail[4:]
     if magic == MAGIC_ENCRYPTED:
         findings.add("PQ-FILE-004", f"the file ends in 'PARE' at offset {size - 4}: its "
-                     "footer is encrypted and pqkit cannot decrypt it", size - 4)
+                     "footer is encrypted and verify does not decrypt it", size - 4)
         return None
     if magic != MAGIC:
         findings.add("PQ-FILE-003", f"the file ends in {bytes(magic)!r} at offset {size - 4}, "

@@ -75,11 +75,14 @@ class ColumnChunkReader:
         Check page CRCs where present.
     options : pqkit.ReadOptions, optional
         Resource limits, checked on the page headers before decoding.
+    decryptor : pqkit.crypto.ChunkDecryptor, optional
+        Decrypts the pages of an encrypted chunk.
     """
 
     def __init__(self, node, codec, num_values, where, verify_checksums=True,
-                 options=DEFAULT_OPTIONS):
+                 options=DEFAULT_OPTIONS, decryptor=None):
         self.node = node
+        self.decryptor = decryptor
         self.physical = Type(node.physical_type)
         self.type_length = node.element.type_length
         self.max_def = node.max_definition_level
@@ -114,7 +117,8 @@ class ColumnChunkReader:
         """The values of the dictionary page that ``data`` (at file offset ``offset``)
         holds -- FixedValues or BinaryValues -- or None when it holds none."""
         values = ValueDecoder(self.physical, self.type_length, 0, len(data), self.where)
-        for page in PageWalker(data, offset, 1, self.where, self.verify):
+        for page in PageWalker(data, offset, 1, self.where, self.verify,
+                               decryptor=self.decryptor):
             self._check_page_size(page)
             if page.type == PageType.DICTIONARY_PAGE:
                 values.read_dictionary(page, functools.partial(
@@ -175,7 +179,8 @@ class ColumnChunkReader:
         # then read twice in a row, the second time from cache.
         limits = self.options.thrift_limits()
         pages = [page for data, offset in segments
-                 for page in PageWalker(data, offset, n, self.where, False, limits)]
+                 for page in PageWalker(data, offset, n, self.where, False, limits,
+                                        self.decryptor)]
         self.data_pages = sum(p.type in (PageType.DATA_PAGE, PageType.DATA_PAGE_V2)
                               for p in pages)
         held = self._held_values(pages, n, exact, segments[0][1])

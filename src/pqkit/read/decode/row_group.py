@@ -18,7 +18,7 @@ import numpy as np
 from pqkit import datatypes as T
 from pqkit.chunk_range import chunk_range, dictionary_header_padding, where_of
 from pqkit.columnar.table import Table
-from pqkit.errors import CorruptFileError, EncryptedFileError
+from pqkit.errors import CorruptFileError
 from pqkit.format import Type
 from pqkit.levels import OPTIONAL, Assembly, NodeLayout, assemble
 from pqkit.read.decode.arrow_restore import ArrowTypes
@@ -110,17 +110,22 @@ class RowGroupReader:
 
     # --- one column chunk ---------------------------------------------------------------
     def column_chunk(self, g, node):
-        """The ColumnChunk of leaf ``node`` in row group ``g``, refused when encrypted."""
+        """The ColumnChunk of leaf ``node`` in row group ``g``; an encrypted one only when
+        the read has its key (:class:`pqkit.MissingKeyError` otherwise)."""
         chunk = self.metadata.checked_row_group(g).columns[node.column_index]
         if chunk.crypto_metadata is not None:
-            raise EncryptedFileError(f"{where_of(node, g)}: the column chunk is encrypted; "
-                                     "pqkit cannot decrypt Parquet modular encryption")
+            self.decryptor(g, node)
         return chunk
+
+    def decryptor(self, g, node):
+        """The chunk's :class:`pqkit.crypto.ChunkDecryptor`, or None when it is plain."""
+        return self.metadata.chunk_decryptor(g, node.column_index, where_of(node, g))
 
     def chunk_reader(self, g, node):
         md = self.column_chunk(g, node).meta_data
         return ColumnChunkReader(node, md.codec, md.num_values, where_of(node, g),
-                                 self.verify_checksums, self.options)
+                                 self.verify_checksums, self.options,
+                                 self.decryptor(g, node))
 
     def read_chunk(self, g, node):
         """The levels and values of a whole column chunk (:class:`ChunkData`)."""

@@ -140,7 +140,8 @@ def _page_plans(reader, g, nodes, selection):
         if chunk.meta_data is None or chunk.meta_data.num_values == 0:
             return None
         where = where_of(node, g)
-        oi = read_offset_index(reader.source, chunk, reader.metadata.footer_offset, where)
+        oi = read_offset_index(reader.source, chunk, reader.metadata.footer_offset, where,
+                               reader.decryptor(g, node))
         if oi is None or not oi.page_locations:
             return None
         locs = oi.page_locations

@@ -4,7 +4,10 @@ Layout of a plain Parquet file::
 
     "PAR1" | column chunks ... | [indexes, bloom filters] | FileMetaData | len (u32 LE) | "PAR1"
 
-A file with an encrypted footer ends in "PARE" instead. The footer is read
+A file with an encrypted footer ends in "PARE" instead, its footer region holding
+``FileCryptoMetaData | encrypted FileMetaData``; a plaintext footer of an encrypted
+file is followed by its 28-byte signature. Both are opened with the keys of
+``ReadOptions.decryption`` (:mod:`pqkit.crypto`). The footer is read
 with one speculative read of the last 64 KiB; a larger footer costs one more
 read. Row groups are decoded lazily: the whole footer is validated on open,
 but the Python objects of a row group are built when it is first used.
@@ -13,13 +16,14 @@ import dataclasses
 import gc
 
 from pqkit import format as fmt
-from pqkit.errors import ArgumentIndexError, SchemaError
+from pqkit.crypto.decryptor import FileDecryptor
+from pqkit.errors import ArgumentIndexError, EncryptedFileError, ParquetError, SchemaError
 from pqkit.read.fetch.metadata import RowGroupMetaData, format_version_name, key_values
 from pqkit.read.fetch.remote import open_source
 from pqkit.read.fetch.validate import check_file, check_row_group
 from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.schema.tree import Schema
-from pqkit.tail import MIN_FILE_SIZE, check_head, footer_location
+from pqkit.tail import MAGIC, MAGIC_ENCRYPTED, MIN_FILE_SIZE, check_head, footer_location
 
 
 class FileMetadata:
@@ -40,10 +44,13 @@ class FileMetadata:
         The schema tree with column paths and levels.
     file_size, footer_offset, footer_length : int
         Byte positions of the footer, for layout views and verification.
+    decryptor : pqkit.crypto.FileDecryptor or None
+        The file's decryption state when it is encrypted.
     """
 
-    def __init__(self, raw, file_size, footer_offset, footer_length):
+    def __init__(self, raw, file_size, footer_offset, footer_length, decryptor=None):
         self.raw = raw
+        self.decryptor = decryptor
         self.file_size = file_size
         self.footer_offset = footer_offset
         self.footer_length = footer_length
@@ -130,6 +137,25 @@ class FileMetadata:
             self._checked.add(i)
         return rg
 
+    @property
+    def encryption(self):
+        """The file's encryption layout without keys (algorithm, footer mode, AAD prefix,
+        footer key metadata), or None for a plaintext file."""
+        return None if self.decryptor is None else self.decryptor.describe()
+
+    def chunk_decryptor(self, g, column, where):
+        """The :class:`pqkit.crypto.ChunkDecryptor` of leaf ``column`` in row group ``g``,
+        or None when that chunk is not encrypted.
+
+        Raises
+        ------
+        pqkit.MissingKeyError
+            The chunk is encrypted and the read was given no key for it.
+        """
+        if self.decryptor is None:
+            return None
+        return self.decryptor.chunk(self.raw.row_groups[g], g, column, where)
+
     def column_chunk(self, row_group, column):
         """The Thrift ColumnChunk of leaf `column` (index) in `row_group`."""
         return self.raw.row_groups[row_group].columns[column]
@@ -165,22 +191,71 @@ def read_metadata_from(src, options=DEFAULT_OPTIONS):
     size = src.size
     tail_len = min(size, max(options.tail_read, 12))
     tail = src.read(size - tail_len, tail_len) if size >= MIN_FILE_SIZE else b""
-    footer_offset, footer_len = footer_location(size, tail)
-    # On an object store the leading magic would cost a request of its own; the trailing
-    # magic and a footer that decodes and validates are the evidence there (as in Arrow).
-    if not src.ranged or tail_len == size:
-        check_head(src.read(0, 4))
+    footer_offset, footer_len = footer_location(size, tail, encrypted_ok=True)
+    encrypted = bytes(tail[-4:]) == MAGIC_ENCRYPTED
     if footer_len <= tail_len - 8:
         buf = tail[tail_len - 8 - footer_len:tail_len - 8]
     else:
         buf = src.read(footer_offset, footer_len)
-    raw, _ = _decode_footer(buf, footer_offset, options)
+    where = src.name or "the file"
+    if encrypted and options.decryption is None:
+        raise EncryptedFileError(_encrypted_footer_message(buf, footer_offset, options, where))
+    # On an object store the leading magic would cost a request of its own; the trailing
+    # magic and a footer that decodes and validates are the evidence there (as in Arrow).
+    if not src.ranged or tail_len == size:
+        check_head(src.read(0, 4), magic=MAGIC_ENCRYPTED if encrypted else MAGIC)
+    decryptor = None
+    if encrypted:
+        decryptor, buf = _open_encrypted_footer(buf, footer_offset, options, where)
+    raw, used = _decode_footer(buf, footer_offset, options)
+    if raw.encryption_algorithm is not None and decryptor is None:
+        decryptor = _check_signed_footer(raw, buf, used, footer_offset, options, where)
     check_file(raw, footer_offset)
-    return FileMetadata(raw, size, footer_offset, footer_len)
+    if decryptor is not None:
+        decryptor.open_column_metadata(raw.row_groups, options.thrift_limits())
+    return FileMetadata(raw, size, footer_offset, footer_len, decryptor)
+
+
+def _open_encrypted_footer(buf, origin, options, where):
+    """(FileDecryptor, plaintext FileMetaData bytes) of a ``PARE`` file's footer region."""
+    crypto, used = fmt.decode(fmt.FileCryptoMetaData, buf, 0, len(buf), origin,
+                              **options.thrift_limits())
+    decryptor = FileDecryptor(crypto.encryption_algorithm, options.decryption,
+                              crypto.key_metadata, where)
+    return decryptor, decryptor.open_footer(memoryview(buf)[used:], origin + used)
+
+
+def _encrypted_footer_message(buf, origin, options, where):
+    """Why a ``PARE`` file read without keys is refused, naming its algorithm and footer
+    key metadata when its FileCryptoMetaData decodes."""
+    said = ""
+    try:
+        crypto, _ = fmt.decode(fmt.FileCryptoMetaData, buf, 0, len(buf), origin,
+                               **options.thrift_limits())
+        layout = FileDecryptor(crypto.encryption_algorithm, None, crypto.key_metadata,
+                               where).describe()
+        metadata = layout["footer_key_metadata"]
+        said = f", {layout['algorithm']}" + \
+            (f", footer key metadata {metadata[:80]!r}" if metadata else "")
+    except ParquetError:
+        pass
+    return (f"{where}: the footer is encrypted (footer magic 'PARE'{said}): read with "
+            "footer_key=..., a key_retriever or a kms_client")
+
+
+def _check_signed_footer(raw, buf, used, origin, options, where):
+    """The FileDecryptor of a plaintext-footer encrypted file, its signature verified
+    when the read has keys (a read without them sees the plaintext columns only)."""
+    decryptor = FileDecryptor(raw.encryption_algorithm, options.decryption,
+                              raw.footer_signing_key_metadata, where, encrypted_footer=False)
+    if options.decryption is not None and options.decryption.check_footer_integrity:
+        decryptor.verify_signature(memoryview(buf)[:used], memoryview(buf)[used:], origin)
+    return decryptor
 
 
 def read_metadata(source, options=None, *, storage_options=None, filesystem=None,
-                  tail_read=None):
+                  tail_read=None, footer_key=None, column_keys=None, key_retriever=None,
+                  aad_prefix=None, kms_client=None):
     """Read and validate the footer of a Parquet file.
 
     Parameters
@@ -197,6 +272,8 @@ def read_metadata(source, options=None, *, storage_options=None, filesystem=None
     tail_read : int, optional
         Bytes read speculatively from the end of the file (default
         ``options.tail_read``, 64 KiB).
+    footer_key, column_keys, key_retriever, aad_prefix, kms_client : optional
+        The keys of an encrypted file (see :class:`pqkit.ParquetFile`).
 
     Returns
     -------
@@ -207,9 +284,13 @@ def read_metadata(source, options=None, *, storage_options=None, filesystem=None
     pqkit.CorruptFileError
         Bad magic, truncated file, footer length beyond the file, malformed Thrift.
     pqkit.EncryptedFileError
-        The footer is encrypted ("PARE").
+        The footer is encrypted ("PARE") and ``options.decryption`` is None;
+        :class:`pqkit.MissingKeyError` when its key is not among them.
+    pqkit.DecryptionError
+        The footer fails authentication (a wrong key or AAD prefix, changed bytes).
     """
-    options = options or DEFAULT_OPTIONS
+    options = (options or DEFAULT_OPTIONS).with_keys(footer_key, column_keys, key_retriever,
+                                                     aad_prefix, kms_client, source)
     if tail_read is not None:
         options = dataclasses.replace(options, tail_read=tail_read)
     with open_source(source, storage_options, filesystem) as src:

@@ -7,6 +7,7 @@ values that ``pyarrow.parquet`` uses, so code written against
 ``pq.ParquetFile(f).metadata`` runs on pqkit. Each view keeps its Thrift struct
 reachable as ``.thrift``; nothing is copied or decoded until asked for.
 """
+from pqkit.errors import MissingKeyError
 from pqkit.format import CompressionCodec, ConvertedType, Encoding, Type
 from pqkit.schema.tree import enum_name
 from pqkit.statistics import legacy_bound, logical_stat_value, physical_stat_value
@@ -361,6 +362,10 @@ class RowGroupMetaData(_ComparedByContents):
                              f"{self.num_columns} columns")
         i %= self.num_columns
         chunk = self.thrift.columns[i]
+        if chunk.meta_data is None and chunk.crypto_metadata is not None:
+            raise MissingKeyError(f"column {self._schema.columns[i].dotted_path}: its "
+                                  "metadata is encrypted with its own key, which was not "
+                                  "given")
         return ColumnChunkMetaData(chunk, self._schema.columns[i], self._type_defined(i))
 
     def _type_defined(self, i):

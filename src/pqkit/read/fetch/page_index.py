@@ -29,6 +29,7 @@ from collections import namedtuple
 
 from pqkit import format as fmt
 from pqkit.chunk_range import where_of
+from pqkit.crypto.modules import ModuleType
 from pqkit.errors import CorruptFileError, EncryptedFileError, ThriftDecodeError
 from pqkit.read.fetch.footer import read_metadata_from
 from pqkit.read.fetch.source import Source
@@ -45,6 +46,7 @@ IndexLocation.__doc__ = """Where an index struct is stored: file offset and byte
 
 _KINDS = {"column_index": fmt.ColumnIndex, "offset_index": fmt.OffsetIndex}
 _NAMES = {"column_index": "ColumnIndex", "offset_index": "OffsetIndex"}
+_MODULES = {"column_index": ModuleType.COLUMN_INDEX, "offset_index": ModuleType.OFFSET_INDEX}
 
 
 def index_location(chunk, kind, limit, where):
@@ -86,23 +88,25 @@ def index_location(chunk, kind, limit, where):
     return IndexLocation(offset, length)
 
 
-def _read(src, chunk, kind, limit, where):
+def _read(src, chunk, kind, limit, where, decryptor):
     loc = index_location(chunk, kind, limit, where)
     if loc is None:
         return None
-    if chunk.crypto_metadata is not None:
-        raise EncryptedFileError(f"{_NAMES[kind]} of {where} at offset {loc.offset} is "
-                                 "encrypted with the column: pqkit cannot decrypt it")
     raw = src.read(loc.offset, loc.length)
+    if chunk.crypto_metadata is not None:
+        if decryptor is None:
+            raise EncryptedFileError(f"{_NAMES[kind]} of {where} at offset {loc.offset} is "
+                                     "encrypted with the column, and no key was given")
+        raw = decryptor.open(_MODULES[kind], raw, f"{_NAMES[kind]} at offset {loc.offset}")
     try:
-        obj, _ = fmt.decode(_KINDS[kind], raw, 0, loc.length, loc.offset)
+        obj, _ = fmt.decode(_KINDS[kind], raw, 0, len(raw), loc.offset)
     except ThriftDecodeError as exc:
         raise ThriftDecodeError(f"{_NAMES[kind]} of {where} at offset {loc.offset}: "
                                 f"{exc}") from None
     return obj
 
 
-def read_offset_index(src, chunk, limit, where):
+def read_offset_index(src, chunk, limit, where, decryptor=None):
     """Read and check a chunk's OffsetIndex.
 
     Parameters
@@ -114,6 +118,8 @@ def read_offset_index(src, chunk, limit, where):
         The footer offset: index and pages must lie before it.
     where : str
         "column a.b, row group 0", for error messages.
+    decryptor : pqkit.crypto.ChunkDecryptor, optional
+        Decrypts the index of an encrypted chunk (and learns its page offsets).
 
     Returns
     -------
@@ -126,9 +132,9 @@ def read_offset_index(src, chunk, limit, where):
         Bad location, malformed Thrift, a PageLocation with a missing field, a
         page outside [4, limit), or offsets that do not increase.
     pqkit.EncryptedFileError
-        The column is encrypted (so is its index).
+        The column is encrypted (so is its index) and no ``decryptor`` is given.
     """
-    oi = _read(src, chunk, "offset_index", limit, where)
+    oi = _read(src, chunk, "offset_index", limit, where, decryptor)
     if oi is None:
         return None
     at = chunk.offset_index_offset
@@ -147,6 +153,8 @@ def read_offset_index(src, chunk, limit, where):
                 f"{loc.compressed_page_size} bytes overlaps the previous page or lies outside "
                 f"the file's data (bytes {prev_end} to {limit})")
         prev_end = loc.offset + loc.compressed_page_size
+    if decryptor is not None:
+        decryptor.page_offsets = [loc.offset for loc in oi.page_locations]
     n = len(oi.page_locations)
     extra = oi.unencoded_byte_array_data_bytes
     if extra is not None and len(extra) != n:
@@ -155,12 +163,12 @@ def read_offset_index(src, chunk, limit, where):
     return oi
 
 
-def read_column_index(src, chunk, limit, where, num_pages=None):
+def read_column_index(src, chunk, limit, where, num_pages=None, decryptor=None):
     """Read and check a chunk's ColumnIndex.
 
     Parameters
     ----------
-    src, chunk, limit, where
+    src, chunk, limit, where, decryptor
         As for :func:`read_offset_index`.
     num_pages : int, optional
         The page count of the chunk's OffsetIndex; every list must have it.
@@ -178,7 +186,7 @@ def read_column_index(src, chunk, limit, where, num_pages=None):
     pqkit.EncryptedFileError
         The column is encrypted (so is its index).
     """
-    ci = _read(src, chunk, "column_index", limit, where)
+    ci = _read(src, chunk, "column_index", limit, where, decryptor)
     if ci is None:
         return None
     at = chunk.column_index_offset
@@ -235,9 +243,10 @@ def _page_index(src, row_group, column, metadata):
     node = md.schema.column(column)
     chunk = md.checked_row_group(row_group).columns[node.column_index]
     where = where_of(node, row_group)
-    oi = read_offset_index(src, chunk, md.footer_offset, where)
+    decryptor = md.chunk_decryptor(row_group, node.column_index, where)
+    oi = read_offset_index(src, chunk, md.footer_offset, where, decryptor)
     ci = read_column_index(src, chunk, md.footer_offset, where,
-                           None if oi is None else len(oi.page_locations))
+                           None if oi is None else len(oi.page_locations), decryptor)
     return PageIndex(ci, oi)
 
 

@@ -29,8 +29,9 @@ import numpy as np
 
 from pqkit import datatypes as T
 from pqkit.bloom import MAX_BYTES as MAX_BLOOM_BYTES
-from pqkit.bloom import parse_bloom_filter
+from pqkit.bloom import SplitBlockBloomFilter, parse_bloom_filter, read_bloom_filter_header
 from pqkit.chunk_range import dictionary_segment, where_of
+from pqkit.crypto.modules import ModuleType
 from pqkit.columnar.column import BinaryColumn, PrimitiveColumn
 from pqkit.errors import CorruptFileError
 from pqkit.format import ConvertedType, Encoding, PageType, Type
@@ -272,8 +273,9 @@ def _dictionary_verdict(groups, chunk, g, node, term):
                                                              PageType.DATA_PAGE_V2)]
     if not data or any(s.encoding not in _DICT_ENCODINGS for s in data if s.count):
         return None
-    oi = read_offset_index(groups.source, chunk, groups.metadata.footer_offset,
-                           where_of(node, g))
+    where = where_of(node, g)
+    oi = read_offset_index(groups.source, chunk, groups.metadata.footer_offset, where,
+                           groups.metadata.chunk_decryptor(g, node.column_index, where))
     first = oi.page_locations[0].offset if oi is not None and oi.page_locations else \
         md.data_page_offset
     segment = dictionary_segment(md, first) if first is not None else None
@@ -392,6 +394,17 @@ def read_bloom_filter(source, metadata, node, g):
         return None
     where = f"bloom filter of column {node.dotted_path}, row group {g}"
     offset, length = md.bloom_filter_offset, md.bloom_filter_length
+    decryptor = metadata.chunk_decryptor(g, node.column_index, where_of(node, g))
+    if decryptor is not None:       # the header and the bitset are modules of their own
+        header, bitset = decryptor.read_modules(
+            source.read, offset, (ModuleType.BLOOM_FILTER_HEADER,
+                                  ModuleType.BLOOM_FILTER_BITSET), "bloom filter")
+        # The header's plaintext may run on past the Thrift struct (parquet-mr pads it).
+        declared, _ = read_bloom_filter_header(header, 0, origin=offset)
+        if declared.numBytes != len(bitset):
+            raise CorruptFileError(f"{where}: the header declares {declared.numBytes} "
+                                   f"bytes, the encrypted bitset holds {len(bitset)}")
+        return SplitBlockBloomFilter(bitset)
     if length is None:     # older writers: header then bitset, size from the header
         length = min(metadata.footer_offset - offset, MAX_BLOOM_READ)
     if offset < 4 or length <= 0 or offset + length > metadata.footer_offset:
@@ -423,8 +436,9 @@ def _term_rows(groups, rg, g, node, term, decode, plan):
     chunk = rg.columns[node.column_index]
     where = where_of(node, g)
     limit = groups.metadata.footer_offset
-    ci = read_column_index(groups.source, chunk, limit, where)
-    oi = read_offset_index(groups.source, chunk, limit, where)
+    decryptor = groups.metadata.chunk_decryptor(g, node.column_index, where)
+    ci = read_column_index(groups.source, chunk, limit, where, decryptor=decryptor)
+    oi = read_offset_index(groups.source, chunk, limit, where, decryptor)
     if ci is None or oi is None or len(ci.null_pages) != len(oi.page_locations):
         return None
     spans = page_row_ranges(oi, rg.num_rows, where)

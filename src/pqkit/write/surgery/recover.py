@@ -31,12 +31,12 @@ import os
 from dataclasses import dataclass, field
 
 from pqkit import format as fmt
-from pqkit.errors import CorruptFileError, ParquetError, SchemaError
+from pqkit.errors import CorruptFileError, EncryptedFileError, ParquetError, SchemaError
 from pqkit.format import Encoding, PageType
 from pqkit.schema.arrow_write import encode_arrow_schema
 from pqkit.schema.from_table import parquet_schema
 from pqkit.schema.tree import Schema
-from pqkit.tail import MAGIC, tail_bytes
+from pqkit.tail import MAGIC, MAGIC_ENCRYPTED, tail_bytes
 from pqkit.write.existing import read_existing
 from pqkit.write.file import created_by
 from pqkit.write.stats import column_order
@@ -112,12 +112,18 @@ def recover(path, dest, schema=None, schema_from=None):
         No schema given and none found.
     CorruptFileError
         ``path`` does not start with ``PAR1``.
+    EncryptedFileError
+        ``path`` (or ``schema_from``) is encrypted.
     """
     elements, kv, orders, hints = _schema(path, schema, schema_from)
     tree = Schema(elements)
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
-        if size < 4 or f.read(4) != MAGIC:
+        head = f.read(4)
+        if head == MAGIC_ENCRYPTED:
+            raise EncryptedFileError(f"{path}: the file is encrypted (magic 'PARE'): "
+                                     "recover cannot scan encrypted pages")
+        if size < 4 or head != MAGIC:
             raise CorruptFileError(f"{path}: does not start with b'PAR1'")
         # Slices of an mmap are copies: only the pages looked at are read.
         data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size > 4 else MAGIC
@@ -145,6 +151,8 @@ def _schema(path, schema, schema_from):
     source = schema_from if schema_from is not None else path
     try:
         existing = read_existing(source)
+    except EncryptedFileError:
+        raise
     except (ParquetError, OSError) as exc:
         raise SchemaError(f"recover needs a schema: give schema= or schema_from= "
                           f"({source}: {exc})") from None
