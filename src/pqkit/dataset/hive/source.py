@@ -43,6 +43,8 @@ from pqkit.dataset.core import (
     merge_fields,
     parse_partition_dirs,
     read_facts,
+    real_root,
+    resolve_inside,
     table_schema,
     typed_partition_column,
     utc_text,
@@ -118,9 +120,12 @@ class HiveSource(SnapshotSource):
                                                   declared.get(name))
                                      for i, name in enumerate(names)])
         known, present, entries, newest = {}, None, [], 0.0
+        base = real_root(self.root)
         for rel in parts:
             try:
-                facts = read_facts(os.path.join(self.root, *rel.split("/")), self.stats_columns)
+                path = resolve_inside(self.root, rel, f"the listing of {self.root}", "file",
+                                      reserved=False, real=base)
+                facts = read_facts(path, self.stats_columns)
                 merge_fields(known, facts.fields, rel, drop=set(names))
             except ParquetError as exc:
                 self._problem(rel, str(exc).replace(self.root + os.sep, ""), type(exc))

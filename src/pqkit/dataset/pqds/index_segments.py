@@ -45,6 +45,7 @@ from pqkit.dataset.core import (
     crash_point,
     escape_path_component,
     remove_if_exists,
+    resolve_inside,
     write_file,
 )
 from pqkit.dataset.pqds.paths import INDEX_SUFFIX, hidden_name
@@ -168,7 +169,8 @@ def remove_segments(paths, segments):
 
 def read_segment(paths, path):
     """(values, files) lists of a whole segment."""
-    table = read_table(os.path.join(paths.root, *path.split("/")))
+    table = read_table(resolve_inside(paths.root, path, f"the indices of {paths.root}",
+                                      "index segment path", reserved=False))
     return table.column("value").to_pylist(), table.column("files").to_pylist()
 
 
@@ -203,14 +205,17 @@ def _usable_operand(v):
 class IndexPruner:
     """Index pruning of one snapshot for one DNF (§3.10 step 4).
 
+    ``locate`` maps a segment path of the snapshot to the path (or URL) to read, and
+    refuses one that would leave the root (:meth:`pqkit.dataset.core.scan.FileSource.index_file`).
+
     For an ``==`` / ``in`` term on an indexed column the candidates are the keys the
     segments list under the operand values, plus the live files no segment of the
     column covers. Terms of an AND group intersect, groups union; a group without
     such a term keeps every file, and then the index is not read at all.
     """
 
-    def __init__(self, root, indices, dnf):
-        self.root = root
+    def __init__(self, locate, indices, dnf):
+        self.locate = locate                   # segment path -> where to read it
         self.groups = None
         self.lookups = 0                       # segments read (for tests and diagnostics)
         by_col = {ix["column"]: ix for ix in indices or [] if ix.get("segments")}
@@ -242,7 +247,7 @@ class IndexPruner:
             return set()
         out = set()
         for seg in ix["segments"]:
-            path = os.path.join(self.root, *seg["path"].split("/"))
+            path = self.locate(seg["path"])    # ManifestCorrupted: it leaves the root
             # A foreign index (Kartothek's) names its own value and key columns.
             keys_col = seg.get("keys_column", "files")
             try:

@@ -20,11 +20,11 @@ from pqkit.dataset.core import (
     check_size,
     normalize_filters,
     parse_utc,
-    read_json,
 )
 from pqkit.dataset.pqds.index_segments import IndexPruner, manifest_indices
 from pqkit.dataset.pqds.publish import publish as run_publish
 from pqkit.dataset.pqds.sources import ManifestSource, ObjectManifestSource
+from pqkit.dataset.pqds.version_schema import pointer_version
 from pqkit.errors import (
     ArgumentError,
     DatasetError,
@@ -211,8 +211,8 @@ class Dataset:
 
     def _plan(self, filters):
         dnf = normalize_filters(filters)
-        planner = Planner(self.table_schema, self.partitioning, dnf)
-        pruner = IndexPruner(self.root, self.indices, dnf)
+        planner = Planner(self.table_schema, self.partitioning, dnf, self.head.where)
+        pruner = IndexPruner(self.source.index_file, self.indices, dnf)
         entries = None
         if self._manifest is None:
             entries = self.source.entries(self.version, self.partitioning, dnf)
@@ -357,8 +357,7 @@ def open_snapshot(source, version=None, as_of=None, tag=None, *, publish=False):
         version = _version_number(version)
         return Dataset(source, source.load_head(version) or source.load(version))
     if tag is not None:
-        pinned = _read_tag(source.paths, tag, source.root)
-        return Dataset(source, source.load(int(pinned["version"])))
+        return Dataset(source, source.load(_read_tag(source.paths, tag, source.root)))
     if as_of is not None:
         return Dataset(source, _as_of(source, as_of))
     latest = source.latest()
@@ -397,13 +396,13 @@ def _as_of(source, as_of):
 
 
 def _read_tag(paths, name, root):
-    """The JSON of tag ``name``."""
+    """The version tag ``name`` pins."""
+    path = paths.tag_path(name)
     try:
-        return read_json(paths.tag_path(name))
+        raw = paths.storage.read(path)
     except FileNotFoundError:
         raise DatasetError(f"no tag {name!r} in {root}") from None
-    except ValueError as exc:
-        raise ManifestCorrupted(str(exc)) from None
+    return pointer_version(raw, path)
 
 
 class _LazyTimes:

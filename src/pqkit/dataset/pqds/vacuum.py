@@ -31,12 +31,13 @@ import os
 import re
 import time
 
-from pqkit.dataset.core import crash_point, fsync_dir, makedirs, parse_json, parse_utc
+from pqkit.dataset.core import crash_point, fsync_dir, makedirs, parse_utc
 from pqkit.dataset.pqds import file_list
 from pqkit.dataset.pqds.commit import find_latest, list_versions, load_version
 from pqkit.dataset.pqds.index_segments import manifest_indices
 from pqkit.dataset.pqds.paths import DATA_FILE_RE, RootPaths
 from pqkit.dataset.pqds.publish import _write_derived, publish, unhide, visible_data_files
+from pqkit.dataset.pqds.version_schema import pointer_version
 from pqkit.errors import DatasetError, DatasetIncomplete, ManifestCorrupted
 
 _TMP_RE = re.compile(r".*\.[0-9a-f]{32}\.tmp")
@@ -63,8 +64,8 @@ def _tagged_versions(paths):
         if name.endswith(".json"):
             path = os.path.join(paths.tags_dir, name)
             try:
-                out.add(int(parse_json(paths.storage.read(path), path)["version"]))
-            except (OSError, ValueError, KeyError, TypeError):
+                out.add(pointer_version(paths.storage.read(path), path))
+            except (OSError, ManifestCorrupted):
                 continue
     return out
 
