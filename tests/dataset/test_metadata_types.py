@@ -85,6 +85,19 @@ def _pqds(root):
     return RootPaths(root)
 
 
+def _changed_version(root, change):
+    """Write the dataset at ``root``, apply ``change`` to its version 1; returns the path
+    of the version file."""
+    path = _pqds(root).version_path(1)
+    with open(path) as f:
+        doc = json.load(f)
+    change(doc)
+    with open(path, "w") as f:
+        f.write(_dumps(doc))
+    _cache.clear()
+    return path
+
+
 def _reads(root, **pin):
     def info():                     # the document of `pqinspect dataset info`, not printed
         build_info(argparse.Namespace(root=root, layout="auto", version=None, as_of=None,
@@ -131,13 +144,7 @@ def test_every_version_file_field_of_the_wrong_type(tmp_path, capsys):
 ])
 def test_the_issues_examples_fail_the_open_naming_file_and_field(tmp_path, change, field):
     root = str(tmp_path / "ds")
-    path = _pqds(root).version_path(1)
-    with open(path) as f:
-        doc = json.load(f)
-    change(doc)
-    with open(path, "w") as f:
-        f.write(_dumps(doc))
-    _cache.clear()
+    path = _changed_version(root, change)
     with pytest.raises(ManifestCorrupted, match=field) as info:
         pds.open(root, version=1)
     assert str(info.value).startswith(path)
@@ -147,15 +154,9 @@ def test_an_unreadable_bound_is_manifest_corrupted_at_planning(tmp_path):
     """Bounds are typed at load; whether their text parses is checked where planning
     parses it, naming the file entry."""
     root = str(tmp_path / "ds")
-    path = _pqds(root).version_path(1)
-    with open(path) as f:
-        doc = json.load(f)
-    doc["files"][0]["stats"]["x"]["min"] = "one and a half"
-    with open(path, "w") as f:
-        json.dump(doc, f)
-    _cache.clear()
+    path = _changed_version(root, lambda d: d["files"][0]["stats"]["x"].update(min="1.5x"))
     ds = pds.open(root)
-    key = doc["files"][0]["key"]
+    key = ds.manifest.files[0]["key"]
     with pytest.raises(ManifestCorrupted, match=f"file '{key}': stats of column 'x': bound"):
         ds.read(filters=[("x", ">", 2.0)])
 
@@ -164,13 +165,7 @@ def test_a_complete_but_malformed_newest_version_is_no_torn_write(tmp_path):
     """A torn newest version (unparsable) reads as the version before it; one that parses
     but has bad fields is corrupt, and the open says so instead of hiding it."""
     root = str(tmp_path / "ds")
-    path = _pqds(root).version_path(1)
-    with open(path) as f:
-        doc = json.load(f)
-    doc["files"][0]["size"] = "big"
-    with open(path, "w") as f:
-        json.dump(doc, f)
-    _cache.clear()
+    _changed_version(root, lambda d: d["files"][0].update(size="big"))
     with pytest.raises(ManifestCorrupted, match=r"files\[0\]\.size"):
         pds.open(root)
 
@@ -321,13 +316,7 @@ def test_kartothek_msgpack_infinity_is_manifest_corrupted(tmp_path):
 ])
 def test_dataset_info_prints_one_line_not_a_traceback(tmp_path, capsys, change):
     root = str(tmp_path / "ds")
-    path = _pqds(root).version_path(1)
-    with open(path) as f:
-        doc = json.load(f)
-    change(doc)
-    with open(path, "w") as f:
-        f.write(_dumps(doc))
-    _cache.clear()
+    path = _changed_version(root, change)
     capsys.readouterr()
     assert main(["dataset", "info", root]) != 0
     out = capsys.readouterr()
