@@ -68,10 +68,11 @@ def _problem(path):
         return "it is absolute"
     if "\\" in path:
         return "it holds a backslash"
+    encoded = "%" in path
     for segment in path.split("/"):
         if segment in ("", ".", ".."):
             return f"it has a segment {segment!r}"
-        if "%" in segment and _decodes_to_dot_segment(segment):
+        if encoded and "%" in segment and _decodes_to_dot_segment(segment):
             return f"its segment {segment!r} decodes to '.' or '..'"
     return None
 

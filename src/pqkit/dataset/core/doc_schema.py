@@ -28,7 +28,6 @@ from pqkit.errors import ManifestCorrupted
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 #: How deep a free-form value (user metadata, properties) may nest.
 MAX_DEPTH = 32
-_MISSING = object()
 
 
 class Invalid(Exception):
@@ -78,6 +77,13 @@ def _expected(what, value):
 
 
 # --- scalar checks ---------------------------------------------------------------------
+def _inline(check, kind, lo=None, hi=None, nullable=False):
+    """Mark a scalar check so that :func:`record` can test its type without calling it:
+    ``(type, lo, hi, nullable)``; the call is made only to report a wrong value."""
+    check.inline = (kind, lo, hi, nullable)
+    return check
+
+
 def integer(lo=INT64_MIN, hi=INT64_MAX):
     """An int (not a bool) in ``lo..hi``."""
     def check(value):
@@ -85,7 +91,7 @@ def integer(lo=INT64_MIN, hi=INT64_MAX):
             if type(value) is int:
                 raise Invalid(f"{value} is outside {lo}..{hi}")
             raise _expected("an integer", value)
-    return check
+    return _inline(check, int, lo, hi)
 
 
 def count():
@@ -113,14 +119,14 @@ def text(max_chars=None):
             raise _expected("a string", value)
         if max_chars is not None and len(value) > max_chars:
             raise Invalid(f"a string of {len(value)} characters, more than {max_chars}")
-    return check
+    return check if max_chars is not None else _inline(check, str)
 
 
 def boolean():
     def check(value):
         if type(value) is not bool:
             raise _expected("true or false", value)
-    return check
+    return _inline(check, bool)
 
 
 def constant(*allowed):
@@ -148,7 +154,8 @@ def optional(check):
     def nullable(value):
         if value is not None:
             check(value)
-    return nullable
+    inline = getattr(check, "inline", None)
+    return nullable if inline is None else _inline(nullable, *inline[:3], nullable=True)
 
 
 def both(*checks):
@@ -211,33 +218,36 @@ def map_of(value_check, key_check=None):
 def record(required=None, optional=None, other=None):
     """An object with the ``required`` keys, maybe the ``optional`` ones (each
     key -> check), and any other keys only when ``other`` (their check) is given."""
-    fields = [(k, c, True) for k, c in (required or {}).items()] + \
-        [(k, c, False) for k, c in (optional or {}).items()]
-    known = frozenset(k for k, _, _ in fields)
+    checks = {**(optional or {}), **(required or {})}
+    needed = frozenset(required or ())
+    scalars = {k: c.inline for k, c in checks.items() if hasattr(c, "inline")}
+    kinds = {k: kind for k, (kind, _, _, _) in scalars.items()}
+    ranges = {k: (lo, hi) for k, (_, lo, hi, _) in scalars.items() if lo is not None}
+    nullable = frozenset(k for k, (_, _, _, null) in scalars.items() if null)
 
     def check(value):
         if type(value) is not dict:
             raise _expected("an object", value)
         key = None
-        found = 0
         try:
-            for key, field_check, needed in fields:
-                v = value.get(key, _MISSING)
-                if v is _MISSING:
-                    if needed:
-                        raise Invalid("missing")
-                    continue
-                found += 1
-                field_check(v)
-            if len(value) != found:
-                for key, v in value.items():
-                    if key in known:
+            if not needed <= value.keys():
+                key = min(needed - value.keys())
+                raise Invalid("missing")
+            for key, v in value.items():           # only the keys present: fast
+                if type(v) is kinds.get(key):
+                    bounds = ranges.get(key)
+                    if bounds is None or bounds[0] <= v <= bounds[1]:
                         continue
+                elif v is None and key in nullable:
+                    continue
+                field_check = checks.get(key)
+                if field_check is None:
                     if other is None:
                         raise Invalid("is not a field of this document")
                     if type(key) is not str:
                         raise _expected("string keys", key)
-                    other(v)
+                    field_check = other
+                field_check(v)
         except Invalid as bad:
             bad.field.append(key if type(key) is str else repr(key))
             raise
