@@ -11,6 +11,7 @@ dataset: each step must succeed or raise a :class:`pqkit.ParquetError`.
 import argparse
 import json
 import os
+import types
 
 import pytest
 from kartothek_build import build, encode
@@ -20,6 +21,7 @@ from pqkit import ParquetError
 from pqkit.cli.dataset_cmd import build_info
 from pqkit.cli.main import main
 from pqkit.dataset import ManifestCorrupted
+from pqkit.dataset.pqds import file_list
 from pqkit.dataset.pqds.commit import _cache
 from pqkit.dataset.pqds.paths import RootPaths
 
@@ -323,3 +325,47 @@ def test_dataset_info_prints_one_line_not_a_traceback(tmp_path, capsys, change):
     assert "Traceback" not in out.err + out.out
     assert "ManifestCorrupted" in out.err and path in out.err
     assert len(out.err.strip().splitlines()) == 1
+
+
+def _tampered_planning_index(root, change_head=None, change_entry=None):
+    """Rewrite the planning index of the latest version with a changed head or first
+    entry (the version file, its authority, stays as it is)."""
+    paths = RootPaths(root)
+    m = pds.open(root).manifest
+    data = json.loads(json.dumps(m.data))
+    (change_head or (lambda d: None))(data)
+    files = json.loads(json.dumps(m.files))
+    (change_entry or (lambda e: None))(files[0])
+    fake = types.SimpleNamespace(partitioning=m.partitioning, files=files, data=data,
+                                 operation=data.get("operation") or {}, version=m.version)
+    with open(file_list.index_path(paths, m.version), "wb") as f:
+        f.write(file_list.index_bytes(paths, fake))
+    _cache.clear()
+
+
+def _with_planning_index(tmp_path):
+    root = str(tmp_path / "ds")
+    pds.write(root, {"year": [2024, 2025], "id": [1, 2]}, partition_by=["year"],
+              properties={"planning.index.min_files": "0"})
+    assert os.path.exists(file_list.index_path(RootPaths(root), 0))
+    return root
+
+
+@pytest.mark.parametrize("change, field", [
+    (lambda e: e.update(path="../outside/x.parquet"), r"files\[0\]\.path"),
+    (lambda e: e.update(size="big"), r"files\[0\]\.size"),
+    (lambda e: e["partition"].update(month="1"), r"files\[0\].partition"),
+])
+def test_planning_index_entries_are_checked_like_the_version_file(tmp_path, change, field):
+    root = _with_planning_index(tmp_path)
+    _tampered_planning_index(root, change_entry=change)
+    with pytest.raises(ManifestCorrupted, match=f"^planning index of version 0: .*{field}"):
+        pds.open(root).read(filters=[("year", "in", [2024, 2025])])
+
+
+def test_a_planning_index_head_is_checked_like_the_version_file(tmp_path):
+    root = _with_planning_index(tmp_path)
+    _tampered_planning_index(root, change_head=lambda d: d.update(row_count=[]))
+    with pytest.raises(ManifestCorrupted, match="planning index of version 0: malformed "
+                                                "row_count"):
+        pds.open(root)
