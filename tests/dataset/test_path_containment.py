@@ -362,3 +362,16 @@ def test_kartothek_index_directory_linked_out_of_the_dataset(tmp_path, outside, 
     with pytest.raises(ManifestCorrupted, match="index file .* outside the dataset root"):
         pds.open_kartothek(store, table="core")
     _never_opened(opened, outside)
+
+
+def test_hive_common_metadata_linked_out_of_the_root(tmp_path, outside, opened):
+    root = tmp_path / "hive"
+    (root / "year=2024").mkdir(parents=True)
+    write_table({"id": [1], "name": ["a"]}, str(root / "year=2024" / "part-0.parquet"))
+    os.symlink(outside / "sentinel.parquet", root / "_common_metadata")
+    opened.clear()
+    with pytest.raises(ManifestCorrupted, match="_common_metadata .* outside the dataset root"):
+        pds.open(str(root))
+    report = pds.verify(str(root))
+    assert [p["path"] for p in report.problems] == ["_common_metadata"]
+    _never_opened(opened, outside)

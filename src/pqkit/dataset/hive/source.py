@@ -40,6 +40,7 @@ from pqkit.dataset.core import (
     SnapshotSource,
     build_snapshot,
     canonical_text,
+    check_inside,
     merge_fields,
     parse_partition_dirs,
     read_facts,
@@ -49,7 +50,13 @@ from pqkit.dataset.core import (
     typed_partition_column,
     utc_text,
 )
-from pqkit.errors import DatasetError, DatasetIncomplete, DatasetNotFound, ParquetError
+from pqkit.errors import (
+    DatasetError,
+    DatasetIncomplete,
+    DatasetNotFound,
+    ManifestCorrupted,
+    ParquetError,
+)
 from pqkit.read.file import ParquetFile
 
 
@@ -164,6 +171,11 @@ class HiveSource(SnapshotSource):
         """name -> type of the columns of ``_common_metadata`` (empty when there is none)."""
         path = os.path.join(self.root, "_common_metadata")
         if not os.path.isfile(path):
+            return {}
+        try:
+            check_inside(self.root, path, f"the listing of {self.root}", "_common_metadata")
+        except ManifestCorrupted as exc:
+            self._problem("_common_metadata", str(exc), ManifestCorrupted)
             return {}
         try:
             with ParquetFile(path, verify_checksums=False) as pf:
