@@ -369,3 +369,17 @@ def test_a_planning_index_head_is_checked_like_the_version_file(tmp_path):
     with pytest.raises(ManifestCorrupted, match="planning index of version 0: malformed "
                                                 "row_count"):
         pds.open(root)
+
+
+def test_values_users_choose_keep_reading(tmp_path):
+    """Fields that carry a caller's values (run ids, dataset keys, metadata) keep the
+    types pqkit has always accepted for them."""
+    root = str(tmp_path / "ds")
+    pds.write(root, {"id": [1]}, run_id="airflow:daily:2025-01-31", dataset_key=7,
+              metadata={"nested": {"list": [1, 2.5, None, True]}})
+    pds.write(root, {"id": [2]}, run_id=42)
+    pds.write(root, {"id": [3]}, run_id="stream:9", properties={"owner.team": 5})
+    ds = pds.open(root)
+    assert ds.manifest.app_txns == {"airflow:daily": "2025-01-31", "42": 0, "stream": 9}
+    assert sorted(ds.read().column("id").to_pylist()) == [1, 2, 3]
+    assert [v["run_id"] for v in ds.versions()] == ["airflow:daily:2025-01-31", 42, "stream:9"]

@@ -31,6 +31,7 @@ from pqkit.dataset.core.doc_schema import (
     boolean,
     both,
     count,
+    either,
     integer,
     list_of,
     map_of,
@@ -104,7 +105,7 @@ _PARTITIONING = record(optional={"style": text(), "null_token": text(),
                        other=anything())
 _OPERATION = record(optional={"type": optional(text()), "txn": optional(text()),
                               "read_version": optional(integer()),
-                              "attempt": optional(integer()), "run_id": optional(text()),
+                              "attempt": optional(integer()),
                               "added": list_of(text()), "removed": list_of(text()),
                               "scope": optional(list_of(map_of(optional(text())))),
                               "metrics": map_of(integer())},
@@ -118,9 +119,11 @@ _HEAD_FIELDS = {
 }
 _HEAD_OPTIONAL = {
     "reader_features": optional(list_of(text())), "writer_features": optional(list_of(text())),
-    "dataset_id": optional(text()), "dataset_key": optional(text()),
+    "dataset_id": optional(text()),
     "parent_version": optional(integer(-1)),
-    "operation": optional(_OPERATION), "app_txns": optional(map_of(integer())),
+    "operation": optional(_OPERATION),
+    # the last run of each application: a number, or the run's name when it is not one
+    "app_txns": optional(map_of(either("a run number or name", integer(), text()))),
     "schema": optional(_SCHEMA), "partitioning": optional(_PARTITIONING),
     "properties": optional(map_of(anything())), "metadata": optional(map_of(anything())),
     "total_bytes": optional(count()), "indices": optional(list_of(_INDEX)),
