@@ -219,6 +219,7 @@ def test_every_rfc_manifest_field_of_the_wrong_type(tmp_path):
         problems += [f"{what}: {p}" for p in _escapes([
             ("open", lambda: pds.open(root)),
             ("read", lambda: pds.open(root).read()),
+            ("as_of", lambda: pds.open(root, as_of="2999-01-01T00:00:00Z")),
             ("verify", lambda: pds.verify(root, "sha256")),
             ("read_manifest", lambda: store.read_manifest("k")),
             ("read_dataset", lambda: store.read_dataset("k"))])]
@@ -255,7 +256,8 @@ def test_every_kartothek_field_of_the_wrong_type(tmp_path, fmt):
             ("open", lambda: pds.open_kartothek(store, table="core")),
             ("read", lambda: pds.open_kartothek(store, table="core").read(
                 filters=[("c_id", "==", 1)])),
-            ("auto", lambda: pds.open(store).read())])]
+            ("auto", lambda: pds.open(store).read()),
+            ("as_of", lambda: pds.open(store, as_of="2999-01-01T00:00:00Z"))])]
     assert problems == []
 
 
@@ -383,3 +385,22 @@ def test_values_users_choose_keep_reading(tmp_path):
     assert ds.manifest.app_txns == {"airflow:daily": "2025-01-31", "42": 0, "stream": 9}
     assert sorted(ds.read().column("id").to_pylist()) == [1, 2, 3]
     assert [v["run_id"] for v in ds.versions()] == ["airflow:daily:2025-01-31", 42, "stream:9"]
+
+
+def test_an_rfc_creation_time_must_be_an_instant(tmp_path):
+    root = str(tmp_path / "k")
+    pds.write(root, {"id": [1]}, layout="manifest")
+    path = os.path.join(root, "manifest.json")
+    with open(path) as f:
+        doc = json.load(f)
+    doc["created_at_utc"] = "garbage"
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    with pytest.raises(ManifestCorrupted, match="malformed created_at_utc: .* not an ISO-8601"):
+        pds.open(root, as_of="2999-01-01T00:00:00Z")
+    del doc["created_at_utc"]                       # optional: as_of cannot place it then
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    assert pds.open(root).read().num_rows == 1
+    with pytest.raises(pds.DatasetError, match="records no commit time"):
+        pds.open(root, as_of="2999-01-01T00:00:00Z")

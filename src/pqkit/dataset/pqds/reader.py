@@ -416,4 +416,8 @@ class _LazyTimes:
         return len(self.versions)
 
     def __getitem__(self, i):
-        return parse_utc(self.source.load(self.versions[i]).committed_at_utc)
+        manifest = self.source.load(self.versions[i])
+        if manifest.committed_at_utc is None:
+            raise DatasetError(f"version {self.versions[i]} of {self.source.root} records no "
+                               "commit time, so as_of cannot place it")
+        return parse_utc(manifest.committed_at_utc)
