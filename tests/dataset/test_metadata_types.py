@@ -404,3 +404,17 @@ def test_an_rfc_creation_time_must_be_an_instant(tmp_path):
     assert pds.open(root).read().num_rows == 1
     with pytest.raises(pds.DatasetError, match="records no commit time"):
         pds.open(root, as_of="2999-01-01T00:00:00Z")
+
+
+@pytest.mark.parametrize("keep_last", [[], "ten", {"n": 1}, True])
+def test_a_property_of_the_wrong_type_is_a_dataset_error_where_it_is_used(tmp_path,
+                                                                          keep_last):
+    """Properties are the caller's free-form values (read as they were written); the
+    ones pqkit interprets are checked where they are used."""
+    root = str(tmp_path / "ds")
+    pds.write(root, {"id": [1]}, properties={"vacuum.keep_last": keep_last,
+                                             "planning.index.min_files": keep_last})
+    assert pds.open(root).read().num_rows == 1
+    with pytest.raises(pds.DatasetError, match="vacuum.keep_last"):
+        pds.vacuum(root, retention=0, grace=0)
+    assert pds.vacuum(root, retention=0, grace=0, keep_last="2")["versions_deleted"] == []

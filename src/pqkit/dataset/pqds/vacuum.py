@@ -54,6 +54,15 @@ def parse_duration(value, what):
     return float(m.group(1)) * _UNITS[m.group(2) or "s"]
 
 
+def _count(value, what):
+    """``value`` (an int, or its decimal text as properties hold it) as an int."""
+    if isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value):
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise DatasetError(f"{what} {value!r}: use a number of versions")
+    return value
+
+
 def _tagged_versions(paths):
     out = set()
     try:
@@ -75,7 +84,8 @@ def retained_versions(paths, latest_manifest, now, retention=None, keep_last=Non
     props = latest_manifest.properties
     retention = parse_duration(retention if retention is not None
                                else props.get("vacuum.retention", "7d"), "vacuum.retention")
-    keep_last = int(keep_last if keep_last is not None else props.get("vacuum.keep_last", 10))
+    keep_last = _count(keep_last if keep_last is not None else props.get("vacuum.keep_last", 10),
+                       "vacuum.keep_last")
     versions = list_versions(paths)
     latest = latest_manifest.version
     keep = {latest} | set(versions[-keep_last:] if keep_last > 0 else []) | \
