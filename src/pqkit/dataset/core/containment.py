@@ -45,18 +45,27 @@ def check_relative_path(path, where, field="data path", *, reserved=True,
     error : exception class, default ManifestCorrupted
         What to raise (a caller checking its own argument raises DatasetError).
     """
-    problem = _problem(path)
+    problem = relative_path_problem(path, reserved=reserved)
     if problem:
-        raise error(f"{where}: {field} {path!r:.200} is not a relative POSIX path inside "
-                    f"the dataset root: {problem}")
-    parts = path.split("/")
-    if reserved and (parts[0] == META_DIR or
-                     any(p.startswith(("_metadata", "_common_metadata")) for p in parts)):
-        raise error(f"{where}: {field} {path!r} uses a reserved name")
+        raise error(f"{where}: {field} {problem}")
     return path
 
 
-def _problem(path):
+def relative_path_problem(path, *, reserved=True):
+    """What is wrong with ``path`` as a path inside the dataset root (the rules of
+    :func:`check_relative_path`), as the end of a sentence naming it; None if nothing."""
+    problem = _escape(path)
+    if problem:
+        return (f"{path!r:.200} is not a relative POSIX path inside the dataset root: "
+                f"{problem}")
+    parts = path.split("/")
+    if reserved and (parts[0] == META_DIR or
+                     any(p.startswith(("_metadata", "_common_metadata")) for p in parts)):
+        return f"{path!r} uses a reserved name"
+    return None
+
+
+def _escape(path):
     """Why ``path`` could leave the root, or None."""
     if not isinstance(path, str):
         return f"it is a {type(path).__name__}, not a string"

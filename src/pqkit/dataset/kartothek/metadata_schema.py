@@ -5,7 +5,7 @@ the types, a table name must be one plain directory name: it becomes a
 directory under ``<store>/<uuid>/``, so ``..`` or a ``/`` in it would move the
 table's root out of the dataset.
 """
-from pqkit.dataset.core import check_relative_path
+from pqkit.dataset.core.containment import relative_path_problem
 from pqkit.dataset.core.doc_schema import (
     anything,
     either,
@@ -20,7 +20,9 @@ from pqkit.dataset.core.doc_schema import (
 
 def check_table_name(name):
     """ValueError unless ``name`` is one directory name that stays inside the dataset."""
-    check_relative_path(name, "Kartothek metadata", "table name", error=ValueError)
+    problem = relative_path_problem(name)
+    if problem:
+        raise ValueError(problem)
     if "/" in name:
         raise ValueError(f"table name {name!r} holds a '/'")
 

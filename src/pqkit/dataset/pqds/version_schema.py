@@ -21,10 +21,10 @@ from pqkit.dataset.core import (
     META_DIR,
     Manifest,
     check_format,
-    check_relative_path,
     parse_json,
     parse_utc,
 )
+from pqkit.dataset.core.containment import relative_path_problem
 from pqkit.dataset.core.doc_schema import (
     Invalid,
     anything,
@@ -46,25 +46,15 @@ from pqkit.errors import ManifestCorrupted, SchemaError
 INDEX_PREFIX = f"{META_DIR}/indices/"
 
 
-def _data_path(path):
-    check_relative_path(path, "version file", "path", error=ValueError)
-
-
-def _segment_path(path):
-    check_relative_path(path, "version file", "path", reserved=False, error=ValueError)
-    if not path.startswith(INDEX_PREFIX):
-        raise ValueError(f"{path!r} does not lie under {INDEX_PREFIX}")
-
-
-def _path(check):
-    def checked(value):
-        if type(value) is not str:
-            raise Invalid(f"expected a path, got {type(value).__name__}")
-        try:
-            check(value)
-        except ValueError as exc:
-            raise Invalid(str(exc).replace("version file: path ", "")) from None
-    return checked
+def _path(*, reserved=True, under=""):
+    """A path inside the root (a data path: ``reserved`` names refused), under ``under``."""
+    def check(value):
+        problem = relative_path_problem(value, reserved=reserved)
+        if problem:
+            raise Invalid(problem)
+        if not value.startswith(under):
+            raise Invalid(f"{value!r} does not lie under {under}")
+    return check
 
 
 _STATS = map_of(record(optional={"min": text(), "max": text(), "nulls": count(),
@@ -73,14 +63,15 @@ _STATS = map_of(record(optional={"min": text(), "max": text(), "nulls": count(),
                        other=anything()))
 
 ENTRY = record(
-    required={"key": text(), "path": _path(_data_path), "partition": map_of(optional(text())),
+    required={"key": text(), "path": _path(), "partition": map_of(optional(text())),
               "size": count(), "row_count": count()},
     optional={"row_groups": count(), "codec": optional(text()), "stats": _STATS,
               "sha256": optional(text()), "schema_id": integer(), "added_version": count(),
               "origin": optional(text())},
     other=anything())
 
-_SEGMENT = record(required={"path": _path(_segment_path), "covers": list_of(text())},
+_SEGMENT = record(required={"path": _path(reserved=False, under=INDEX_PREFIX),
+                            "covers": list_of(text())},
                   optional={"value_column": text(), "keys_column": text()},
                   other=anything())
 _INDEX = record(required={"column": text(), "segments": list_of(_SEGMENT)},
