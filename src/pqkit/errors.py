@@ -22,6 +22,12 @@ class EncodingError(CorruptFileError):
     """Encoded values or levels are malformed (bad bit width, truncated run, ...)."""
 
 
+class InvalidStringError(CorruptFileError):
+    """A STRING (or JSON, ENUM) value is not valid UTF-8. The format requires text
+    columns to hold UTF-8, so the file is corrupt; read with
+    ``ReadOptions(strings_as_binary=True)`` to get the bytes as binary instead."""
+
+
 class ChecksumError(CorruptFileError):
     """A page's CRC32 does not match its bytes."""
 
@@ -138,6 +144,7 @@ __all__ = [
     "EncodingError",
     "VariantError",
     "ChecksumError",
+    "InvalidStringError",
     "EncryptedFileError",
     "UnsupportedFeatureError",
     "MissingCodecError",

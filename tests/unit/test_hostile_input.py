@@ -294,3 +294,115 @@ def test_integer_annotation_on_a_byte_array_is_refused():
         md.schema[1].converted_type = None
     with pytest.raises(pqkit.SchemaError, match="cannot annotate BYTE_ARRAY"):
         pqkit.read_table(_with_footer(good, annotate))
+
+
+# --- text that is not UTF-8 (issue 31, class 3) --------------------------------------------
+
+BAD_TEXT = b"\xed\xa0\x80"          # an encoded surrogate: well-formed-looking, not UTF-8
+
+
+def _text_file(data, annotation="STRING", **options):
+    """A file of ``data`` (bytes values, any nesting) whose BYTE_ARRAY leaves are then
+    annotated as text (``annotation``: STRING, JSON or ENUM), so that they hold bytes
+    that are not UTF-8 the way a broken writer leaves them."""
+    raw = _small_file(data, **options)
+
+    def edit(md):
+        for element in md.schema:
+            if element.type == fmt.Type.BYTE_ARRAY:
+                kind = getattr(fmt, {"STRING": "StringType", "JSON": "JsonType",
+                                     "ENUM": "EnumType"}[annotation])
+                element.logicalType = fmt.LogicalType(**{annotation: kind()})
+                element.converted_type = getattr(fmt.ConvertedType,
+                                                 "UTF8" if annotation == "STRING"
+                                                 else annotation)
+    return _with_footer(raw, edit)
+
+
+def _flat_text(**options):
+    rows = [None if i % 5 == 0 else f"v{i}".encode() for i in range(200)]
+    rows[137] = b"ab" + BAD_TEXT
+    return _text_file({"i": np.arange(200, dtype=np.int64), "s": rows}, **options)
+
+
+TEXT_ROADS = {
+    "read_table": lambda b: pqkit.read_table(b),
+    "ParquetFile.read": lambda b: pqkit.ParquetFile(b).read(),
+    "iter_batches": lambda b: list(pqkit.ParquetFile(b).iter_batches(batch_size=50)),
+    "take": lambda b: pqkit.ParquetFile(b).take([3, 137, 150]),
+    "filtered": lambda b: pqkit.read_table(b, filters=[("i", ">=", 130)]),
+    "read_pandas": lambda b: pqkit.read_pandas(b),
+}
+
+
+@pytest.mark.parametrize("road", TEXT_ROADS)
+@pytest.mark.parametrize("dictionary", [True, False], ids=["dictionary", "plain"])
+def test_text_that_is_not_utf8_fails_every_road_naming_its_row(road, dictionary):
+    data = _flat_text(use_dictionary=dictionary, data_page_size=64)
+    with pytest.raises(pqkit.InvalidStringError,
+                       match=r"column s, row group 0, row 137: b'ab\\xed\\xa0\\x80' is not "
+                             r"valid UTF-8; read with pqkit\.ReadOptions\("
+                             r"strings_as_binary=True\)"):
+        TEXT_ROADS[road](data)
+
+
+def test_a_take_of_other_pages_does_not_meet_the_bad_value():
+    data = _flat_text(use_dictionary=False, data_page_size=64)
+    got = pqkit.ParquetFile(data).take([1, 2, 199], columns=["s"])
+    assert got.column("s").to_pylist() == ["v1", "v2", "v199"]
+
+
+@pytest.mark.parametrize("shape", ["struct", "list", "map"])
+def test_nested_text_that_is_not_utf8_is_refused(shape):
+    rows = [[b"a", b"b"], [], [b"c", b"x" + BAD_TEXT]]
+    data = {"struct": {"t": [{"s": b"a"}, {"s": None}, {"s": BAD_TEXT}]},
+            "list": {"t": rows},
+            "map": {"t": [[(b"k", 1)], [(b"k" + BAD_TEXT, 2)]]}}[shape]
+    if shape == "map":
+        from pqkit import datatypes as T
+        from pqkit.convert import table_from_data
+        bad = _text_file(table_from_data(data, [T.Field("t", T.map_(T.binary(),
+                                                                    T.int64()))]))
+        row = 1
+    else:
+        bad = _text_file(data)
+        row = 2
+    with pytest.raises(pqkit.InvalidStringError, match=rf", row group 0, row {row}: "):
+        pqkit.read_table(bad)
+
+
+@pytest.mark.parametrize("annotation", ["JSON", "ENUM"])
+def test_json_and_enum_text_is_checked_too(annotation):
+    bad = _text_file({"s": [b"{}", BAD_TEXT]}, annotation)
+    with pytest.raises(pqkit.InvalidStringError, match="column s, row group 0, row 1"):
+        pqkit.read_table(bad)
+
+
+def test_a_bad_dictionary_value_no_row_read_uses_is_refused_saying_so():
+    # Pages of a few rows each: taking row 0 decodes its page and the dictionary page,
+    # which hands out the bad value too (a dictionary-typed read exports it).
+    data = _text_file({"s": [b"a"] * 100 + [BAD_TEXT]}, data_page_size=64)
+    with pytest.raises(pqkit.InvalidStringError,
+                       match=r"column s, row group 0: dictionary value 1, "
+                             r"b'\\xed\\xa0\\x80', is not valid UTF-8 \(no row read uses it\)"):
+        pqkit.ParquetFile(data).take([0])
+
+
+def test_strings_as_binary_reads_text_that_is_not_utf8_as_bytes():
+    data = _flat_text(data_page_size=64)
+    options = pqkit.ReadOptions(strings_as_binary=True)
+    t = pqkit.read_table(data, options=options)
+    assert str(t.schema[1].type) == "binary"
+    assert t.column("s").to_pylist()[137] == b"ab" + BAD_TEXT
+    f = pqkit.ParquetFile(data, options=options)
+    assert f.take([137]).column("s").to_pylist() == [b"ab" + BAD_TEXT]
+    assert [str(b.schema[1].type) for b in f.iter_batches(batch_size=100)] == ["binary"] * 2
+
+
+def test_valid_text_reads_as_before_and_exports_valid_arrow():
+    pa = pytest.importorskip("pyarrow")
+    rows = ["é", "", None, "€uro", "\U0001F600", "ascii-only"] * 10
+    data = _small_file({"s": rows})
+    t = pqkit.read_table(data)
+    assert t.column("s").to_pylist() == rows
+    pa.table(t).validate(full=True)

@@ -27,6 +27,7 @@ from pqkit.read.fetch.coalesce import CoalescePolicy
 __all__ = ["DEFAULT_OPTIONS", "ReadOptions"]
 
 TAIL_READ = 64 * 1024     # bytes read speculatively from a file's end: most footers fit
+_FLAGS = frozenset({"strings_as_binary"})      # the fields that are bools, not limits
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,11 @@ class ReadOptions:
         columns of a row group).
     max_thrift_depth : int, default 64
         Nesting of Thrift structures and containers.
+    strings_as_binary : bool, default False
+        Read STRING, JSON and ENUM columns as binary, their bytes unchecked. By
+        default every text value read is checked to be UTF-8 (as the format requires
+        and Arrow's ``string`` type promises), and a value that is not raises
+        :class:`pqkit.InvalidStringError`; this option reads such a file anyway.
 
     Raises
     ------
@@ -72,10 +78,15 @@ class ReadOptions:
     hole_size: int = 1 << 20
     max_range_size: int = 32 << 20
     max_concurrency: int = 8
+    strings_as_binary: bool = False
 
     def __post_init__(self):
         for name, value in vars(self).items():
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            if name in _FLAGS:
+                if not isinstance(value, bool):
+                    raise ArgumentError(f"ReadOptions({name}=...) must be a bool, "
+                                        f"got {value!r}")
+            elif isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ArgumentError(f"ReadOptions({name}=...) must be an int >= 0, "
                                     f"got {value!r}")
 

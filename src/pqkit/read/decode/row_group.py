@@ -26,6 +26,7 @@ from pqkit.read.decode.assemble import Nester
 from pqkit.read.decode.chunk import ChunkData, ColumnChunkReader, empty_values
 from pqkit.read.decode.leaf import INT96_UNITS, leaf_column
 from pqkit.read.decode.placed import placeable
+from pqkit.read.decode.text_check import check_utf8, value_rows
 from pqkit.read.decode.values import DictionaryValues, FixedValues
 from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.schema.logical import leaf_type
@@ -41,7 +42,7 @@ def _path_repetitions(node):
     return reps[::-1]
 
 
-def placed_leaf(node, placed, type_):
+def placed_leaf(node, placed, type_, where):
     """(assembly, typed leaf column) of a flat chunk decoded into its rows: one slot per
     row at every node of the path, the validity on its one OPTIONAL node."""
     n, validity = placed.num_entries, placed.validity
@@ -51,6 +52,9 @@ def placed_leaf(node, placed, type_):
     own = validity if node.repetition == OPTIONAL else None
     values = FixedValues(placed.values) if placed.dictionary is None else \
         DictionaryValues(placed.values, placed.dictionary)
+    if T.is_text_type(type_):
+        # one value per row; a null row's index is a 0 that stands for nothing
+        check_utf8(values, where, int, present=validity)
     return asm, leaf_column(type_, node.physical_type, values, None, own, n)
 
 
@@ -157,8 +161,9 @@ class RowGroupReader:
                          empty_values(node.physical_type, node.element.type_length))
 
     # --- leaves and nesting ----------------------------------------------------------------
-    def leaf(self, node, chunk, where):
-        """(assembled levels, typed leaf column) of one decoded chunk."""
+    def leaf(self, node, chunk, where, rows=None):
+        """(assembled levels, typed leaf column) of one decoded chunk; ``rows``, when the
+        chunk holds some rows of the row group only, returns their numbers (for messages)."""
         asm = assemble(chunk.def_levels, chunk.rep_levels, _path_repetitions(node),
                        chunk.num_entries, where=where)
         if asm.num_values != len(chunk.values):
@@ -168,15 +173,22 @@ class RowGroupReader:
         # later passes (null counts, null filling, index checks).
         validity = asm.leaf.validity if node.repetition == OPTIONAL and \
             asm.value_mask is not None else None
-        col = leaf_column(self.leaf_type(node), node.physical_type, chunk.values,
+        type_ = self.leaf_type(node)
+        if T.is_text_type(type_):
+            check_utf8(chunk.values, where,
+                       value_rows(chunk, node.max_definition_level, rows))
+        col = leaf_column(type_, node.physical_type, chunk.values,
                           asm.value_mask, validity, asm.leaf.length)
         return asm, col
 
     def leaf_type(self, node):
-        """The data type leaf ``node`` is read as (INT96 timestamps in the read's unit)."""
+        """The data type leaf ``node`` is read as (INT96 timestamps in the read's unit,
+        text as binary with ``ReadOptions.strings_as_binary``)."""
         type_ = leaf_type(node)
         if node.physical_type == Type.INT96 and isinstance(type_, T.TimestampType):
             type_ = T.timestamp(self.int96_unit)
+        elif self.options.strings_as_binary and T.is_text_type(type_):
+            type_ = T.binary()
         return type_
 
     def nest_one(self, top, leaves):
@@ -218,7 +230,7 @@ class RowGroupReader:
             placed = reader.read_placed(data, start)
             self._count_whole(node, reader, length)
             if placed is not None:
-                return placed_leaf(node, placed, type_)
+                return placed_leaf(node, placed, type_, where)
             return self.leaf(node, reader.read(data, start), where)
         return self.leaf(node, self.read_chunk(g, node), where_of(node, g))
 

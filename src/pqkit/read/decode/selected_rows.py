@@ -133,4 +133,4 @@ def _paged_leaf(reader, g, node, selection, plan):
         reader.stats.add_column(node.dotted_path, chunks_paged=1, pages=len(locs),
                                 pages_decoded=len(pages),
                                 pages_skipped=len(locs) - len(pages))
-    return reader.leaf(node, data, where)
+    return reader.leaf(node, data, where, rows=selection.rows)
