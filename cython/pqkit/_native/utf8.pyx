@@ -104,33 +104,31 @@ cdef int64_t first_bad_byte(const uint8_t* s, int64_t n, bint* multibyte) noexce
 @cython.wraparound(False)
 cdef int64_t first_bad_value(const int64_t* offsets, int64_t n, const uint8_t* data,
                              int64_t data_len) noexcept nogil:
-    # Index of the first value of the n that is not valid UTF-8, or -1; -2 - i when
-    # offsets[i + 1] lies outside [offsets[i], data_len] (or offsets[0] outside the data).
-    cdef int64_t i, start = offsets[0], end, o
-    cdef bint multibyte = False
-    cdef int decreasing = 0
-    if start < 0 or offsets[n] > data_len:
+    # Index of the first of the n values that is not valid UTF-8, or -1; -2 - i when
+    # value i's offsets are out of order or outside [offsets[0], offsets[n]], and -2
+    # when those two lie outside the data. Safety: every byte read lies in
+    # [start, end), itself checked to lie in the data; offsets between are checked
+    # where a byte is read through them. (All-ASCII bytes need no offset in between:
+    # the decoders' offsets are in order by construction.)
+    cdef int64_t i, start = offsets[0], end = offsets[n], a, b
+    cdef bint multibyte = False, cut = False
+    if start < 0 or end > data_len or end < start:
         return -2
-    # Non-decreasing offsets from start >= 0 to offsets[n] <= data_len all lie in the
-    # data; the loop has no early exit so that the compiler can vectorise it.
-    for i in range(n):
-        decreasing |= offsets[i + 1] < offsets[i]
-    if decreasing:
-        for i in range(n):
-            if offsets[i + 1] < offsets[i]:
-                return -2 - i
-    end = offsets[n]
     if first_bad_byte(data + start, end - start, &multibyte) == -1:
         if not multibyte:
             return -1                  # ASCII only: no value can be cut short
         for i in range(1, n):
-            o = offsets[i]
-            if o < end and (data[o] & 0xC0) == 0x80:
+            a = offsets[i]
+            if a < offsets[i - 1] or (start <= a < end and (data[a] & 0xC0) == 0x80):
+                cut = True
                 break
-        else:
+        if not cut:
             return -1
     for i in range(n):
-        if first_bad_byte(data + offsets[i], offsets[i + 1] - offsets[i], &multibyte) != -1:
+        a, b = offsets[i], offsets[i + 1]
+        if a < start or b > end or b < a:
+            return -2 - i
+        if first_bad_byte(data + a, b - a, &multibyte) != -1:
             return i
     return -1
 
@@ -139,7 +137,10 @@ def first_invalid_utf8(const int64_t[::1] offsets not None, const uint8_t[::1] d
     """The index of the first value that is not valid UTF-8, or -1 when all are.
 
     ``offsets`` (n + 1 entries) delimit value i as ``data[offsets[i]:offsets[i + 1]]``.
-    Raises EncodingError when the offsets decrease or point outside ``data``.
+    Raises EncodingError when the first or last offset lies outside ``data``, or when
+    the check reads a value through offsets that decrease (bytes that are all ASCII
+    are checked without reading the offsets between, which the decoders keep in
+    order).
     """
     cdef int64_t n = offsets.shape[0] - 1, result
     if n <= 0:
@@ -163,9 +164,14 @@ def invalid_utf8_mask(const int64_t[::1] offsets not None, const uint8_t[::1] da
     out = np.zeros(n, np.bool_)
     if n == 0:
         return out
-    first_invalid_utf8(offsets, data)           # raises on offsets outside the data
     cdef uint8_t[::1] mask = out.view(np.uint8)
     cdef const uint8_t* base = &data[0] if data.shape[0] else NULL
+    cdef int64_t a, b, length = data.shape[0]
+    for i in range(n):
+        a, b = offsets[i], offsets[i + 1]
+        if a < 0 or b < a or b > length:
+            raise EncodingError(f"byte-array offsets out of order or past the {length} "
+                                f"data bytes at value {i}")
     with nogil:
         for i in range(n):
             mask[i] = first_bad_byte(base + offsets[i], offsets[i + 1] - offsets[i],

@@ -56,10 +56,13 @@ def test_long_ascii_runs_with_one_bad_byte_at_every_position():
         assert first_invalid_utf8(offsets, data) == (0 if pos < 35 else 1)
 
 
-@pytest.mark.parametrize("offsets", [[0, 4], [-1, 0], [0, 2, 1]])
-def test_offsets_outside_the_data_raise(offsets):
+@pytest.mark.parametrize("offsets", [[0, 4], [-1, 0], [0, 2, 1], [0, 2, 1, 3]])
+def test_offsets_outside_the_data_or_out_of_order_raise(offsets):
+    data = np.frombuffer(b"\xc3\xa9\xff", np.uint8)   # not ASCII: values are read one by one
     with pytest.raises(EncodingError):
-        first_invalid_utf8(np.array(offsets, np.int64), np.zeros(3, np.uint8))
+        first_invalid_utf8(np.array(offsets, np.int64), data)
+    with pytest.raises(EncodingError):
+        invalid_utf8_mask(np.array(offsets, np.int64), data)
 
 
 def test_no_values_and_empty_values():

@@ -75,10 +75,14 @@ class ColumnChunkReader:
         Check page CRCs where present.
     options : pqkit.ReadOptions, optional
         Resource limits, checked on the page headers before decoding.
+    text : bool
+        The leaf is read as text: byte arrays are checked to be UTF-8 as they are
+        decoded, while in cache (:class:`~pqkit.read.decode.value_decoder.ValueDecoder`).
     """
 
     def __init__(self, node, codec, num_values, where, verify_checksums=True,
-                 options=DEFAULT_OPTIONS):
+                 options=DEFAULT_OPTIONS, text=False):
+        self.text = text
         self.node = node
         self.physical = Type(node.physical_type)
         self.type_length = node.element.type_length
@@ -182,7 +186,8 @@ class ColumnChunkReader:
     def _decode(self, segments, exact):
         pages, held, size = self._walk(segments, exact)
         levels = LevelDecoder(self.max_rep, self.max_def, held, self.where, whole_chunk=exact)
-        values = ValueDecoder(self.physical, self.type_length, held, size, self.where)
+        values = ValueDecoder(self.physical, self.type_length, held, size, self.where,
+                              self.text)
         scratch = Scratch()
         entries = 0
         for page in pages:

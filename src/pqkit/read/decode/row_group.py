@@ -124,7 +124,8 @@ class RowGroupReader:
     def chunk_reader(self, g, node):
         md = self.column_chunk(g, node).meta_data
         return ColumnChunkReader(node, md.codec, md.num_values, where_of(node, g),
-                                 self.verify_checksums, self.options)
+                                 self.verify_checksums, self.options,
+                                 T.is_text_type(self.leaf_type(node)))
 
     def read_chunk(self, g, node):
         """The levels and values of a whole column chunk (:class:`ChunkData`)."""

@@ -10,14 +10,15 @@ OffsetIndex, whose selection needs every page anyway, or whose pages start insid
 record (old parquet-mr v1 pages) is decoded whole, on the fast path where it applies,
 and the selected rows taken from it.
 
-Every page location used is checked against the chunk's byte range, and the pages
+Every page location used is checked against the chunk's byte range (where the
+OffsetIndex is read, :func:`pqkit.read.fetch.page_index.read_offset_index`), and the pages
 decoded must hold exactly the rows their ``first_row_index`` entries give: an
 OffsetIndex that lies raises :class:`pqkit.CorruptFileError` instead of placing
 values in the wrong rows.
 """
 import numpy as np
 
-from pqkit.chunk_range import chunk_range, dictionary_segment, where_of
+from pqkit.chunk_range import dictionary_segment, where_of
 from pqkit.columnar.table import Table
 from pqkit.errors import CorruptFileError, EncodingError, ParquetError
 from pqkit.read.decode.records import keep_records
@@ -98,22 +99,11 @@ def _page_plans(reader, g, nodes, selection):
         if oi is None or not oi.page_locations:
             return None
         locs = oi.page_locations
-        _check_locations(reader, chunk, locs, where)
         firsts = np.array([loc.first_row_index for loc in locs], np.int64)
         pages = selection.pages(firsts)
         skips |= len(pages) < len(locs)
         plans[node.path] = (firsts, locs, pages)
     return plans if skips else None
-
-
-def _check_locations(reader, chunk, locs, where):
-    start, length = chunk_range(chunk, reader.metadata.footer_offset, where, reader.pad)
-    for i, loc in enumerate(locs):
-        if loc.offset < start or loc.offset + loc.compressed_page_size > start + length:
-            raise CorruptFileError(
-                f"OffsetIndex of {where}: page {i} at offset {loc.offset} with "
-                f"{loc.compressed_page_size} bytes lies outside the column chunk "
-                f"(bytes {start} to {start + length})")
 
 
 def _paged_leaf(reader, g, node, selection, plan):

@@ -47,6 +47,8 @@ def check_utf8(values, where, row_of, present=None):
         i = int(hits[0])
         k = int(values.indices[i])
     else:
+        if getattr(values, "utf8_valid", False):
+            return                      # checked page by page as decoded
         offsets, data = _layout(values)
         i = k = first_invalid_utf8(offsets, data)
         if i < 0:

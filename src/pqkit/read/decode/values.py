@@ -32,6 +32,9 @@ class FixedValues:
 class BinaryValues:
     offsets: np.ndarray
     data: np.ndarray
+    # True when the decoder found every value valid UTF-8 while its bytes were still in
+    # cache (text columns only); the leaf's check then has nothing left to do.
+    utf8_valid: bool = False
 
     def __len__(self):
         return len(self.offsets) - 1

@@ -28,7 +28,7 @@ naming the column path, the row group and the offset.
 from collections import namedtuple
 
 from pqkit import format as fmt
-from pqkit.chunk_range import where_of
+from pqkit.chunk_range import chunk_range, where_of
 from pqkit.errors import CorruptFileError, EncryptedFileError, ThriftDecodeError
 from pqkit.read.fetch.footer import read_metadata_from
 from pqkit.read.fetch.source import Source
@@ -124,7 +124,10 @@ def read_offset_index(src, chunk, limit, where):
     ------
     pqkit.CorruptFileError
         Bad location, malformed Thrift, a PageLocation with a missing field, a
-        page outside [4, limit), or offsets that do not increase.
+        page outside [4, limit) or outside the chunk's own byte range, or offsets
+        that do not increase. Every road that uses the index (filtered reads,
+        ``take``, pruning, the inspectors) reads it here, so none follows a page
+        location into another chunk's bytes.
     pqkit.EncryptedFileError
         The column is encrypted (so is its index).
     """
@@ -135,6 +138,10 @@ def read_offset_index(src, chunk, limit, where):
     if oi.page_locations is None:
         raise CorruptFileError(f"OffsetIndex of {where} at offset {at} has no page_locations")
     prev_end = 4
+    # Files with a page index postdate the writers whose chunk sizes left out the
+    # dictionary page header (chunk_range's pad), so the range needs no padding.
+    first, length = chunk_range(chunk, limit, where) if chunk.meta_data is not None \
+        else (4, limit - 4)
     for i, loc in enumerate(oi.page_locations):
         if loc.offset is None or loc.compressed_page_size is None or \
                 loc.first_row_index is None:
@@ -146,6 +153,11 @@ def read_offset_index(src, chunk, limit, where):
                 f"OffsetIndex of {where} at offset {at}: page {i} at offset {loc.offset} with "
                 f"{loc.compressed_page_size} bytes overlaps the previous page or lies outside "
                 f"the file's data (bytes {prev_end} to {limit})")
+        if loc.offset < first or loc.offset + loc.compressed_page_size > first + length:
+            raise CorruptFileError(
+                f"OffsetIndex of {where} at offset {at}: page {i} at offset {loc.offset} "
+                f"with {loc.compressed_page_size} bytes lies outside the column chunk "
+                f"(bytes {first} to {first + length})")
         prev_end = loc.offset + loc.compressed_page_size
     n = len(oi.page_locations)
     extra = oi.unencoded_byte_array_data_bytes
