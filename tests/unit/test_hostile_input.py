@@ -406,3 +406,41 @@ def test_valid_text_reads_as_before_and_exports_valid_arrow():
     t = pqkit.read_table(data)
     assert t.column("s").to_pylist() == rows
     pa.table(t).validate(full=True)
+
+
+# --- row counts that disagree (issue 31, class 7) ---------------------------------------
+
+def _rows_file(edit, **options):
+    data = _small_file({"x": np.arange(10, dtype=np.int64),
+                        "s": [f"v{i}" for i in range(10)]}, **options)
+    return _with_footer(data, edit)
+
+
+def test_take_past_the_row_groups_rows_is_corrupt_not_an_index_error():
+    def more_file_rows(md):
+        md.num_rows = 20
+    bad = _rows_file(more_file_rows)
+    for rows in ([19], [0, 19], list(range(20))):
+        with pytest.raises(pqkit.CorruptFileError,
+                           match="the file declares 20 rows but its row groups hold 10: "
+                                 "row 19 is in none"):
+            pqkit.ParquetFile(bad).take(rows)
+    assert pqkit.ParquetFile(bad).take([9]).column("x").to_pylist() == [9]
+
+
+@pytest.mark.parametrize("declared", [5, 20])
+@pytest.mark.parametrize("road", ["take_all", "filtered", "filtered_batches"])
+def test_a_row_group_declaring_other_rows_than_its_columns_hold_is_corrupt(declared, road):
+    """Without a page index, take of every row and filtered reads decode whole chunks;
+    a row group whose num_rows disagrees with them raised IndexError or ValueError."""
+    def rows(md):
+        md.num_rows = declared
+        md.row_groups[0].num_rows = declared
+    bad = _rows_file(rows, write_page_index=False)
+    read = {"take_all": lambda: pqkit.ParquetFile(bad).take(list(range(declared))),
+            "filtered": lambda: pqkit.read_table(bad, filters=[("x", ">=", 3)]),
+            "filtered_batches": lambda: list(pqkit.ParquetFile(bad).iter_batches(
+                batch_size=3, filters=[("x", ">=", 3)]))}[road]
+    with pytest.raises(pqkit.CorruptFileError,
+                       match=f"row group 0 declares {declared} rows but column x holds 10"):
+        read()

@@ -53,7 +53,7 @@ def read_selected(reader, g, tops, wanted, selection, use_threads=True):
 def _read_top(reader, g, top, nodes, selection):
     """(field, column) of top-level node ``top`` holding the selected rows."""
     if selection.is_all():
-        return reader.nest_one(top, {n.path: reader.decode_leaf(g, n) for n in nodes})
+        return _whole(reader, g, top, nodes, selection)
     if selection.is_empty():
         return reader.nest_one(top, {n.path: reader.leaf(n, reader.empty_chunk(n),
                                                          where_of(n, g)) for n in nodes})
@@ -66,11 +66,18 @@ def _read_top(reader, g, top, nodes, selection):
             pass            # a page starts inside a record: this column is read whole
         else:
             return reader.nest_one(top, leaves)
+    f, col = _whole(reader, g, top, nodes, selection)
+    return f, col.take(selection.rows())
+
+
+def _whole(reader, g, top, nodes, selection):
+    """(field, column) of top-level node ``top`` over the whole row group, which must
+    hold the rows the row group declares (the selection's rows index into it)."""
     f, col = reader.nest_one(top, {n.path: reader.decode_leaf(g, n) for n in nodes})
     if len(col) != selection.num_rows:
         raise CorruptFileError(f"row group {g} declares {selection.num_rows} rows but "
                                f"column {top.name} holds {len(col)}")
-    return f, col.take(selection.rows())
+    return f, col
 
 
 def leaf_reads(reader, g, nodes, selection):
