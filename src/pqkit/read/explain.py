@@ -108,7 +108,7 @@ def _leaf_read(f, g, rg, node, chosen):
              "chunk_bytes": total}
     chunk = rg.columns[node.column_index]
     oi = read_offset_index(f.row_group_reader.source, chunk, f.metadata.footer_offset,
-                           where_of(node, g))
+                           where_of(node, g), f.row_group_reader.pad)
     if oi is not None:
         entry["pages_total"] = len(oi.page_locations)
     if entry["whole_chunk"] or oi is None:

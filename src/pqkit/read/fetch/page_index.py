@@ -28,7 +28,7 @@ naming the column path, the row group and the offset.
 from collections import namedtuple
 
 from pqkit import format as fmt
-from pqkit.chunk_range import chunk_range, where_of
+from pqkit.chunk_range import chunk_range, dictionary_header_padding, where_of
 from pqkit.errors import CorruptFileError, EncryptedFileError, ThriftDecodeError
 from pqkit.read.fetch.footer import read_metadata_from
 from pqkit.read.fetch.source import Source
@@ -102,7 +102,7 @@ def _read(src, chunk, kind, limit, where):
     return obj
 
 
-def read_offset_index(src, chunk, limit, where):
+def read_offset_index(src, chunk, limit, where, pad=0):
     """Read and check a chunk's OffsetIndex.
 
     Parameters
@@ -114,6 +114,9 @@ def read_offset_index(src, chunk, limit, where):
         The footer offset: index and pages must lie before it.
     where : str
         "column a.b, row group 0", for error messages.
+    pad : int
+        Bytes the chunk's range extends past ``total_compressed_size`` (files of
+        PARQUET-816 writers: :func:`pqkit.chunk_range.dictionary_header_padding`).
 
     Returns
     -------
@@ -138,9 +141,7 @@ def read_offset_index(src, chunk, limit, where):
     if oi.page_locations is None:
         raise CorruptFileError(f"OffsetIndex of {where} at offset {at} has no page_locations")
     prev_end = 4
-    # Files with a page index postdate the writers whose chunk sizes left out the
-    # dictionary page header (chunk_range's pad), so the range needs no padding.
-    first, length = chunk_range(chunk, limit, where) if chunk.meta_data is not None \
+    first, length = chunk_range(chunk, limit, where, pad) if chunk.meta_data is not None \
         else (4, limit - 4)
     for i, loc in enumerate(oi.page_locations):
         if loc.offset is None or loc.compressed_page_size is None or \
@@ -247,7 +248,8 @@ def _page_index(src, row_group, column, metadata):
     node = md.schema.column(column)
     chunk = md.checked_row_group(row_group).columns[node.column_index]
     where = where_of(node, row_group)
-    oi = read_offset_index(src, chunk, md.footer_offset, where)
+    oi = read_offset_index(src, chunk, md.footer_offset, where,
+                           dictionary_header_padding(md.created_by))
     ci = read_column_index(src, chunk, md.footer_offset, where,
                            None if oi is None else len(oi.page_locations))
     return PageIndex(ci, oi)

@@ -248,7 +248,7 @@ def _dictionary_verdict(groups, chunk, g, node, term):
     if not data or any(s.encoding not in _DICT_ENCODINGS for s in data if s.count):
         return None
     oi = read_offset_index(groups.source, chunk, groups.metadata.footer_offset,
-                           where_of(node, g))
+                           where_of(node, g), groups.pad)
     first = oi.page_locations[0].offset if oi is not None and oi.page_locations else \
         md.data_page_offset
     segment = dictionary_segment(md, first) if first is not None else None
@@ -399,7 +399,7 @@ def _term_rows(groups, rg, g, node, term, decode, plan):
     where = where_of(node, g)
     limit = groups.metadata.footer_offset
     ci = read_column_index(groups.source, chunk, limit, where)
-    oi = read_offset_index(groups.source, chunk, limit, where)
+    oi = read_offset_index(groups.source, chunk, limit, where, groups.pad)
     if ci is None or oi is None or len(ci.null_pages) != len(oi.page_locations):
         return None
     spans = page_row_ranges(oi, rg.num_rows, where)
