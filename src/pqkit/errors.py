@@ -62,8 +62,11 @@ def require(module, extra, feature):
             f"pip install 'pqkit[{extra}]'") from None
 
 
-class AllocationLimitError(CorruptFileError):
-    """A size read from the file exceeds the bytes available or a configured cap."""
+class AllocationLimitError(ParquetError, ValueError):
+    """Reading would allocate more than a limit of :class:`pqkit.ReadOptions` allows (a
+    page, a chunk, a Thrift string, the read's total budget); the message names the
+    limit. Not a :class:`CorruptFileError`: a valid file can be over a limit, and
+    raising the limit reads it. Still a ValueError, as it was when it was one."""
 
 
 class SchemaError(ParquetError, ValueError):

@@ -111,9 +111,16 @@ def test_huge_uncompressed_page_size_is_refused_without_allocating_it(tmp_path):
     message = _refused_in_child(bad, tmp_path, place, "AllocationLimitError")
     assert "exceed ReadOptions.max_page_size = 1073741824" in message
     assert "pqkit.ReadOptions(max_page_size=...)" in message
-    # With the limit raised, the codec finds the lie without allocating the claim.
+    # With the page limit raised, the read's budget refuses the claim (2 GiB from a
+    # file of a few hundred bytes) ...
+    message = _refused_in_child(bad, tmp_path, "column x, row group 0", "AllocationLimitError",
+                                read=("pqkit.read_table(path, options=pqkit.ReadOptions("
+                                      "max_page_size=1 << 31))"))
+    assert "ReadOptions.budget_floor = 1073741824" in message
+    # ... and with both raised, the codec finds the lie without allocating the claim.
     message = _refused_in_child(bad, tmp_path, place, read=(
-        "pqkit.read_table(path, options=pqkit.ReadOptions(max_page_size=1 << 31))"))
+        "pqkit.read_table(path, options=pqkit.ReadOptions(max_page_size=1 << 31, "
+        "budget_floor=1 << 33))"))
     assert message.startswith("ZSTD: ")
 
 
@@ -444,3 +451,115 @@ def test_a_row_group_declaring_other_rows_than_its_columns_hold_is_corrupt(decla
     with pytest.raises(pqkit.CorruptFileError,
                        match=f"row group 0 declares {declared} rows but column x holds 10"):
         read()
+
+
+# --- a read's total allocation (issue 31, class 12) ----------------------------------------
+
+def _varint(v):
+    out = bytearray()
+    while True:
+        low, v = v & 0x7F, v >> 7
+        out.append(low | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def _dictionary_repeat_file(rows, size):
+    """A few hundred bytes: a dictionary of one ``size``-byte string (zstd packs it into
+    a few dozen) and one data page whose RLE runs define every row and repeat index 0
+    ``rows`` times -- ``rows * size`` bytes of text once decoded."""
+    from pqkit.compression import CompressionCodec, compress
+    data = _small_file({"s": ["a" * size]}, compression="zstd", write_statistics=False,
+                       write_page_index=False, write_checksums=False)
+    md = pqkit.read_metadata(data)
+    meta = md.raw.row_groups[0].columns[0].meta_data
+    start = meta.data_page_offset
+    header, _ = fmt.decode(fmt.PageHeader, data, start, len(data) - start)
+    run = _varint(rows << 1)
+    levels = run + b"\x01"
+    body = len(levels).to_bytes(4, "little") + levels + b"\x01" + run + b"\x00"
+    packed = bytes(compress(CompressionCodec.ZSTD, body))
+    header.uncompressed_page_size, header.compressed_page_size = len(body), len(packed)
+    header.data_page_header.num_values = rows
+    chunk = data[:start] + fmt.encode(header) + packed
+    meta.num_values = rows
+    meta.total_compressed_size = meta.total_uncompressed_size = \
+        len(chunk) - meta.dictionary_page_offset
+    md.raw.num_rows = md.raw.row_groups[0].num_rows = rows
+    footer = fmt.encode(md.raw)
+    return chunk + footer + len(footer).to_bytes(4, "little") + b"PAR1"
+
+
+def _zstd_zeros(size, block=128 << 10):
+    """A zstd frame of ``size`` zero bytes made of RLE blocks, 4 bytes per 128 KiB."""
+    out = bytearray(b"\x28\xb5\x2f\xfd\xe0") + size.to_bytes(8, "little")
+    left = size
+    while left:
+        n = min(block, left)
+        left -= n
+        out += ((n << 3) | (1 << 1) | (left == 0)).to_bytes(3, "little") + b"\x00"
+    return bytes(out)
+
+
+def _zstd_page_file(rows):
+    """One required int64 column whose one zstd page holds ``rows`` zeros: a valid file
+    of 8 * rows bytes of data in about rows / 4096 bytes."""
+    from pqkit import datatypes as T
+    from pqkit.convert import table_from_data
+    table = table_from_data({"x": np.zeros(4, np.int64)},
+                            [T.Field("x", T.int64(), nullable=False)])
+    data = _small_file(table, compression="zstd", use_dictionary=False,
+                       write_statistics=False, write_page_index=False, write_checksums=False)
+    md = pqkit.read_metadata(data)
+    meta = md.raw.row_groups[0].columns[0].meta_data
+    start = meta.data_page_offset
+    header, _ = fmt.decode(fmt.PageHeader, data, start, len(data) - start)
+    packed = _zstd_zeros(rows * 8)
+    header.uncompressed_page_size, header.compressed_page_size = rows * 8, len(packed)
+    header.data_page_header.num_values = rows
+    chunk = data[:start] + fmt.encode(header) + packed
+    meta.num_values = rows
+    meta.total_compressed_size, meta.total_uncompressed_size = len(chunk) - start, rows * 8
+    md.raw.num_rows = md.raw.row_groups[0].num_rows = rows
+    footer = fmt.encode(md.raw)
+    return chunk + footer + len(footer).to_bytes(4, "little") + b"PAR1"
+
+
+_BUDGET = (r"over its budget of 1073741824: the larger of ReadOptions\.budget_floor = "
+           r"1073741824 and ReadOptions\.budget_ratio = 1000 times the \d+ bytes it read "
+           r"from the file; read with pqkit\.ReadOptions\(budget_ratio=\.\.\.\)")
+
+
+def test_small_copies_of_the_bombs_read_correctly():
+    small = _dictionary_repeat_file(1000, 100)
+    assert pqkit.read_pandas(small)["s"].tolist() == ["a" * 100] * 1000
+    assert pqkit.ParquetFile(_zstd_page_file(5000)).take([4999]).column("x").to_pylist() == [0]
+
+
+def test_a_dictionary_repeated_into_gigabytes_of_text_is_over_budget_for_read_pandas(tmp_path):
+    import re
+    bomb = _dictionary_repeat_file(200_000, 16384)        # 3.2 GB of text
+    assert len(bomb) < 700
+    # The Table holds each row by reference to the one value: reading it costs nothing.
+    got = _read_in_child(bomb, "t = pqkit.read_table(path)\nassert t.num_rows == 200000",
+                         tmp_path)
+    assert got["error"] is None, got
+    got = _read_in_child(bomb, "pqkit.read_pandas(path)", tmp_path)
+    assert got["error"] == "AllocationLimitError", got
+    assert re.search(r"^read_pandas: giving pandas 3276800000 bytes of text would bring "
+                     r"what this read allocates to \d+ bytes, " + _BUDGET, got["message"])
+    assert not issubclass(pqkit.AllocationLimitError, pqkit.CorruptFileError)
+
+
+@pytest.mark.parametrize("read", ["pqkit.ParquetFile(path).take([0])",
+                                  "pqkit.read_table(path)",
+                                  "list(pqkit.ParquetFile(path).iter_batches())"])
+def test_a_32_kib_page_of_1_gib_is_over_budget_before_it_is_decompressed(tmp_path, read):
+    bomb = _zstd_page_file(1 << 27)                     # 1 GiB of int64 zeros
+    assert len(bomb) < 33_000
+    got = _read_in_child(bomb, read, tmp_path)
+    assert got["error"] == "AllocationLimitError", got
+    assert got["message"].startswith(
+        "column x, row group 0: decompressing 1 pages (1073741824 bytes) and decoding "
+        "134217728 entries (1073741824 bytes) would bring what this read allocates to "
+        "2147483648 bytes, over its budget"), got["message"]

@@ -51,6 +51,14 @@ class ReadOptions:
         columns of a row group).
     max_thrift_depth : int, default 64
         Nesting of Thrift structures and containers.
+    budget_ratio : int, default 1000
+    budget_floor : int, default 1 GiB
+        The budget of one read (:mod:`pqkit.read.budget`): the bytes it allocates in
+        total (pages decompressed, levels and values decoded, byte arrays expanded
+        from dictionaries, text given to pandas) may not exceed the larger of
+        ``budget_floor`` and ``budget_ratio`` times the bytes it reads from the file.
+        Real files stay far below (see the module); a file made to expand beyond it
+        raises :class:`pqkit.AllocationLimitError` instead of exhausting memory.
     strings_as_binary : bool, default False
         Read STRING, JSON and ENUM columns as binary, their bytes unchecked. By
         default every text value read is checked to be UTF-8 (as the format requires
@@ -78,6 +86,8 @@ class ReadOptions:
     hole_size: int = 1 << 20
     max_range_size: int = 32 << 20
     max_concurrency: int = 8
+    budget_ratio: int = 1000
+    budget_floor: int = 1 << 30
     strings_as_binary: bool = False
 
     def __post_init__(self):

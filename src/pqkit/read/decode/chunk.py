@@ -78,11 +78,15 @@ class ColumnChunkReader:
     text : bool
         The leaf is read as text: byte arrays are checked to be UTF-8 as they are
         decoded, while in cache (:class:`~pqkit.read.decode.value_decoder.ValueDecoder`).
+    budget : pqkit.read.budget.ReadBudget, optional
+        The read's total allocation budget, charged before pages are decompressed and
+        values decoded.
     """
 
     def __init__(self, node, codec, num_values, where, verify_checksums=True,
-                 options=DEFAULT_OPTIONS, text=False):
+                 options=DEFAULT_OPTIONS, text=False, budget=None):
         self.text = text
+        self.budget = budget
         self.node = node
         self.physical = Type(node.physical_type)
         self.type_length = node.element.type_length
@@ -121,6 +125,7 @@ class ColumnChunkReader:
         for page in PageWalker(data, offset, 1, self.where, self.verify):
             self._check_page_size(page)
             if page.type == PageType.DICTIONARY_PAGE:
+                self._charge(page.header.uncompressed_page_size, "the dictionary page")
                 values.read_dictionary(page, functools.partial(
                     decompress_page, page, self.codec, self.where, scratch=Scratch()))
         return values.dictionary
@@ -179,15 +184,25 @@ class ColumnChunkReader:
         if held > max(size, 1) * 8 * (1 << 16):
             raise CorruptFileError(f"{self.where}: pages claiming {held} values are "
                                    f"impossible for a chunk of {size} bytes")
-        self.options.check("max_chunk_bytes", held * self._bytes_per_entry(),
+        decoded = held * self._bytes_per_entry()
+        self.options.check("max_chunk_bytes", decoded,
                            f"bytes of levels and values for {held} entries", self.where)
+        if self.budget is not None:
+            unpacked = 0 if self.codec == CompressionCodec.UNCOMPRESSED else \
+                sum(p.header.uncompressed_page_size for p in pages)
+            self._charge(unpacked + decoded, f"decompressing {len(pages)} pages "
+                         f"({unpacked} bytes) and decoding {held} entries ({decoded} bytes)")
         return pages, held, size
+
+    def _charge(self, nbytes, what):
+        if self.budget is not None:
+            self.budget.charge(nbytes, what, self.where)
 
     def _decode(self, segments, exact):
         pages, held, size = self._walk(segments, exact)
         levels = LevelDecoder(self.max_rep, self.max_def, held, self.where, whole_chunk=exact)
         values = ValueDecoder(self.physical, self.type_length, held, size, self.where,
-                              self.text)
+                              self.text, self._charge)
         scratch = Scratch()
         entries = 0
         for page in pages:

@@ -27,6 +27,7 @@ def read_row_groups(reader, groups, tops, wanted, use_threads=True):
     try:
         decoded = iter(map_ordered(lambda task: reader.decode_leaf(*task), tasks, use_threads))
     except ParquetError:
+        reader = reader.restarted()
         return [reader.read(g, tops, wanted) for g in groups]
     return [reader.group_table(g, tops, {node.path: next(decoded) for node in nodes})
             for g in groups]

@@ -26,6 +26,7 @@ from pqkit.read.decode.assemble import Nester
 from pqkit.read.decode.chunk import ChunkData, ColumnChunkReader, empty_values
 from pqkit.read.decode.leaf import INT96_UNITS, leaf_column
 from pqkit.read.decode.placed import placeable
+from pqkit.read.budget import ReadBudget
 from pqkit.read.decode.text_check import check_utf8, value_rows
 from pqkit.read.decode.values import DictionaryValues, FixedValues
 from pqkit.read.options import DEFAULT_OPTIONS
@@ -91,12 +92,31 @@ class RowGroupReader:
         self.pad = dictionary_header_padding(metadata.created_by)
         # A pqkit.ReadStatistics the reads count into, or None.
         self.stats = None
+        # The ReadBudget of the read under way (for_read), or None: no total limit.
+        self.budget = None
 
     def with_source(self, source):
         """A reader of the same file that takes its bytes from ``source``."""
         other = copy.copy(self)
         other.source = source
         return other
+
+    def for_read(self):
+        """A reader of the same file for one read, with a fresh
+        :class:`~pqkit.read.budget.ReadBudget` (its total allocation limit)."""
+        other = copy.copy(self)
+        other.budget = ReadBudget(self.options)
+        return other
+
+    def restarted(self):
+        """This reader for the same read started over (a single-threaded retry that
+        finds the error a failed threaded read meant): its budget afresh, so the
+        retry is not charged for the first attempt's work."""
+        return self if self.budget is None else self.for_read()
+
+    def _count_read(self, length):
+        if self.budget is not None:
+            self.budget.add_read(length)
 
     def with_statistics(self, stats):
         """A reader of the same file whose reads count into ``stats`` (a
@@ -125,7 +145,7 @@ class RowGroupReader:
         md = self.column_chunk(g, node).meta_data
         return ColumnChunkReader(node, md.codec, md.num_values, where_of(node, g),
                                  self.verify_checksums, self.options,
-                                 T.is_text_type(self.leaf_type(node)))
+                                 T.is_text_type(self.leaf_type(node)), self.budget)
 
     def read_chunk(self, g, node):
         """The levels and values of a whole column chunk (:class:`ChunkData`)."""
@@ -135,6 +155,7 @@ class RowGroupReader:
         where = where_of(node, g)
         start, length = chunk_range(chunk, self.metadata.footer_offset, where, self.pad)
         reader = self.chunk_reader(g, node)
+        self._count_read(length)
         data = reader.read(self.source.read_view(start, length), start)
         self._count_whole(node, reader, length)
         return data
@@ -143,6 +164,7 @@ class RowGroupReader:
         """Decode only some pages of a chunk: ``segments`` are (file offset, length) pairs
         of whole pages, the dictionary page first if the chunk has one."""
         pieces = self.source.read_many(segments)
+        self._count_read(sum(length for _, length in segments))
         if self.stats is not None:
             self.stats.add(bytes_read=sum(length for _, length in segments))
         data = list(zip(pieces, (offset for offset, _ in segments)))
@@ -153,6 +175,7 @@ class RowGroupReader:
         a (file offset, length) pair, of leaf ``node`` in row group ``g``; None when the
         bytes hold no dictionary page."""
         offset, length = segment
+        self._count_read(length)
         return self.chunk_reader(g, node).read_dictionary(self.source.read(offset, length),
                                                           offset)
 
@@ -228,6 +251,7 @@ class RowGroupReader:
             start, length = chunk_range(chunk, self.metadata.footer_offset, where, self.pad)
             reader = self.chunk_reader(g, node)
             data = self.source.read_view(start, length)
+            self._count_read(length)
             placed = reader.read_placed(data, start)
             self._count_whole(node, reader, length)
             if placed is not None:
@@ -243,6 +267,7 @@ class RowGroupReader:
             return None
         start, length = chunk_range(chunk, self.metadata.footer_offset, where_of(node, g),
                                     self.pad)
+        self._count_read(length)
         return self.chunk_reader(g, node).read_placed(self.source.read_view(start, length),
                                                       start)
 

@@ -44,6 +44,7 @@ def read_selected(reader, g, tops, wanted, selection, use_threads=True):
         if not use_threads:
             raise
         # The error a single-threaded read raises first, whichever worker failed first.
+        reader = reader.restarted()
         pairs = [_read_top(reader, g, top, nodes, selection) for top, nodes in columns]
     return Table([c for _, c in pairs], [f for f, _ in pairs],
                  reader.metadata.key_value_metadata,
@@ -102,7 +103,8 @@ def _page_plans(reader, g, nodes, selection):
         if chunk.meta_data is None or chunk.meta_data.num_values == 0:
             return None
         where = where_of(node, g)
-        oi = read_offset_index(reader.source, chunk, reader.metadata.footer_offset, where)
+        oi = read_offset_index(reader.source, chunk, reader.metadata.footer_offset, where,
+                               reader.pad)
         if oi is None or not oi.page_locations:
             return None
         locs = oi.page_locations

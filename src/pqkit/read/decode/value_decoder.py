@@ -82,10 +82,15 @@ class ValueDecoder:
     text : bool
         The values are text: byte arrays materialised page by page are checked to be
         UTF-8 as they are written (see :class:`_BinaryOutput`).
+    charge : callable, optional
+        ``charge(nbytes, what)`` before byte arrays are expanded from the dictionary
+        (bytes the page sizes do not bound): the read's budget.
     """
 
-    def __init__(self, physical, type_length, num_values, chunk_bytes, where, text=False):
+    def __init__(self, physical, type_length, num_values, chunk_bytes, where, text=False,
+                 charge=None):
         self.text = text
+        self.charge = charge
         self.physical = physical
         self.type_length = type_length
         self.num_values = num_values
@@ -178,7 +183,7 @@ class ValueDecoder:
                 self._pieces.append(vals)
                 return
             self._binary = _BinaryOutput(self.num_values, self.chunk_bytes, vals, self.where,
-                                         self.text)
+                                         self.text, self.charge)
             for p in self._pieces:
                 self._binary.add(self._piece(p), self.dictionary)
             self._pieces = []
@@ -268,7 +273,8 @@ class ValueDecoder:
             self._indices.resize(self._indices_pos, refcheck=False)
             return V.DictionaryValues(self._indices, self.dictionary)
         empty = empty_values(self.physical, self.type_length)
-        return V.combine([self._piece(p) for p in pieces], self.dictionary, empty, self.where)
+        return V.combine([self._piece(p) for p in pieces], self.dictionary, empty, self.where,
+                         self.charge)
 
 
 class _BinaryOutput:
@@ -283,8 +289,10 @@ class _BinaryOutput:
     is only noted; the leaf's check then finds the value and names its row.
     """
 
-    def __init__(self, num_values, chunk_bytes, first_page, where, text=False):
+    def __init__(self, num_values, chunk_bytes, first_page, where, text=False, charge=None):
         self.utf8_valid = text
+        self.charge = charge
+        self._lengths = None        # (dictionary, its value lengths) of the last expansion
         self.offsets = np.empty(num_values + 1, np.int64)
         self.offsets[0] = 0
         p = first_page
@@ -318,6 +326,10 @@ class _BinaryOutput:
         self.end = end
 
     def _take(self, dictionary, indices):
+        if self.charge is not None and isinstance(dictionary, V.BinaryValues):
+            if self._lengths is None or self._lengths[0] is not dictionary:
+                self._lengths = (dictionary, V.value_lengths(dictionary))
+            V.charge_expansion(self.charge, dictionary, indices, self._lengths[1])
         try:
             while True:
                 fits, end = take_byte_array_into(
