@@ -563,3 +563,40 @@ def test_a_32_kib_page_of_1_gib_is_over_budget_before_it_is_decompressed(tmp_pat
         "column x, row group 0: decompressing 1 pages (1073741824 bytes) and decoding "
         "134217728 entries (1073741824 bytes) would bring what this read allocates to "
         "2147483648 bytes, over its budget"), got["message"]
+
+
+def _empty_pages_file(n_empty):
+    """A required int64 chunk whose one page of 4 values follows ``n_empty`` data page
+    headers of no value (17 bytes each, no body)."""
+    from pqkit import datatypes as T
+    from pqkit.convert import table_from_data
+    table = table_from_data({"x": np.arange(4, dtype=np.int64)},
+                            [T.Field("x", T.int64(), nullable=False)])
+    data = _small_file(table, use_dictionary=False, write_statistics=False,
+                       write_page_index=False, write_checksums=False)
+    md = pqkit.read_metadata(data)
+    meta = md.raw.row_groups[0].columns[0].meta_data
+    start, end = meta.data_page_offset, meta.data_page_offset + meta.total_compressed_size
+    empty = fmt.encode(fmt.PageHeader(
+        type=PageType.DATA_PAGE, uncompressed_page_size=0, compressed_page_size=0,
+        data_page_header=fmt.DataPageHeader(num_values=0, encoding=fmt.Encoding.PLAIN,
+                                            definition_level_encoding=fmt.Encoding.RLE,
+                                            repetition_level_encoding=fmt.Encoding.RLE)))
+    meta.total_compressed_size += len(empty) * n_empty
+    footer = fmt.encode(md.raw)
+    return (data[:start] + empty * n_empty + data[start:end] + footer +
+            len(footer).to_bytes(4, "little") + b"PAR1")
+
+
+def test_a_chunk_of_200k_empty_pages_is_refused_without_walking_them():
+    import time
+    assert pqkit.read_table(_empty_pages_file(64)).column("x").to_pylist() == [0, 1, 2, 3]
+    bomb = _empty_pages_file(200_000)                   # 3.4 MB of page headers
+    started = time.perf_counter()
+    for read in (lambda: pqkit.read_table(bomb), lambda: pqkit.ParquetFile(bomb).take([3])):
+        with pytest.raises(pqkit.CorruptFileError,
+                           match=r"column x, row group 0: 65 of the first 65 pages \(up to "
+                                 r"offset \d+\) are data pages of no value, more than 64 "
+                                 r"beyond the other pages"):
+            read()
+    assert time.perf_counter() - started < 5          # walking them all took 13 s

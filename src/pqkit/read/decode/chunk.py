@@ -38,6 +38,11 @@ from pqkit.read.options import DEFAULT_OPTIONS
 
 __all__ = ["ChunkData", "ColumnChunkReader", "empty_values"]
 
+# Data pages of no value a chunk may hold beyond its pages with values. Writers leave
+# none (an empty chunk at most has one); a file of nothing but their headers, 17
+# bytes each, would cost tens of microseconds of walking per page.
+MAX_EMPTY_PAGES = 64
+
 
 @dataclass
 class ChunkData:
@@ -173,8 +178,7 @@ class ColumnChunkReader:
         # page by page just before decoding (check_crc), not here: a page's bytes are
         # then read twice in a row, the second time from cache.
         limits = self.options.thrift_limits()
-        pages = [page for data, offset in segments
-                 for page in PageWalker(data, offset, n, self.where, False, limits)]
+        pages = self._pages(segments, n, limits)
         self.data_pages = sum(p.type in (PageType.DATA_PAGE, PageType.DATA_PAGE_V2)
                               for p in pages)
         held = self._held_values(pages, n, exact, segments[0][1])
@@ -193,6 +197,24 @@ class ColumnChunkReader:
             self._charge(unpacked + decoded, f"decompressing {len(pages)} pages "
                          f"({unpacked} bytes) and decoding {held} entries ({decoded} bytes)")
         return pages, held, size
+
+    def _pages(self, segments, n, limits):
+        """The pages of ``segments``, walked; the walk stops where the data pages of no
+        value outnumber the other pages by more than MAX_EMPTY_PAGES."""
+        pages, empty = [], 0
+        for data, offset in segments:
+            for page in PageWalker(data, offset, n, self.where, False, limits):
+                pages.append(page)
+                if page.type in (PageType.DATA_PAGE, PageType.DATA_PAGE_V2) and \
+                        data_page_num_values(page, self.where) == 0:
+                    empty += 1
+                    if empty - (len(pages) - empty) > MAX_EMPTY_PAGES:
+                        raise CorruptFileError(
+                            f"{self.where}: {empty} of the first {len(pages)} pages (up to "
+                            f"offset {page.offset}) are data pages of no value, more than "
+                            f"{MAX_EMPTY_PAGES} beyond the other pages (they carry nothing, "
+                            f"and walking millions of them would take minutes)")
+        return pages
 
     def _charge(self, nbytes, what):
         if self.budget is not None:
