@@ -21,12 +21,12 @@ from pqkit.columnar.table import Table
 from pqkit.errors import CorruptFileError, EncryptedFileError
 from pqkit.format import Type
 from pqkit.levels import OPTIONAL, Assembly, NodeLayout, assemble
+from pqkit.read.budget import ReadBudget
 from pqkit.read.decode.arrow_restore import ArrowTypes
 from pqkit.read.decode.assemble import Nester
 from pqkit.read.decode.chunk import ChunkData, ColumnChunkReader, empty_values
 from pqkit.read.decode.leaf import INT96_UNITS, leaf_column
 from pqkit.read.decode.placed import placeable
-from pqkit.read.budget import ReadBudget
 from pqkit.read.decode.text_check import check_utf8, value_rows
 from pqkit.read.decode.values import DictionaryValues, FixedValues
 from pqkit.read.options import DEFAULT_OPTIONS
