@@ -1,4 +1,5 @@
-"""Hostile inputs: each failure class of issue 19, from a hand-made file of a few hundred bytes.
+"""Hostile inputs: each failure class of issues 19 and 31, from a hand-made file of a few
+hundred bytes (or, for the bombs of issue 31, a few kilobytes).
 
 The promise under test is "a result or a ParquetError, nothing else": no raw
 Python exception, no hang and no allocation in step with a size the file merely
