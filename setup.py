@@ -37,6 +37,7 @@ EXTENSIONS = [
     ("pqkit._native.arrow_c", "cython/pqkit/_native/arrow_c.pyx"),
     ("pqkit._native.views", "cython/pqkit/_native/views.pyx"),
     ("pqkit._native.decimal_le", "cython/pqkit/_native/decimal_le.pyx"),
+    ("pqkit._native.utf8", "cython/pqkit/_native/utf8.pyx"),
 ]
 # Modules that use numpy's C API (the rest use typed memoryviews only).
 NUMPY_C_API = {"pqkit._native.mempool", "pqkit._native.array_rows"}

@@ -22,7 +22,7 @@ write road to copy one.
 import re
 
 from pqkit import format as fmt
-from pqkit.errors import CorruptFileError
+from pqkit.errors import AllocationLimitError, CorruptFileError
 from pqkit.format import Encoding, PageType
 
 __all__ = [
@@ -145,7 +145,7 @@ def exact_chunk_range(chunk, data_end, where, created_by, read):
     head = bytes(read(start, min(MAX_DICT_HEADER, data_end - start)))
     try:
         header, used = fmt.decode(fmt.PageHeader, head, 0, len(head), start)
-    except CorruptFileError as exc:
+    except (CorruptFileError, AllocationLimitError) as exc:
         raise CorruptFileError(f"{where}: no page header at the chunk's start, offset "
                                f"{start}: {exc}") from None
     if header.type != PageType.DICTIONARY_PAGE:

@@ -22,6 +22,12 @@ class EncodingError(CorruptFileError):
     """Encoded values or levels are malformed (bad bit width, truncated run, ...)."""
 
 
+class InvalidStringError(CorruptFileError):
+    """A STRING (or JSON, ENUM) value is not valid UTF-8. The format requires text
+    columns to hold UTF-8, so the file is corrupt; read with
+    ``ReadOptions(strings_as_binary=True)`` to get the bytes as binary instead."""
+
+
 class ChecksumError(CorruptFileError):
     """A page's CRC32 does not match its bytes."""
 
@@ -67,8 +73,11 @@ def require(module, extra, feature):
             f"pip install 'pqkit[{extra}]'") from None
 
 
-class AllocationLimitError(CorruptFileError):
-    """A size read from the file exceeds the bytes available or a configured cap."""
+class AllocationLimitError(ParquetError, ValueError):
+    """Reading would allocate more than a limit of :class:`pqkit.ReadOptions` allows (a
+    page, a chunk, a Thrift string, the read's total budget); the message names the
+    limit. Not a :class:`CorruptFileError`: a valid file can be over a limit, and
+    raising the limit reads it. Still a ValueError, as it was when it was one."""
 
 
 class SchemaError(ParquetError, ValueError):
@@ -149,6 +158,7 @@ __all__ = [
     "EncodingError",
     "VariantError",
     "ChecksumError",
+    "InvalidStringError",
     "EncryptedFileError",
     "MissingKeyError",
     "DecryptionError",

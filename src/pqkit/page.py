@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pqkit import format as fmt
 from pqkit._native.hashing import crc32
 from pqkit.compression import decompress
-from pqkit.errors import ChecksumError, CorruptFileError
+from pqkit.errors import AllocationLimitError, ChecksumError, CorruptFileError
 from pqkit.format import Encoding, PageType
 
 # Sizes above this are refused before anything is allocated (a corrupt header
@@ -179,7 +179,8 @@ def walk_pages(data, origin, num_values, where, decryptor=None):
     """Walk page headers without stopping at the first bad one (``decryptor``: the
     chunk's :class:`pqkit.crypto.ChunkDecryptor` when it is encrypted).
 
-    Returns ``([RawPage], end offset of the last whole page, CorruptFileError or
+    Returns ``([RawPage], end offset of the last whole page, CorruptFileError (or an
+    AllocationLimitError of the header decoder) or
     None)``: the pages read before a problem, and the problem, so that inspection
     tools can report both. CRCs are not checked here.
     """
@@ -191,7 +192,7 @@ def walk_pages(data, origin, num_values, where, decryptor=None):
             page = next(walker)
         except StopIteration:
             return pages, pos, None
-        except CorruptFileError as exc:
+        except (CorruptFileError, AllocationLimitError) as exc:
             return pages, pos, exc
         pages.append(page)
         pos = page.payload_offset + len(page.payload if page.sealed is None else page.sealed)

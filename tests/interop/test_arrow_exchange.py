@@ -290,3 +290,15 @@ def test_shared_memory_survives_the_table(tmp_path):
     assert rel.fetchall() == [(100_000 * 99_999 // 2,)]
     assert arrow.equals(p)
     del junk
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("entry", entries())
+def test_every_corpus_table_pqkit_reads_exports_as_valid_arrow(entry):
+    """Export never hands a consumer an invalid array (text that is not UTF-8, offsets
+    past their data, ...): pyarrow's full validation of every corpus table pqkit reads."""
+    try:
+        t = pqkit.read_table(path_of(entry))
+    except pqkit.ParquetError:
+        return        # a file pqkit refuses exports nothing; test_corpus_read checks why
+    pa.table(t).validate(full=True)

@@ -1,4 +1,5 @@
-"""Hostile inputs: each failure class of issue 19, from a hand-made file of a few hundred bytes.
+"""Hostile inputs: each failure class of issues 19 and 31, from a hand-made file of a few
+hundred bytes (or, for the bombs of issue 31, a few kilobytes).
 
 The promise under test is "a result or a ParquetError, nothing else": no raw
 Python exception, no hang and no allocation in step with a size the file merely
@@ -111,9 +112,16 @@ def test_huge_uncompressed_page_size_is_refused_without_allocating_it(tmp_path):
     message = _refused_in_child(bad, tmp_path, place, "AllocationLimitError")
     assert "exceed ReadOptions.max_page_size = 1073741824" in message
     assert "pqkit.ReadOptions(max_page_size=...)" in message
-    # With the limit raised, the codec finds the lie without allocating the claim.
+    # With the page limit raised, the read's budget refuses the claim (2 GiB from a
+    # file of a few hundred bytes) ...
+    message = _refused_in_child(bad, tmp_path, "column x, row group 0", "AllocationLimitError",
+                                read=("pqkit.read_table(path, options=pqkit.ReadOptions("
+                                      "max_page_size=1 << 31))"))
+    assert "ReadOptions.budget_floor = 1073741824" in message
+    # ... and with both raised, the codec finds the lie without allocating the claim.
     message = _refused_in_child(bad, tmp_path, place, read=(
-        "pqkit.read_table(path, options=pqkit.ReadOptions(max_page_size=1 << 31))"))
+        "pqkit.read_table(path, options=pqkit.ReadOptions(max_page_size=1 << 31, "
+        "budget_floor=1 << 33))"))
     assert message.startswith("ZSTD: ")
 
 
@@ -294,3 +302,302 @@ def test_integer_annotation_on_a_byte_array_is_refused():
         md.schema[1].converted_type = None
     with pytest.raises(pqkit.SchemaError, match="cannot annotate BYTE_ARRAY"):
         pqkit.read_table(_with_footer(good, annotate))
+
+
+# --- text that is not UTF-8 (issue 31, class 3) --------------------------------------------
+
+BAD_TEXT = b"\xed\xa0\x80"          # an encoded surrogate: well-formed-looking, not UTF-8
+
+
+def _text_file(data, annotation="STRING", **options):
+    """A file of ``data`` (bytes values, any nesting) whose BYTE_ARRAY leaves are then
+    annotated as text (``annotation``: STRING, JSON or ENUM), so that they hold bytes
+    that are not UTF-8 the way a broken writer leaves them."""
+    raw = _small_file(data, **options)
+
+    def edit(md):
+        for element in md.schema:
+            if element.type == fmt.Type.BYTE_ARRAY:
+                kind = getattr(fmt, {"STRING": "StringType", "JSON": "JsonType",
+                                     "ENUM": "EnumType"}[annotation])
+                element.logicalType = fmt.LogicalType(**{annotation: kind()})
+                element.converted_type = getattr(fmt.ConvertedType,
+                                                 "UTF8" if annotation == "STRING"
+                                                 else annotation)
+    return _with_footer(raw, edit)
+
+
+def _flat_text(**options):
+    rows = [None if i % 5 == 0 else f"v{i}".encode() for i in range(200)]
+    rows[137] = b"ab" + BAD_TEXT
+    return _text_file({"i": np.arange(200, dtype=np.int64), "s": rows}, **options)
+
+
+TEXT_ROADS = {
+    "read_table": lambda b: pqkit.read_table(b),
+    "ParquetFile.read": lambda b: pqkit.ParquetFile(b).read(),
+    "iter_batches": lambda b: list(pqkit.ParquetFile(b).iter_batches(batch_size=50)),
+    "take": lambda b: pqkit.ParquetFile(b).take([3, 137, 150]),
+    "filtered": lambda b: pqkit.read_table(b, filters=[("i", ">=", 130)]),
+    "read_pandas": lambda b: pqkit.read_pandas(b),
+}
+
+
+@pytest.mark.parametrize("road", TEXT_ROADS)
+@pytest.mark.parametrize("dictionary", [True, False], ids=["dictionary", "plain"])
+def test_text_that_is_not_utf8_fails_every_road_naming_its_row(road, dictionary):
+    data = _flat_text(use_dictionary=dictionary, data_page_size=64)
+    with pytest.raises(pqkit.InvalidStringError,
+                       match=r"column s, row group 0, row 137: b'ab\\xed\\xa0\\x80' is not "
+                             r"valid UTF-8; read with pqkit\.ReadOptions\("
+                             r"strings_as_binary=True\)"):
+        TEXT_ROADS[road](data)
+
+
+def test_a_take_of_other_pages_does_not_meet_the_bad_value():
+    data = _flat_text(use_dictionary=False, data_page_size=64)
+    got = pqkit.ParquetFile(data).take([1, 2, 199], columns=["s"])
+    assert got.column("s").to_pylist() == ["v1", "v2", "v199"]
+
+
+@pytest.mark.parametrize("shape", ["struct", "list", "map"])
+def test_nested_text_that_is_not_utf8_is_refused(shape):
+    rows = [[b"a", b"b"], [], [b"c", b"x" + BAD_TEXT]]
+    data = {"struct": {"t": [{"s": b"a"}, {"s": None}, {"s": BAD_TEXT}]},
+            "list": {"t": rows},
+            "map": {"t": [[(b"k", 1)], [(b"k" + BAD_TEXT, 2)]]}}[shape]
+    if shape == "map":
+        from pqkit import datatypes as T
+        from pqkit.convert import table_from_data
+        bad = _text_file(table_from_data(data, [T.Field("t", T.map_(T.binary(),
+                                                                    T.int64()))]))
+        row = 1
+    else:
+        bad = _text_file(data)
+        row = 2
+    with pytest.raises(pqkit.InvalidStringError, match=rf", row group 0, row {row}: "):
+        pqkit.read_table(bad)
+
+
+@pytest.mark.parametrize("annotation", ["JSON", "ENUM"])
+def test_json_and_enum_text_is_checked_too(annotation):
+    bad = _text_file({"s": [b"{}", BAD_TEXT]}, annotation)
+    with pytest.raises(pqkit.InvalidStringError, match="column s, row group 0, row 1"):
+        pqkit.read_table(bad)
+
+
+def test_a_bad_dictionary_value_no_row_read_uses_is_refused_saying_so():
+    # Pages of a few rows each: taking row 0 decodes its page and the dictionary page,
+    # which hands out the bad value too (a dictionary-typed read exports it).
+    data = _text_file({"s": [b"a"] * 100 + [BAD_TEXT]}, data_page_size=64)
+    with pytest.raises(pqkit.InvalidStringError,
+                       match=r"column s, row group 0: dictionary value 1, "
+                             r"b'\\xed\\xa0\\x80', is not valid UTF-8 \(no row read uses it\)"):
+        pqkit.ParquetFile(data).take([0])
+
+
+def test_strings_as_binary_reads_text_that_is_not_utf8_as_bytes():
+    data = _flat_text(data_page_size=64)
+    options = pqkit.ReadOptions(strings_as_binary=True)
+    t = pqkit.read_table(data, options=options)
+    assert str(t.schema[1].type) == "binary"
+    assert t.column("s").to_pylist()[137] == b"ab" + BAD_TEXT
+    f = pqkit.ParquetFile(data, options=options)
+    assert f.take([137]).column("s").to_pylist() == [b"ab" + BAD_TEXT]
+    assert [str(b.schema[1].type) for b in f.iter_batches(batch_size=100)] == ["binary"] * 2
+
+
+def test_valid_text_reads_as_before_and_exports_valid_arrow():
+    pa = pytest.importorskip("pyarrow")
+    rows = ["é", "", None, "€uro", "\U0001F600", "ascii-only"] * 10
+    data = _small_file({"s": rows})
+    t = pqkit.read_table(data)
+    assert t.column("s").to_pylist() == rows
+    pa.table(t).validate(full=True)
+
+
+# --- row counts that disagree (issue 31, class 7) ---------------------------------------
+
+def _rows_file(edit, **options):
+    data = _small_file({"x": np.arange(10, dtype=np.int64),
+                        "s": [f"v{i}" for i in range(10)]}, **options)
+    return _with_footer(data, edit)
+
+
+def test_take_past_the_row_groups_rows_is_corrupt_not_an_index_error():
+    def more_file_rows(md):
+        md.num_rows = 20
+    bad = _rows_file(more_file_rows)
+    for rows in ([19], [0, 19], list(range(20))):
+        with pytest.raises(pqkit.CorruptFileError,
+                           match="the file declares 20 rows but its row groups hold 10: "
+                                 "row 19 is in none"):
+            pqkit.ParquetFile(bad).take(rows)
+    assert pqkit.ParquetFile(bad).take([9]).column("x").to_pylist() == [9]
+
+
+@pytest.mark.parametrize("declared", [5, 20])
+@pytest.mark.parametrize("road", ["take_all", "filtered", "filtered_batches"])
+def test_a_row_group_declaring_other_rows_than_its_columns_hold_is_corrupt(declared, road):
+    """Without a page index, take of every row and filtered reads decode whole chunks;
+    a row group whose num_rows disagrees with them raised IndexError or ValueError."""
+    def rows(md):
+        md.num_rows = declared
+        md.row_groups[0].num_rows = declared
+    bad = _rows_file(rows, write_page_index=False)
+    read = {"take_all": lambda: pqkit.ParquetFile(bad).take(list(range(declared))),
+            "filtered": lambda: pqkit.read_table(bad, filters=[("x", ">=", 3)]),
+            "filtered_batches": lambda: list(pqkit.ParquetFile(bad).iter_batches(
+                batch_size=3, filters=[("x", ">=", 3)]))}[road]
+    with pytest.raises(pqkit.CorruptFileError,
+                       match=f"row group 0 declares {declared} rows but column x holds 10"):
+        read()
+
+
+# --- a read's total allocation (issue 31, class 12) ----------------------------------------
+
+def _varint(v):
+    out = bytearray()
+    while True:
+        low, v = v & 0x7F, v >> 7
+        out.append(low | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def _dictionary_repeat_file(rows, size):
+    """A few hundred bytes: a dictionary of one ``size``-byte string (zstd packs it into
+    a few dozen) and one data page whose RLE runs define every row and repeat index 0
+    ``rows`` times -- ``rows * size`` bytes of text once decoded."""
+    from pqkit.compression import CompressionCodec, compress
+    data = _small_file({"s": ["a" * size]}, compression="zstd", write_statistics=False,
+                       write_page_index=False, write_checksums=False)
+    md = pqkit.read_metadata(data)
+    meta = md.raw.row_groups[0].columns[0].meta_data
+    start = meta.data_page_offset
+    header, _ = fmt.decode(fmt.PageHeader, data, start, len(data) - start)
+    run = _varint(rows << 1)
+    levels = run + b"\x01"
+    body = len(levels).to_bytes(4, "little") + levels + b"\x01" + run + b"\x00"
+    packed = bytes(compress(CompressionCodec.ZSTD, body))
+    header.uncompressed_page_size, header.compressed_page_size = len(body), len(packed)
+    header.data_page_header.num_values = rows
+    chunk = data[:start] + fmt.encode(header) + packed
+    meta.num_values = rows
+    meta.total_compressed_size = meta.total_uncompressed_size = \
+        len(chunk) - meta.dictionary_page_offset
+    md.raw.num_rows = md.raw.row_groups[0].num_rows = rows
+    footer = fmt.encode(md.raw)
+    return chunk + footer + len(footer).to_bytes(4, "little") + b"PAR1"
+
+
+def _zstd_zeros(size, block=128 << 10):
+    """A zstd frame of ``size`` zero bytes made of RLE blocks, 4 bytes per 128 KiB."""
+    out = bytearray(b"\x28\xb5\x2f\xfd\xe0") + size.to_bytes(8, "little")
+    left = size
+    while left:
+        n = min(block, left)
+        left -= n
+        out += ((n << 3) | (1 << 1) | (left == 0)).to_bytes(3, "little") + b"\x00"
+    return bytes(out)
+
+
+def _zstd_page_file(rows):
+    """One required int64 column whose one zstd page holds ``rows`` zeros: a valid file
+    of 8 * rows bytes of data in about rows / 4096 bytes."""
+    from pqkit import datatypes as T
+    from pqkit.convert import table_from_data
+    table = table_from_data({"x": np.zeros(4, np.int64)},
+                            [T.Field("x", T.int64(), nullable=False)])
+    data = _small_file(table, compression="zstd", use_dictionary=False,
+                       write_statistics=False, write_page_index=False, write_checksums=False)
+    md = pqkit.read_metadata(data)
+    meta = md.raw.row_groups[0].columns[0].meta_data
+    start = meta.data_page_offset
+    header, _ = fmt.decode(fmt.PageHeader, data, start, len(data) - start)
+    packed = _zstd_zeros(rows * 8)
+    header.uncompressed_page_size, header.compressed_page_size = rows * 8, len(packed)
+    header.data_page_header.num_values = rows
+    chunk = data[:start] + fmt.encode(header) + packed
+    meta.num_values = rows
+    meta.total_compressed_size, meta.total_uncompressed_size = len(chunk) - start, rows * 8
+    md.raw.num_rows = md.raw.row_groups[0].num_rows = rows
+    footer = fmt.encode(md.raw)
+    return chunk + footer + len(footer).to_bytes(4, "little") + b"PAR1"
+
+
+_BUDGET = (r"over its budget of 1073741824: the larger of ReadOptions\.budget_floor = "
+           r"1073741824 and ReadOptions\.budget_ratio = 1000 times the \d+ bytes it read "
+           r"from the file; read with pqkit\.ReadOptions\(budget_ratio=\.\.\.\)")
+
+
+def test_small_copies_of_the_bombs_read_correctly():
+    small = _dictionary_repeat_file(1000, 100)
+    assert pqkit.read_pandas(small)["s"].tolist() == ["a" * 100] * 1000
+    assert pqkit.ParquetFile(_zstd_page_file(5000)).take([4999]).column("x").to_pylist() == [0]
+
+
+def test_a_dictionary_repeated_into_gigabytes_of_text_is_over_budget_for_read_pandas(tmp_path):
+    import re
+    bomb = _dictionary_repeat_file(200_000, 16384)        # 3.2 GB of text
+    assert len(bomb) < 700
+    # The Table holds each row by reference to the one value: reading it costs nothing.
+    got = _read_in_child(bomb, "t = pqkit.read_table(path)\nassert t.num_rows == 200000",
+                         tmp_path)
+    assert got["error"] is None, got
+    got = _read_in_child(bomb, "pqkit.read_pandas(path)", tmp_path)
+    assert got["error"] == "AllocationLimitError", got
+    assert re.search(r"^read_pandas: giving pandas 3276800000 bytes of text would bring "
+                     r"what this read allocates to \d+ bytes, " + _BUDGET, got["message"])
+    assert not issubclass(pqkit.AllocationLimitError, pqkit.CorruptFileError)
+
+
+@pytest.mark.parametrize("read", ["pqkit.ParquetFile(path).take([0])",
+                                  "pqkit.read_table(path)",
+                                  "list(pqkit.ParquetFile(path).iter_batches())"])
+def test_a_32_kib_page_of_1_gib_is_over_budget_before_it_is_decompressed(tmp_path, read):
+    bomb = _zstd_page_file(1 << 27)                     # 1 GiB of int64 zeros
+    assert len(bomb) < 33_000
+    got = _read_in_child(bomb, read, tmp_path)
+    assert got["error"] == "AllocationLimitError", got
+    assert got["message"].startswith(
+        "column x, row group 0: decompressing 1 pages (1073741824 bytes) and decoding "
+        "134217728 entries (1073741824 bytes) would bring what this read allocates to "
+        "2147483648 bytes, over its budget"), got["message"]
+
+
+def _empty_pages_file(n_empty):
+    """A required int64 chunk whose one page of 4 values follows ``n_empty`` data page
+    headers of no value (17 bytes each, no body)."""
+    from pqkit import datatypes as T
+    from pqkit.convert import table_from_data
+    table = table_from_data({"x": np.arange(4, dtype=np.int64)},
+                            [T.Field("x", T.int64(), nullable=False)])
+    data = _small_file(table, use_dictionary=False, write_statistics=False,
+                       write_page_index=False, write_checksums=False)
+    md = pqkit.read_metadata(data)
+    meta = md.raw.row_groups[0].columns[0].meta_data
+    start, end = meta.data_page_offset, meta.data_page_offset + meta.total_compressed_size
+    empty = fmt.encode(fmt.PageHeader(
+        type=PageType.DATA_PAGE, uncompressed_page_size=0, compressed_page_size=0,
+        data_page_header=fmt.DataPageHeader(num_values=0, encoding=fmt.Encoding.PLAIN,
+                                            definition_level_encoding=fmt.Encoding.RLE,
+                                            repetition_level_encoding=fmt.Encoding.RLE)))
+    meta.total_compressed_size += len(empty) * n_empty
+    footer = fmt.encode(md.raw)
+    return (data[:start] + empty * n_empty + data[start:end] + footer +
+            len(footer).to_bytes(4, "little") + b"PAR1")
+
+
+def test_a_chunk_of_200k_empty_pages_is_refused_without_walking_them():
+    import time
+    assert pqkit.read_table(_empty_pages_file(64)).column("x").to_pylist() == [0, 1, 2, 3]
+    bomb = _empty_pages_file(200_000)                   # 3.4 MB of page headers
+    started = time.perf_counter()
+    for read in (lambda: pqkit.read_table(bomb), lambda: pqkit.ParquetFile(bomb).take([3])):
+        with pytest.raises(pqkit.CorruptFileError,
+                           match=r"column x, row group 0: 65 of the first 65 pages \(up to "
+                                 r"offset \d+\) are data pages of no value, more than 64 "
+                                 r"beyond the other pages"):
+            read()
+    assert time.perf_counter() - started < 5          # walking them all took 13 s

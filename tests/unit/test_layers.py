@@ -32,7 +32,7 @@ def test_pqkit_follows_the_layer_order():
 READ_STAGES = [
     Layer("coalescing policy", ("pqkit.read.fetch.coalesce",)),
     Layer("options", ("pqkit.read.options", "pqkit.read.read_statistics",
-                       "pqkit.read.row_selection")),
+                       "pqkit.read.row_selection", "pqkit.read.budget")),
     Layer("fetch", ("pqkit.read.fetch",)),
     Layer("decode", ("pqkit.read.decode",)),
     Layer("prune", ("pqkit.read.prune",)),

@@ -65,7 +65,21 @@ def _schema_node(name, type_, nullable, metadata=None, views=False):
         children = tuple(field_node(f, views) for f in type_.fields)
     fmt = AT.view_format(type_) if views and isinstance(type_, T.StringType) \
         else AT.format_of(type_)
-    return (fmt.encode(), name.encode(), AT.encode_metadata(pairs), flags, children, dictionary)
+    return (fmt.encode(), _name_bytes(name), AT.encode_metadata(pairs), flags, children,
+            dictionary)
+
+
+def _name_bytes(name):
+    """A field name as the UTF-8 the Arrow C Data Interface requires of names. A name
+    with a lone surrogate (how pqkit keeps bytes of a file that are not UTF-8) has no
+    UTF-8 form; exporting its raw bytes would hand consumers an invalid schema."""
+    try:
+        return name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise SchemaError(f"field name {name!r} is not valid text (it holds a lone "
+                          "surrogate, e.g. from bytes of the file that are not UTF-8) and "
+                          "Arrow names must be UTF-8: rename the column (Table."
+                          "rename_columns) before exporting it") from None
 
 
 def table_schema_node(fields, metadata=None, views=False):

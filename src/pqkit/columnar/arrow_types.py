@@ -164,16 +164,33 @@ def _expect_children(fmt, fields, n, where):
 
 
 def encode_metadata(pairs):
-    """Binary metadata for a mapping of str/bytes -> str/bytes, or None when empty."""
+    """Binary metadata for a mapping of str/bytes -> str/bytes/None, or None when empty.
+
+    Arrow's keys and values are bytes, so every entry exports as it was read: text as
+    UTF-8, its lone surrogates (pqkit's form of a file's bytes that are not UTF-8) as
+    those bytes again, and a value of None (a Parquet KeyValue may leave it out, and
+    ``edit_metadata`` can write one) as an empty value, which is how pyarrow reads it.
+    """
     if not pairs:
         return None
     out = [struct.pack("=i", len(pairs))]
     for k, v in pairs.items():
         for s in (k, v):
-            b = s.encode("utf-8") if isinstance(s, str) else bytes(s)
+            b = _metadata_bytes(s)
             out.append(struct.pack("=i", len(b)))
             out.append(b)
     return b"".join(out)
+
+
+def _metadata_bytes(s):
+    if s is None:
+        return b""
+    if not isinstance(s, str):
+        return bytes(s)
+    try:
+        return s.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:       # a surrogate no decoding made: keep its code point
+        return s.encode("utf-8", "surrogatepass")
 
 
 def decode_metadata(data):

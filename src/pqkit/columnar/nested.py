@@ -382,7 +382,8 @@ class DictionaryColumn(Column):
         1-D, of ``type.index_type.numpy_dtype``; every non-null index is in
         ``[0, len(dictionary))``.
     dictionary : Column
-        Of type ``type.value_type``.
+        Of type ``type.value_type``; a row whose index points at a null of the
+        dictionary is a null row (its validity is cleared here).
     validity : numpy.ndarray of bool, optional
     """
 
@@ -403,6 +404,18 @@ class DictionaryColumn(Column):
         self._zero_nulls = False
         self._init_common(type, len(idx), validity)
         used = idx if self.validity is None else idx[self.validity]
+        if dictionary.null_count and used.size:
+            # Arrow allows nulls in the dictionary itself: a row pointing at one is a null
+            # row (Arrow's "logical" null), so it goes into the validity, where writers,
+            # pandas and null counts look, rather than reading back as the value's zero.
+            null_value = ~dictionary.valid_mask()
+            in_range = (used >= 0) & (used < len(dictionary))
+            if null_value[used[in_range]].any():
+                valid = self.valid_mask().copy()
+                safe = np.clip(idx, 0, len(dictionary) - 1)
+                valid &= ~null_value[safe]
+                self._init_common(type, len(idx), valid)
+                used = idx[valid]
         if used.size and (used.min() < 0 or used.max() >= len(dictionary)):
             outside = (idx < 0) | (idx >= len(dictionary))
             row = int(np.argmax(outside & self.valid_mask()))

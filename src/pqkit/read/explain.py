@@ -109,6 +109,7 @@ def _leaf_read(f, g, rg, node, chosen):
     chunk = rg.columns[node.column_index]
     where = where_of(node, g)
     oi = read_offset_index(f.row_group_reader.source, chunk, f.metadata.footer_offset, where,
+                           f.row_group_reader.pad,
                            f.metadata.chunk_decryptor(g, node.column_index, where))
     if oi is not None:
         entry["pages_total"] = len(oi.page_locations)

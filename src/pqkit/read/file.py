@@ -15,6 +15,7 @@ from pqkit.columnar.table import Table
 from pqkit.errors import ArgumentError, ArgumentIndexError
 from pqkit.memory import uses_pool
 from pqkit.read.batches import BatchReader, concat_row_groups, row_group_stream
+from pqkit.read.budget import gathered_text_bytes
 from pqkit.read.column_selection import select_columns
 from pqkit.read.decode.row_group import RowGroupReader
 from pqkit.read.decode.selected_rows import read_selections
@@ -163,7 +164,8 @@ class ParquetFile:
                                      f"{self.num_row_groups}")
         i %= self.num_row_groups
         tops, wanted = self._select(columns)
-        return self._read_whole(self.row_group_reader, [i], tops, wanted, use_threads)[0]
+        return self._read_whole(self.row_group_reader.for_read(), [i], tops, wanted,
+                                use_threads)[0]
 
     def plan(self, columns=None, filters=None, row_groups=None):
         """The byte ranges :meth:`read` with the same arguments may fetch.
@@ -194,18 +196,23 @@ class ParquetFile:
         Table is the same either way. ``statistics``, a :class:`pqkit.ReadStatistics`,
         counts what the read considered, skipped, decoded and read.
         """
+        return self._read(columns, row_groups, filters, use_threads, buffers, statistics)[0]
+
+    def _read(self, columns, row_groups, filters, use_threads, buffers=None, statistics=None):
+        """(Table, the read's ReadBudget) of :meth:`read`."""
         tops, wanted = self._select(columns)
-        tables = self._read_groups(tops, wanted, row_groups, filters, use_threads, buffers,
-                                   statistics)
+        tables, budget = self._read_groups(tops, wanted, row_groups, filters, use_threads,
+                                           buffers, statistics)
         table = concat_row_groups(tables) if tables else self._empty(tops, wanted)
         if statistics is not None:
             statistics.add(rows_returned=table.num_rows)
-        return table
+        return table, budget
 
     def _read_groups(self, tops, wanted, row_groups, filters, use_threads, buffers=None,
                      statistics=None):
+        """(the row groups' Tables, the read's ReadBudget)."""
         groups = self._groups(row_groups)
-        reader = self.row_group_reader.with_statistics(statistics)
+        reader = self.row_group_reader.with_statistics(statistics).for_read()
         if buffers is not None:
             reader = reader.with_source(BufferSource(self.metadata.file_size, buffers,
                                                      self._source.name))
@@ -221,7 +228,7 @@ class ParquetFile:
                 tables = self._read_whole(reader, groups, tops, wanted, use_threads)
         finally:
             reader.source.forget(self.metadata.file_size - self._tail_read)
-        return tables
+        return tables, reader.budget
 
     @uses_pool
     def arrow_stream(self, columns=None, row_groups=None, *, filters=None, string_view=False,
@@ -255,7 +262,7 @@ class ParquetFile:
         ...     df = pl.DataFrame(f.arrow_stream(string_view=True))
         """
         tops, wanted = self._select(columns)
-        tables = self._read_groups(tops, wanted, row_groups, filters, use_threads)
+        tables, _ = self._read_groups(tops, wanted, row_groups, filters, use_threads)
         return row_group_stream(tables, self._empty(tops, wanted), string_view)
 
     def read_row_groups(self, row_groups, columns=None, use_threads=True):
@@ -291,8 +298,8 @@ class ParquetFile:
             A row number outside the file.
         """
         tops, wanted = self._select(columns)
-        table = take_rows(self.row_group_reader.with_statistics(statistics), row_indices,
-                          tops, wanted, self._empty(tops, wanted), use_threads)
+        table = take_rows(self.row_group_reader.with_statistics(statistics).for_read(),
+                          row_indices, tops, wanted, self._empty(tops, wanted), use_threads)
         if statistics is not None:
             statistics.add(rows_returned=table.num_rows)
         return table
@@ -322,15 +329,16 @@ class ParquetFile:
     def _batches(self, batch_size, columns=None, row_groups=None, filters=None):
         tops, wanted = self._select(columns)
         groups = self._groups(row_groups)
+        reader = self.row_group_reader.for_read()          # one budget for the stream
         if filters:
-            fr = FilteredReader(self.row_group_reader, filters)
+            fr = FilteredReader(reader, filters)
             def read_group(g):
-                fetch_ahead(self.row_group_reader, [g], wanted, fr)
+                fetch_ahead(reader, [g], wanted, fr)
                 return fr.read_group(g, tops, wanted)
         else:
             def read_group(g):
-                fetch_ahead(self.row_group_reader, [g], wanted)
-                return self._read_group(g, tops, wanted)
+                fetch_ahead(reader, [g], wanted)
+                return self._read_whole(reader, [g], tops, wanted, True)[0]
         return BatchReader(read_group, groups, self._empty(tops, wanted), batch_size)
 
     def __arrow_c_stream__(self, requested_schema=None):
@@ -353,9 +361,6 @@ class ParquetFile:
                 raise ArgumentIndexError(f"row_groups: row group {g} out of range: the file "
                                          f"has {self.num_row_groups}")
         return groups
-
-    def _read_group(self, g, tops, wanted):
-        return self._read_whole(self.row_group_reader, [g], tops, wanted, True)[0]
 
     def _read_whole(self, reader, groups, tops, wanted, use_threads):
         """Every row of each row group in ``groups``, one Table each."""
@@ -491,8 +496,13 @@ def read_pandas(source, columns=None, row_groups=None, *, filters=None, strings=
         if columns is not None:
             columns = _with_index_columns(list(columns), f.metadata.key_value_metadata,
                                           f.schema.names)
-        table = f.read(columns=columns, row_groups=row_groups, filters=filters,
-                       use_threads=use_threads)
+        table, budget = f._read(columns, row_groups, filters, use_threads)
+    if strings != "object":
+        # Text a read holds by reference to its distinct values (a decoded dictionary)
+        # becomes one string per row in the frame: the read's budget pays for it.
+        text = gathered_text_bytes(table.columns)
+        if text:
+            budget.charge(text, f"giving pandas {text} bytes of text", "read_pandas")
     return table.to_pandas(strings=strings, self_destruct=True, decimals=decimals)
 
 

@@ -30,6 +30,7 @@ from pqkit.read.fetch.coalesce import CoalescePolicy
 __all__ = ["DEFAULT_OPTIONS", "ReadOptions"]
 
 TAIL_READ = 64 * 1024     # bytes read speculatively from a file's end: most footers fit
+_FLAGS = frozenset({"strings_as_binary"})      # the fields that are bools, not limits
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,19 @@ class ReadOptions:
     decryption : pqkit.DecryptionProperties, optional
         The keys an encrypted file is read with (``read_table``'s ``footer_key=``,
         ``column_keys=``, ``key_retriever=`` and ``aad_prefix=`` build it).
+    budget_ratio : int, default 1000
+    budget_floor : int, default 1 GiB
+        The budget of one read (:mod:`pqkit.read.budget`): the bytes it allocates in
+        total (pages decompressed, levels and values decoded, byte arrays expanded
+        from dictionaries, text given to pandas) may not exceed the larger of
+        ``budget_floor`` and ``budget_ratio`` times the bytes it reads from the file.
+        Real files stay far below (see the module); a file made to expand beyond it
+        raises :class:`pqkit.AllocationLimitError` instead of exhausting memory.
+    strings_as_binary : bool, default False
+        Read STRING, JSON and ENUM columns as binary, their bytes unchecked. By
+        default every text value read is checked to be UTF-8 (as the format requires
+        and Arrow's ``string`` type promises), and a value that is not raises
+        :class:`pqkit.InvalidStringError`; this option reads such a file anyway.
 
     Raises
     ------
@@ -79,6 +93,9 @@ class ReadOptions:
     max_range_size: int = 32 << 20
     max_concurrency: int = 8
     decryption: DecryptionProperties = None
+    budget_ratio: int = 1000
+    budget_floor: int = 1 << 30
+    strings_as_binary: bool = False
 
     def __post_init__(self):
         if self.decryption is not None and not isinstance(self.decryption,
@@ -88,7 +105,11 @@ class ReadOptions:
         for name, value in vars(self).items():
             if name == "decryption":
                 continue
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            if name in _FLAGS:
+                if not isinstance(value, bool):
+                    raise ArgumentError(f"ReadOptions({name}=...) must be a bool, "
+                                        f"got {value!r}")
+            elif isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ArgumentError(f"ReadOptions({name}=...) must be an int >= 0, "
                                     f"got {value!r}")
 

@@ -8,7 +8,7 @@ none), and the result is put back in the order asked for, repeats included.
 """
 import numpy as np
 
-from pqkit.errors import ArgumentError, ArgumentIndexError
+from pqkit.errors import ArgumentError, ArgumentIndexError, CorruptFileError
 from pqkit.read.batches import concat_row_groups
 from pqkit.read.row_selection import RowSelection
 from pqkit.read.decode.selected_rows import read_selected
@@ -52,6 +52,11 @@ def take_rows(groups, row_indices, tops, wanted, empty, use_threads=True):
     rows, inverse = np.unique(idx, return_inverse=True)
     sizes = [md.checked_row_group(g).num_rows for g in range(md.num_row_groups)]
     starts = np.cumsum([0] + sizes)
+    if rows[-1] >= starts[-1]:
+        # The footer's row count is all check_row_indices knows; a row past the row
+        # groups' own would find no row group to read it from.
+        raise CorruptFileError(f"the file declares {md.num_rows} rows but its row groups "
+                               f"hold {int(starts[-1])}: row {int(rows[-1])} is in none")
     tables = []
     for g, size in enumerate(sizes):
         lo, hi = np.searchsorted(rows, [starts[g], starts[g + 1]])

@@ -399,3 +399,50 @@ def test_pyarrow_is_not_imported(tmp_path):
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "[]"
+
+
+# --- metadata and names that are not UTF-8 (issue 31, class 8) ---------------------------
+
+def _edit_footer(path, edit):
+    """Re-encode the footer of the file at ``path`` after edit(FileMetaData)."""
+    from pqkit import format as fmt
+    data = path.read_bytes()
+    md = pqkit.read_metadata(data)
+    edit(md.raw)
+    footer = fmt.encode(md.raw)
+    path.write_bytes(data[:md.footer_offset] + footer + len(footer).to_bytes(4, "little") +
+                     b"PAR1")
+    return str(path)
+
+
+def _small_file(tmp_path):
+    path = tmp_path / "t.parquet"
+    pqkit.write_table({"x": [1, 2]}, str(path), store_schema=False)
+    return path
+
+
+def test_metadata_a_file_holds_exports_as_its_bytes_and_a_missing_value_as_empty(tmp_path):
+    from pqkit import format as fmt
+    path = _small_file(tmp_path)
+    pqkit.edit_metadata(str(path), key_value_metadata={"novalue": None})     # valid Parquet
+
+    def not_utf8(raw):               # as a file with bytes 0xff / 0xfe in an entry reads
+        raw.key_value_metadata.append(fmt.KeyValue(key="bad\udcff", value="v\udcfe"))
+    path = _edit_footer(path, not_utf8)
+    expected = {b"novalue": b"", b"bad\xff": b"v\xfe"}
+    for t in (pqkit.read_table(path), pqkit.ParquetFile(path).read()):
+        assert pa.table(t).schema.metadata == expected
+    batches = pa.RecordBatchReader.from_stream(pqkit.ParquetFile(path).iter_batches())
+    assert batches.schema.metadata == expected
+    assert pqkit.read_metadata(path).metadata == expected
+
+
+def test_a_column_name_that_is_not_utf8_is_refused_by_export_naming_it(tmp_path):
+    def name(raw):
+        raw.schema[1].name = "x\udcff"
+    path = _edit_footer(_small_file(tmp_path), name)
+    t = pqkit.read_table(path)
+    with pytest.raises(SchemaError, match=r"field name 'x\\udcff' is not valid text .* "
+                                          r"rename the column"):
+        pa.table(t)
+    assert pa.table(t.rename_columns(["x"])).column("x").to_pylist() == [1, 2]

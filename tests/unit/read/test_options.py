@@ -95,3 +95,17 @@ def test_read_pandas_takes_options():
     frame = pqkit.read_pandas(data, options=pqkit.ReadOptions(max_thrift_depth=16))
     assert frame["a"].tolist() == [1, 2] and frame["b"].tolist() == ["x", "y"]
     assert np.array_equal(frame["c"].to_numpy(), [1.0, 2.0])
+
+
+@pytest.mark.parametrize("value", [1, "yes", None])
+def test_strings_as_binary_must_be_a_bool(value):
+    with pytest.raises(pqkit.ArgumentError, match=r"ReadOptions\(strings_as_binary=\.\.\.\) "
+                                                   r"must be a bool"):
+        pqkit.ReadOptions(strings_as_binary=value)
+
+
+def test_strings_as_binary_reads_text_columns_as_binary():
+    data = _file()
+    t = pqkit.read_table(data, options=pqkit.ReadOptions(strings_as_binary=True))
+    assert str(t.schema[1].type) == "binary"
+    assert t.column("b").to_pylist() == [b"x", b"y"]

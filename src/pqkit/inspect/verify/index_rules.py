@@ -26,6 +26,7 @@ For a chunk whose pages were walked (see :mod:`pqkit.inspect.verify.chunk_rules`
 Example: pages with bounds [1, 5], [3, 9], [2, 12] are not ASCENDING (the
 min goes 3 -> 2) although every max increases.
 """
+from pqkit.chunk_range import dictionary_header_padding
 from pqkit.errors import EncryptedFileError, ParquetError
 from pqkit.format import BoundaryOrder, PageType, Type
 from pqkit.inspect.verify.findings import Where
@@ -46,7 +47,8 @@ def check_page_index(ctx, g, node, chunk, ordering, walk=None):
     limit = ctx.md.footer_offset
     oi = ci = None
     try:
-        oi = read_offset_index(ctx.src, chunk, limit, str(where))
+        oi = read_offset_index(ctx.src, chunk, limit, str(where),
+                               dictionary_header_padding(ctx.md.created_by))
     except EncryptedFileError:
         return None, None
     except ParquetError as exc:

@@ -38,6 +38,11 @@ from pqkit.read.options import DEFAULT_OPTIONS
 
 __all__ = ["ChunkData", "ColumnChunkReader", "empty_values"]
 
+# Data pages of no value a chunk may hold beyond its pages with values. Writers leave
+# none (an empty chunk at most has one); a file of nothing but their headers, 17
+# bytes each, would cost tens of microseconds of walking per page.
+MAX_EMPTY_PAGES = 64
+
 
 @dataclass
 class ChunkData:
@@ -75,12 +80,20 @@ class ColumnChunkReader:
         Check page CRCs where present.
     options : pqkit.ReadOptions, optional
         Resource limits, checked on the page headers before decoding.
+    text : bool
+        The leaf is read as text: byte arrays are checked to be UTF-8 as they are
+        decoded, while in cache (:class:`~pqkit.read.decode.value_decoder.ValueDecoder`).
+    budget : pqkit.read.budget.ReadBudget, optional
+        The read's total allocation budget, charged before pages are decompressed and
+        values decoded.
     decryptor : pqkit.crypto.ChunkDecryptor, optional
         Decrypts the pages of an encrypted chunk.
     """
 
     def __init__(self, node, codec, num_values, where, verify_checksums=True,
-                 options=DEFAULT_OPTIONS, decryptor=None):
+                 options=DEFAULT_OPTIONS, text=False, budget=None, decryptor=None):
+        self.text = text
+        self.budget = budget
         self.node = node
         self.decryptor = decryptor
         self.physical = Type(node.physical_type)
@@ -121,6 +134,7 @@ class ColumnChunkReader:
                                decryptor=self.decryptor):
             self._check_page_size(page)
             if page.type == PageType.DICTIONARY_PAGE:
+                self._charge(page.header.uncompressed_page_size, "the dictionary page")
                 values.read_dictionary(page, functools.partial(
                     decompress_page, page, self.codec, self.where, scratch=Scratch()))
         return values.dictionary
@@ -178,9 +192,7 @@ class ColumnChunkReader:
         # page by page just before decoding (check_crc), not here: a page's bytes are
         # then read twice in a row, the second time from cache.
         limits = self.options.thrift_limits()
-        pages = [page for data, offset in segments
-                 for page in PageWalker(data, offset, n, self.where, False, limits,
-                                        self.decryptor)]
+        pages = self._pages(segments, n, limits)
         self.data_pages = sum(p.type in (PageType.DATA_PAGE, PageType.DATA_PAGE_V2)
                               for p in pages)
         held = self._held_values(pages, n, exact, segments[0][1])
@@ -190,14 +202,44 @@ class ColumnChunkReader:
         if held > max(size, 1) * 8 * (1 << 16):
             raise CorruptFileError(f"{self.where}: pages claiming {held} values are "
                                    f"impossible for a chunk of {size} bytes")
-        self.options.check("max_chunk_bytes", held * self._bytes_per_entry(),
+        decoded = held * self._bytes_per_entry()
+        self.options.check("max_chunk_bytes", decoded,
                            f"bytes of levels and values for {held} entries", self.where)
+        if self.budget is not None:
+            unpacked = 0 if self.codec == CompressionCodec.UNCOMPRESSED else \
+                sum(p.header.uncompressed_page_size for p in pages)
+            self._charge(unpacked + decoded, f"decompressing {len(pages)} pages "
+                         f"({unpacked} bytes) and decoding {held} entries ({decoded} bytes)")
         return pages, held, size
+
+    def _pages(self, segments, n, limits):
+        """The pages of ``segments``, walked; the walk stops where the data pages of no
+        value outnumber the other pages by more than MAX_EMPTY_PAGES."""
+        pages, empty = [], 0
+        for data, offset in segments:
+            for page in PageWalker(data, offset, n, self.where, False, limits,
+                                   self.decryptor):
+                pages.append(page)
+                if page.type in (PageType.DATA_PAGE, PageType.DATA_PAGE_V2) and \
+                        data_page_num_values(page, self.where) == 0:
+                    empty += 1
+                    if empty - (len(pages) - empty) > MAX_EMPTY_PAGES:
+                        raise CorruptFileError(
+                            f"{self.where}: {empty} of the first {len(pages)} pages (up to "
+                            f"offset {page.offset}) are data pages of no value, more than "
+                            f"{MAX_EMPTY_PAGES} beyond the other pages (they carry nothing, "
+                            f"and walking millions of them would take minutes)")
+        return pages
+
+    def _charge(self, nbytes, what):
+        if self.budget is not None:
+            self.budget.charge(nbytes, what, self.where)
 
     def _decode(self, segments, exact):
         pages, held, size = self._walk(segments, exact)
         levels = LevelDecoder(self.max_rep, self.max_def, held, self.where, whole_chunk=exact)
-        values = ValueDecoder(self.physical, self.type_length, held, size, self.where)
+        values = ValueDecoder(self.physical, self.type_length, held, size, self.where,
+                              self.text, self._charge)
         scratch = Scratch()
         entries = 0
         for page in pages:

@@ -21,11 +21,13 @@ from pqkit.columnar.table import Table
 from pqkit.errors import CorruptFileError
 from pqkit.format import Type
 from pqkit.levels import OPTIONAL, Assembly, NodeLayout, assemble
+from pqkit.read.budget import ReadBudget
 from pqkit.read.decode.arrow_restore import ArrowTypes
 from pqkit.read.decode.assemble import Nester
 from pqkit.read.decode.chunk import ChunkData, ColumnChunkReader, empty_values
 from pqkit.read.decode.leaf import INT96_UNITS, leaf_column
 from pqkit.read.decode.placed import placeable
+from pqkit.read.decode.text_check import check_utf8, value_rows
 from pqkit.read.decode.values import DictionaryValues, FixedValues
 from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.schema.logical import leaf_type
@@ -41,9 +43,10 @@ def _path_repetitions(node):
     return reps[::-1]
 
 
-def placed_leaf(node, placed, type_):
+def placed_leaf(node, placed, type_, where, row_of=int):
     """(assembly, typed leaf column) of a flat chunk decoded into its rows: one slot per
-    row at every node of the path, the validity on its one OPTIONAL node."""
+    row at every node of the path, the validity on its one OPTIONAL node. ``row_of(i)``
+    is the row group's row number of slot ``i`` (for messages)."""
     n, validity = placed.num_entries, placed.validity
     nodes = tuple(NodeLayout(rep, n, validity if rep == OPTIONAL else None)
                   for rep in _path_repetitions(node))
@@ -51,6 +54,9 @@ def placed_leaf(node, placed, type_):
     own = validity if node.repetition == OPTIONAL else None
     values = FixedValues(placed.values) if placed.dictionary is None else \
         DictionaryValues(placed.values, placed.dictionary)
+    if T.is_text_type(type_):
+        # one value per row; a null row's index is a 0 that stands for nothing
+        check_utf8(values, where, row_of, present=validity)
     return asm, leaf_column(type_, node.physical_type, values, None, own, n)
 
 
@@ -87,12 +93,31 @@ class RowGroupReader:
         self.pad = dictionary_header_padding(metadata.created_by)
         # A pqkit.ReadStatistics the reads count into, or None.
         self.stats = None
+        # The ReadBudget of the read under way (for_read), or None: no total limit.
+        self.budget = None
 
     def with_source(self, source):
         """A reader of the same file that takes its bytes from ``source``."""
         other = copy.copy(self)
         other.source = source
         return other
+
+    def for_read(self):
+        """A reader of the same file for one read, with a fresh
+        :class:`~pqkit.read.budget.ReadBudget` (its total allocation limit)."""
+        other = copy.copy(self)
+        other.budget = ReadBudget(self.options)
+        return other
+
+    def restarted(self):
+        """This reader for the same read started over (a single-threaded retry that
+        finds the error a failed threaded read meant): its budget afresh, so the
+        retry is not charged for the first attempt's work."""
+        return self if self.budget is None else self.for_read()
+
+    def _count_read(self, length):
+        if self.budget is not None:
+            self.budget.add_read(length)
 
     def with_statistics(self, stats):
         """A reader of the same file whose reads count into ``stats`` (a
@@ -125,6 +150,7 @@ class RowGroupReader:
         md = self.column_chunk(g, node).meta_data
         return ColumnChunkReader(node, md.codec, md.num_values, where_of(node, g),
                                  self.verify_checksums, self.options,
+                                 T.is_text_type(self.leaf_type(node)), self.budget,
                                  self.decryptor(g, node))
 
     def read_chunk(self, g, node):
@@ -135,6 +161,7 @@ class RowGroupReader:
         where = where_of(node, g)
         start, length = chunk_range(chunk, self.metadata.footer_offset, where, self.pad)
         reader = self.chunk_reader(g, node)
+        self._count_read(length)
         data = reader.read(self.source.read_view(start, length), start)
         self._count_whole(node, reader, length)
         return data
@@ -145,6 +172,7 @@ class RowGroupReader:
         has one. With ``placed``, a flat column the placed path takes comes back as a
         :class:`PlacedChunk` of those pages' rows instead."""
         pieces = self.source.read_many(segments)
+        self._count_read(sum(length for _, length in segments))
         if self.stats is not None:
             self.stats.add(bytes_read=sum(length for _, length in segments))
         data = list(zip(pieces, (offset for offset, _ in segments)))
@@ -160,6 +188,7 @@ class RowGroupReader:
         a (file offset, length) pair, of leaf ``node`` in row group ``g``; None when the
         bytes hold no dictionary page."""
         offset, length = segment
+        self._count_read(length)
         return self.chunk_reader(g, node).read_dictionary(self.source.read(offset, length),
                                                           offset)
 
@@ -169,8 +198,9 @@ class RowGroupReader:
                          empty_values(node.physical_type, node.element.type_length))
 
     # --- leaves and nesting ----------------------------------------------------------------
-    def leaf(self, node, chunk, where):
-        """(assembled levels, typed leaf column) of one decoded chunk."""
+    def leaf(self, node, chunk, where, rows=None):
+        """(assembled levels, typed leaf column) of one decoded chunk; ``rows``, when the
+        chunk holds some rows of the row group only, returns their numbers (for messages)."""
         asm = assemble(chunk.def_levels, chunk.rep_levels, _path_repetitions(node),
                        chunk.num_entries, where=where)
         if asm.num_values != len(chunk.values):
@@ -180,15 +210,22 @@ class RowGroupReader:
         # later passes (null counts, null filling, index checks).
         validity = asm.leaf.validity if node.repetition == OPTIONAL and \
             asm.value_mask is not None else None
-        col = leaf_column(self.leaf_type(node), node.physical_type, chunk.values,
+        type_ = self.leaf_type(node)
+        if T.is_text_type(type_):
+            check_utf8(chunk.values, where,
+                       value_rows(chunk, node.max_definition_level, rows))
+        col = leaf_column(type_, node.physical_type, chunk.values,
                           asm.value_mask, validity, asm.leaf.length)
         return asm, col
 
     def leaf_type(self, node):
-        """The data type leaf ``node`` is read as (INT96 timestamps in the read's unit)."""
+        """The data type leaf ``node`` is read as (INT96 timestamps in the read's unit,
+        text as binary with ``ReadOptions.strings_as_binary``)."""
         type_ = leaf_type(node)
         if node.physical_type == Type.INT96 and isinstance(type_, T.TimestampType):
             type_ = T.timestamp(self.int96_unit)
+        elif self.options.strings_as_binary and T.is_text_type(type_):
+            type_ = T.binary()
         return type_
 
     def nest_one(self, top, leaves):
@@ -228,10 +265,11 @@ class RowGroupReader:
             start, length = chunk_range(chunk, self.metadata.footer_offset, where, self.pad)
             reader = self.chunk_reader(g, node)
             data = self.source.read_view(start, length)
+            self._count_read(length)
             placed = reader.read_placed(data, start)
             self._count_whole(node, reader, length)
             if placed is not None:
-                return placed_leaf(node, placed, type_)
+                return placed_leaf(node, placed, type_, where)
             return self.leaf(node, reader.read(data, start), where)
         return self.leaf(node, self.read_chunk(g, node), where_of(node, g))
 
@@ -243,6 +281,7 @@ class RowGroupReader:
             return None
         start, length = chunk_range(chunk, self.metadata.footer_offset, where_of(node, g),
                                     self.pad)
+        self._count_read(length)
         return self.chunk_reader(g, node).read_placed(self.source.read_view(start, length),
                                                       start)
 

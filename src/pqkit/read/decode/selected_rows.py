@@ -10,14 +10,15 @@ OffsetIndex, whose selection needs every page anyway, or whose pages start insid
 record (old parquet-mr v1 pages) is decoded whole, on the fast path where it applies,
 and the selected rows taken from it.
 
-Every page location used is checked against the chunk's byte range, and the pages
+Every page location used is checked against the chunk's byte range (where the
+OffsetIndex is read, :func:`pqkit.read.fetch.page_index.read_offset_index`), and the pages
 decoded must hold exactly the rows their ``first_row_index`` entries give: an
 OffsetIndex that lies raises :class:`pqkit.CorruptFileError` instead of placing
 values in the wrong rows.
 """
 import numpy as np
 
-from pqkit.chunk_range import chunk_range, dictionary_segment, where_of
+from pqkit.chunk_range import dictionary_segment, where_of
 from pqkit.columnar.table import Table
 from pqkit.errors import CorruptFileError, EncodingError, ParquetError
 from pqkit.read.decode.placed import PlacedChunk
@@ -54,7 +55,9 @@ def read_selections(reader, picks, tops, wanted, use_threads=True):
     except ParquetError:
         if not use_threads:
             raise
-        return read_selections(reader, picks, tops, wanted, use_threads=False)
+        # The error a single-threaded read raises first, whichever worker failed first,
+        # with the read's allocation budget afresh.
+        return read_selections(reader.restarted(), picks, tops, wanted, use_threads=False)
     stats = reader.stats
     tables = []
     for (g, selection), row in zip(picks, jobs):
@@ -141,26 +144,15 @@ def _page_plans(reader, g, nodes, selection):
             return None
         where = where_of(node, g)
         oi = read_offset_index(reader.source, chunk, reader.metadata.footer_offset, where,
-                               reader.decryptor(g, node))
+                               reader.pad, reader.decryptor(g, node))
         if oi is None or not oi.page_locations:
             return None
         locs = oi.page_locations
-        _check_locations(reader, chunk, locs, where)
         firsts = np.array([loc.first_row_index for loc in locs], np.int64)
         pages = selection.pages(firsts)
         skips |= len(pages) < len(locs)
         plans[node.path] = (firsts, locs, pages)
     return plans if skips else None
-
-
-def _check_locations(reader, chunk, locs, where):
-    start, length = chunk_range(chunk, reader.metadata.footer_offset, where, reader.pad)
-    for i, loc in enumerate(locs):
-        if loc.offset < start or loc.offset + loc.compressed_page_size > start + length:
-            raise CorruptFileError(
-                f"OffsetIndex of {where}: page {i} at offset {loc.offset} with "
-                f"{loc.compressed_page_size} bytes lies outside the column chunk "
-                f"(bytes {start} to {start + length})")
 
 
 def _paged_leaf(reader, g, node, selection, plan):
@@ -181,6 +173,7 @@ def _paged_leaf(reader, g, node, selection, plan):
                                 pages_skipped=len(locs) - len(pages))
     if isinstance(data, PlacedChunk):
         return placed_leaf(node, keep_rows(data, positions, where, spanned),
-                           reader.leaf_type(node))
+                           reader.leaf_type(node), where,
+                           lambda i: int(selection.rows()[i]))
     data = keep_records(data, positions, node.max_definition_level, where, expected=spanned)
-    return reader.leaf(node, data, where)
+    return reader.leaf(node, data, where, rows=selection.rows)

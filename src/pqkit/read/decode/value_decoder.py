@@ -16,6 +16,7 @@ from pqkit._native.bitpack import decode_dict_indices
 from pqkit._native.dict_gather import decode_dict_values
 from pqkit._native.plain import decode_byte_array_into
 from pqkit._native.take import take_byte_array_into
+from pqkit._native.utf8 import first_invalid_utf8
 from pqkit.encodings.bss import decode_bss
 from pqkit.encodings.delta import decode_delta
 from pqkit.encodings.physical import NUMERIC, empty_array
@@ -78,9 +79,18 @@ class ValueDecoder:
         Stored size of the chunk (sizes the byte-array buffer).
     where : str
         Names the column and row group in errors.
+    text : bool
+        The values are text: byte arrays materialised page by page are checked to be
+        UTF-8 as they are written (see :class:`_BinaryOutput`).
+    charge : callable, optional
+        ``charge(nbytes, what)`` before byte arrays are expanded from the dictionary
+        (bytes the page sizes do not bound): the read's budget.
     """
 
-    def __init__(self, physical, type_length, num_values, chunk_bytes, where):
+    def __init__(self, physical, type_length, num_values, chunk_bytes, where, text=False,
+                 charge=None):
+        self.text = text
+        self.charge = charge
         self.physical = physical
         self.type_length = type_length
         self.num_values = num_values
@@ -172,7 +182,8 @@ class ValueDecoder:
             if not isinstance(vals, _PlainBytes):
                 self._pieces.append(vals)
                 return
-            self._binary = _BinaryOutput(self.num_values, self.chunk_bytes, vals, self.where)
+            self._binary = _BinaryOutput(self.num_values, self.chunk_bytes, vals, self.where,
+                                         self.text, self.charge)
             for p in self._pieces:
                 self._binary.add(self._piece(p), self.dictionary)
             self._pieces = []
@@ -262,7 +273,8 @@ class ValueDecoder:
             self._indices.resize(self._indices_pos, refcheck=False)
             return V.DictionaryValues(self._indices, self.dictionary)
         empty = empty_values(self.physical, self.type_length)
-        return V.combine([self._piece(p) for p in pieces], self.dictionary, empty, self.where)
+        return V.combine([self._piece(p) for p in pieces], self.dictionary, empty, self.where,
+                         self.charge)
 
 
 class _BinaryOutput:
@@ -270,10 +282,17 @@ class _BinaryOutput:
 
     The data buffer is sized from the first PLAIN page (its bytes per value times
     the chunk's values, within a multiple of the chunk's stored size) and grows by
-    half when a page needs more; it is trimmed in place at the end.
+    half when a page needs more; it is trimmed in place at the end. With ``text``,
+    each page's values are checked to be UTF-8 right after they are written, while
+    their bytes are in cache: reading them again later, for the leaf's check
+    (:mod:`pqkit.read.decode.text_check`), would cost a pass over memory. A failure
+    is only noted; the leaf's check then finds the value and names its row.
     """
 
-    def __init__(self, num_values, chunk_bytes, first_page, where):
+    def __init__(self, num_values, chunk_bytes, first_page, where, text=False, charge=None):
+        self.utf8_valid = text
+        self.charge = charge
+        self._lengths = None        # (dictionary, its value lengths) of the last expansion
         self.offsets = np.empty(num_values + 1, np.int64)
         self.offsets[0] = 0
         p = first_page
@@ -285,12 +304,16 @@ class _BinaryOutput:
         self.where = where
 
     def add(self, piece, dictionary):
+        first = self.count
         if isinstance(piece, _PlainBytes):
             self._plain(piece)
         elif isinstance(piece, V.DictIndices):
             self._take(dictionary, piece.indices)
         else:                                   # BinaryValues of another encoding
             self._take(piece, np.arange(len(piece), dtype=np.int32))
+        if self.utf8_valid:
+            self.utf8_valid = first_invalid_utf8(self.offsets[first:self.count + 1],
+                                                 self.data) < 0
 
     def _plain(self, p):
         while True:
@@ -303,6 +326,10 @@ class _BinaryOutput:
         self.end = end
 
     def _take(self, dictionary, indices):
+        if self.charge is not None and isinstance(dictionary, V.BinaryValues):
+            if self._lengths is None or self._lengths[0] is not dictionary:
+                self._lengths = (dictionary, V.value_lengths(dictionary))
+            V.charge_expansion(self.charge, dictionary, indices, self._lengths[1])
         try:
             while True:
                 fits, end = take_byte_array_into(
@@ -327,7 +354,7 @@ class _BinaryOutput:
         # Nothing else refers to these arrays yet: shrinking them reallocates in place.
         self.offsets.resize(self.count + 1, refcheck=False)
         self.data.resize(self.end, refcheck=False)
-        return V.BinaryValues(self.offsets, self.data)
+        return V.BinaryValues(self.offsets, self.data, self.utf8_valid)
 
 
 def _wrap(values):

@@ -32,6 +32,9 @@ class FixedValues:
 class BinaryValues:
     offsets: np.ndarray
     data: np.ndarray
+    # True when the decoder found every value valid UTF-8 while its bytes were still in
+    # cache (text columns only); the leaf's check then has nothing left to do.
+    utf8_valid: bool = False
 
     def __len__(self):
         return len(self.offsets) - 1
@@ -55,8 +58,32 @@ class DictionaryValues:
         return len(self.indices)
 
 
-def take(dictionary, indices, where):
-    """Expand dictionary indices into plain values (bounds checked, in Cython)."""
+def value_lengths(dictionary):
+    """The byte lengths of a BinaryValues dictionary's values (for charge_expansion)."""
+    return np.diff(np.asarray(dictionary.offsets, np.int64))
+
+
+def charge_expansion(charge, dictionary, indices, lengths=None):
+    """Charge the bytes expanding byte-array ``dictionary`` at ``indices`` will copy
+    (``charge(nbytes, what)``, a read's budget) before they are copied: a few bytes of
+    indices may repeat a long value any number of times. Fixed-width values need no
+    charge here: the decoded entries' size, charged per chunk, covers them.
+    ``lengths``: :func:`value_lengths` of the dictionary, when the caller keeps them."""
+    if not isinstance(dictionary, BinaryValues) or not len(indices) or not len(dictionary):
+        return
+    if lengths is None:
+        lengths = value_lengths(dictionary)
+    # An index outside the dictionary is clipped here; the gather then reports it.
+    nbytes = int(lengths.take(indices, mode="clip").sum())
+    charge(nbytes, f"expanding {len(indices)} dictionary-encoded byte arrays "
+                   f"({nbytes} bytes)")
+
+
+def take(dictionary, indices, where, charge=None):
+    """Expand dictionary indices into plain values (bounds checked, in Cython), charging
+    the copied bytes to ``charge`` (see :func:`charge_expansion`) first."""
+    if charge is not None:
+        charge_expansion(charge, dictionary, indices)
     try:
         if isinstance(dictionary, FixedValues):
             return FixedValues(take_fixed(dictionary.array, indices))
@@ -87,11 +114,11 @@ def concat(pieces):
     return BinaryValues(offsets, data)
 
 
-def combine(pieces, dictionary, empty, where):
+def combine(pieces, dictionary, empty, where, charge=None):
     """Join the value pieces of a chunk's pages (see module docstring).
 
     `empty` is a zero-length FixedValues/BinaryValues of the column's physical
-    layout, used when the chunk holds no values.
+    layout, used when the chunk holds no values; ``charge`` as for :func:`take`.
     """
     if not pieces:
         return empty
@@ -107,6 +134,6 @@ def combine(pieces, dictionary, empty, where):
             if dictionary is None:
                 raise CorruptFileError(f"dictionary-encoded page without a dictionary page "
                                        f"in {where}")
-            p = take(dictionary, p.indices, where)
+            p = take(dictionary, p.indices, where, charge)
         plain.append(p)
     return concat(plain)

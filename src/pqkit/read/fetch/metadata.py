@@ -391,6 +391,8 @@ def key_values(pairs):
     """Thrift KeyValue list -> ``{bytes: bytes}`` (pyarrow's form), None when absent."""
     if not pairs:
         return None
-    return {kv.key.encode("utf-8"): (kv.value or "").encode("utf-8", "surrogateescape")
-            for kv in pairs}
+    # Keys, like values, were decoded with surrogateescape: encoding them the same way
+    # gives back the file's bytes, UTF-8 or not.
+    return {kv.key.encode("utf-8", "surrogateescape"):
+            (kv.value or "").encode("utf-8", "surrogateescape") for kv in pairs}
 

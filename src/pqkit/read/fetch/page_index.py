@@ -28,7 +28,7 @@ naming the column path, the row group and the offset.
 from collections import namedtuple
 
 from pqkit import format as fmt
-from pqkit.chunk_range import where_of
+from pqkit.chunk_range import chunk_range, dictionary_header_padding, where_of
 from pqkit.crypto.modules import ModuleType
 from pqkit.errors import CorruptFileError, EncryptedFileError, ThriftDecodeError
 from pqkit.read.fetch.footer import read_metadata_from
@@ -106,7 +106,7 @@ def _read(src, chunk, kind, limit, where, decryptor):
     return obj
 
 
-def read_offset_index(src, chunk, limit, where, decryptor=None):
+def read_offset_index(src, chunk, limit, where, pad=0, decryptor=None):
     """Read and check a chunk's OffsetIndex.
 
     Parameters
@@ -118,6 +118,9 @@ def read_offset_index(src, chunk, limit, where, decryptor=None):
         The footer offset: index and pages must lie before it.
     where : str
         "column a.b, row group 0", for error messages.
+    pad : int
+        Bytes the chunk's range extends past ``total_compressed_size`` (files of
+        PARQUET-816 writers: :func:`pqkit.chunk_range.dictionary_header_padding`).
     decryptor : pqkit.crypto.ChunkDecryptor, optional
         Decrypts the index of an encrypted chunk (and learns its page offsets).
 
@@ -130,7 +133,10 @@ def read_offset_index(src, chunk, limit, where, decryptor=None):
     ------
     pqkit.CorruptFileError
         Bad location, malformed Thrift, a PageLocation with a missing field, a
-        page outside [4, limit), or offsets that do not increase.
+        page outside [4, limit) or outside the chunk's own byte range, or offsets
+        that do not increase. Every road that uses the index (filtered reads,
+        ``take``, pruning, the inspectors) reads it here, so none follows a page
+        location into another chunk's bytes.
     pqkit.EncryptedFileError
         The column is encrypted (so is its index) and no ``decryptor`` is given.
     """
@@ -141,6 +147,8 @@ def read_offset_index(src, chunk, limit, where, decryptor=None):
     if oi.page_locations is None:
         raise CorruptFileError(f"OffsetIndex of {where} at offset {at} has no page_locations")
     prev_end = 4
+    first, length = chunk_range(chunk, limit, where, pad) if chunk.meta_data is not None \
+        else (4, limit - 4)
     for i, loc in enumerate(oi.page_locations):
         if loc.offset is None or loc.compressed_page_size is None or \
                 loc.first_row_index is None:
@@ -152,6 +160,11 @@ def read_offset_index(src, chunk, limit, where, decryptor=None):
                 f"OffsetIndex of {where} at offset {at}: page {i} at offset {loc.offset} with "
                 f"{loc.compressed_page_size} bytes overlaps the previous page or lies outside "
                 f"the file's data (bytes {prev_end} to {limit})")
+        if loc.offset < first or loc.offset + loc.compressed_page_size > first + length:
+            raise CorruptFileError(
+                f"OffsetIndex of {where} at offset {at}: page {i} at offset {loc.offset} "
+                f"with {loc.compressed_page_size} bytes lies outside the column chunk "
+                f"(bytes {first} to {first + length})")
         prev_end = loc.offset + loc.compressed_page_size
     if decryptor is not None:
         decryptor.page_offsets = [loc.offset for loc in oi.page_locations]
@@ -244,7 +257,8 @@ def _page_index(src, row_group, column, metadata):
     chunk = md.checked_row_group(row_group).columns[node.column_index]
     where = where_of(node, row_group)
     decryptor = md.chunk_decryptor(row_group, node.column_index, where)
-    oi = read_offset_index(src, chunk, md.footer_offset, where, decryptor)
+    oi = read_offset_index(src, chunk, md.footer_offset, where,
+                           dictionary_header_padding(md.created_by), decryptor)
     ci = read_column_index(src, chunk, md.footer_offset, where,
                            None if oi is None else len(oi.page_locations), decryptor)
     return PageIndex(ci, oi)

@@ -275,6 +275,7 @@ def _dictionary_verdict(groups, chunk, g, node, term):
         return None
     where = where_of(node, g)
     oi = read_offset_index(groups.source, chunk, groups.metadata.footer_offset, where,
+                           groups.pad,
                            groups.metadata.chunk_decryptor(g, node.column_index, where))
     first = oi.page_locations[0].offset if oi is not None and oi.page_locations else \
         md.data_page_offset
@@ -438,7 +439,7 @@ def _term_rows(groups, rg, g, node, term, decode, plan):
     limit = groups.metadata.footer_offset
     decryptor = groups.metadata.chunk_decryptor(g, node.column_index, where)
     ci = read_column_index(groups.source, chunk, limit, where, decryptor=decryptor)
-    oi = read_offset_index(groups.source, chunk, limit, where, decryptor)
+    oi = read_offset_index(groups.source, chunk, limit, where, groups.pad, decryptor)
     if ci is None or oi is None or len(ci.null_pages) != len(oi.page_locations):
         return None
     spans = page_row_ranges(oi, rg.num_rows, where)

@@ -290,3 +290,37 @@ def test_pages_for_rows_on_a_pyarrow_file(indexed):
         pages = pages_for_rows(oi, n, start, stop)
         assert ranges[pages[0]][0] <= start and ranges[pages[-1]][1] >= stop
         assert pages == list(range(pages[0], pages[-1] + 1))
+
+
+def test_page_locations_moved_into_the_next_chunk_are_refused_on_every_road(tmp_path):
+    """Locations shifted, all together, into the next column's chunk still increase and
+    lie in the file; they are refused where the index is read, so that a filtered read
+    or iter_batches (which probe dictionaries and pages through it) never reads another
+    column's bytes as this one's (issue 31, class 1/2)."""
+    from verify_files import edit_index
+    path = tmp_path / "two.parquet"
+    pqkit.write_table({"a": [f"a{i % 5}" for i in range(1000)],
+                       "b": [f"b{i % 7}" for i in range(1000)]}, str(path),
+                      compression="none", data_page_size=256)
+    columns = pqkit.read_metadata(str(path)).row_group(0).thrift.columns
+    shift = columns[1].meta_data.data_page_offset - columns[0].meta_data.data_page_offset
+
+    def lie(oi):
+        for loc in oi.page_locations:
+            loc.offset += shift
+    bad = edit_index(str(path), tmp_path / "bad.parquet", 0, "offset_index", lie)
+    md = pqkit.read_metadata(bad)
+    with pytest.raises(CorruptFileError, match=r"OffsetIndex of column a, row group 0 at "
+                                               r"offset \d+: page 0 at offset \d+ with \d+ "
+                                               r"bytes lies outside the column chunk"):
+        read_page_index(bad, 0, 0, metadata=md)
+    f = pqkit.ParquetFile(bad)
+    roads = [lambda: pqkit.read_table(bad, filters=[("a", "==", "a3")]),
+             lambda: list(f.iter_batches(filters=[("a", "==", "a3")])),
+             lambda: f.take([0, 999])]
+    for road in roads:
+        with pytest.raises(CorruptFileError, match="lies outside the column chunk"):
+            road()
+    # A plain read does not use the index: it reads every row as written.
+    assert pqkit.read_table(bad).column("a").to_pylist()[:6] == \
+        ["a0", "a1", "a2", "a3", "a4", "a0"]
