@@ -22,6 +22,7 @@ import pyarrow as pa
 import pytest
 
 import pqkit
+import pqkit.dataset as pds
 from pqkit.encryption import EncryptionConfiguration, InMemoryKms
 from pqkit.errors import EncryptedFileError
 
@@ -121,3 +122,12 @@ def test_sparks_files_are_encrypted_as_configured(exchanged, name):
         assert clear.column_names == ["b"] and clear.num_rows > 0
     with pytest.raises(EncryptedFileError):
         pqkit.read_table(part, columns=["a"])
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_pqkit_opens_sparks_encrypted_directory_as_a_dataset(exchanged, name):
+    """Spark's output directory is a plain Hive directory: its footers are read when it is
+    opened, so the keys go to ``open``."""
+    work, _ = exchanged
+    got = pa.table(pds.open(str(work / "spark" / name), kms_client=KMS).read()).sort_by("a")
+    assert got.to_pydict() == TABLE.to_pydict()
