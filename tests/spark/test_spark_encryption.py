@@ -114,9 +114,16 @@ def test_pqkit_reads_what_spark_encrypts(exchanged, name):
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_sparks_files_are_encrypted_as_configured(exchanged, name):
-    """Without keys nothing encrypted reads; a plaintext footer's clear column does."""
+    """The algorithm and footer mode are the case's, the footer key is master key kf;
+    without keys nothing encrypted reads, a plaintext footer's clear column does."""
     work, _ = exchanged
     part = _spark_parts(work, name)[0]
+    settings = CASES[name][0]
+    layout = pqkit.read_metadata(part, kms_client=KMS).encryption
+    assert layout["algorithm"] == settings.get("encryption_algorithm", "AES_GCM_V1")
+    assert layout["footer"] == ("plaintext (signed)" if settings.get("plaintext_footer")
+                                else "encrypted")
+    assert json.loads(layout["footer_key_metadata"])["masterKeyID"] == "kf"
     if name == "per-column-plaintext-footer":
         clear = pa.table(pqkit.read_table(part, columns=["b"]))
         assert clear.column_names == ["b"] and clear.num_rows > 0
