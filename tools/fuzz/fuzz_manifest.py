@@ -1,5 +1,5 @@
 """Fuzz the dataset manifest loaders: a PQDS/1 version file
-(``pqkit.dataset.core.snapshot.Manifest.load``, then its accessors) and an RFC-style
+(``pqkit.dataset.pqds.version_schema.load_manifest``, then its accessors) and an RFC-style
 ``manifest.json`` (``pqkit.dataset.rfc0008.manifest.read_manifest``).
 
 Input: byte 0 picks the loader (bit 0), the rest is the file's bytes, written to
@@ -17,7 +17,7 @@ import seeds
 
 with atheris.instrument_imports():
     import pqkit
-    from pqkit.dataset.core.snapshot import Manifest
+    from pqkit.dataset.pqds.version_schema import load_manifest
     from pqkit.dataset.rfc0008.manifest import read_manifest
 
 SCRATCH = os.path.join(tempfile.mkdtemp(prefix="pqkit-fuzz-manifest-"), "manifest.json")
@@ -32,7 +32,7 @@ def test_one(data):
         if data[0] & 1:
             read_manifest(SCRATCH)
         else:
-            m = Manifest.load(SCRATCH)
+            m = load_manifest(data[1:], SCRATCH)
             touched = (m.by_key(), m.total_bytes, m.properties, m.app_txns, m.operation,
                        m.schema.fields)
             assert all(t is not None for t in touched)

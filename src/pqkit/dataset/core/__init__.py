@@ -20,15 +20,21 @@ from pqkit.dataset.core.footer_snapshot import (
     table_schema,
     utc_text,
 )
+from pqkit.dataset.core.containment import (
+    check_inside,
+    check_relative_path,
+    real_root,
+    resolve_inside,
+)
 from pqkit.dataset.core.fsops import (
     META_DIR,
     FileLock,
     atomic_replace,
-    check_relative_path,
     crash_point,
     dump_json,
     durable,
     fsync_dir,
+    loads_finite,
     makedirs,
     new_txn,
     parse_json,
@@ -62,6 +68,7 @@ from pqkit.dataset.core.snapshot import (
     FORMAT_VERSION,
     Manifest,
     TableSchema,
+    check_format,
     max_field_id,
     parse_utc,
     utc_now_text,

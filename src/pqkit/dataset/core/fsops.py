@@ -21,7 +21,6 @@ import signal
 import sys
 import uuid
 
-from pqkit.errors import DatasetError
 
 CRASH_ENV = "PQKIT_DATASET_CRASH_AT"
 _crash_counts = {}
@@ -183,11 +182,41 @@ def read_json(path):
 def parse_json(data, where):
     """Parsed JSON of the bytes ``data`` read from ``where``; bad JSON is ValueError."""
     try:
-        return json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return loads_finite(data)
+    except ValueError as exc:
         raise ValueError(f"{where}: not valid JSON ({exc})") from None
+
+
+def loads_finite(data):
+    """Parsed JSON of ``data`` (bytes or str); ValueError saying why it is not valid.
+
+    Numbers must be finite: ``1e999``, ``NaN`` and ``Infinity`` are refused here, so no
+    reader of a count or version number meets an infinity it cannot make an int of.
+    """
+    try:
+        return json.loads(data.decode("utf-8") if isinstance(data, bytes) else data,
+                          parse_float=_finite_float, parse_constant=_no_constant)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(str(exc)) from None
+    except _NotFinite as exc:
+        raise ValueError(f"the number {exc} is not finite") from None
     except RecursionError:
-        raise ValueError(f"{where}: JSON nested too deeply to be a dataset file") from None
+        raise ValueError("JSON nested too deeply to be a dataset file") from None
+
+
+class _NotFinite(Exception):
+    """A JSON number that does not fit a finite double (raised while parsing)."""
+
+
+def _finite_float(text):
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise _NotFinite(text[:40])
+    return value
+
+
+def _no_constant(name):
+    raise _NotFinite(name)
 
 
 def dump_json(obj):
@@ -232,19 +261,6 @@ class FileLock:
 # The directory under a dataset root that pqkit keeps for itself (PQDS/1 §3.2); no
 # format's data path may enter it.
 META_DIR = "_pqkit"
-
-
-def check_relative_path(path, where):
-    """A version file's data path must stay inside the root and avoid reserved names."""
-    parts = path.split("/")
-    if not path or path.startswith("/") or "\\" in path or \
-            any(p in ("", ".", "..") for p in parts):
-        raise DatasetError(f"{where}: data path {path!r} is not a relative POSIX path "
-                           "inside the dataset root")
-    if parts[0] == META_DIR or any(p.startswith(("_metadata", "_common_metadata"))
-                                   for p in parts):
-        raise DatasetError(f"{where}: data path {path!r} uses a reserved name")
-    return path
 
 
 def new_txn():

@@ -27,7 +27,7 @@ import math
 
 from pqkit import datatypes as T
 from pqkit.dataset.core.canonical import codec_for
-from pqkit.errors import SchemaError
+from pqkit.errors import ManifestCorrupted, SchemaError
 
 OPS = ("==", "!=", "<", "<=", ">", ">=", "in", "not in", "is_null", "is_not_null")
 PQKIT_OPS = ("==", "!=", "<", "<=", ">", ">=", "in", "not in")
@@ -116,9 +116,15 @@ class ColumnBounds:
         self._cache = {}
 
     def key(self, text):
+        """The comparison key of a bound's canonical text; ManifestCorrupted when the text
+        is not a value of the column's type (the caller names the file)."""
         k = self._cache.get(text)
         if k is None:
-            k = self._cache[text] = self.codec.text_key(text)
+            try:
+                k = self._cache[text] = self.codec.text_key(text)
+            except (ValueError, TypeError, OverflowError, ArithmeticError) as exc:
+                raise ManifestCorrupted(f"bound {text!r:.80} is not a {self.codec.kind} "
+                                        f"value: {exc}") from None
         return k
 
     def may_match(self, stats, row_count, op, value):
@@ -198,9 +204,12 @@ class Planner:
     schema : TableSchema
     partitioning : Partitioning
     dnf : normalized filters (see :func:`normalize_filters`) or None
+    where : str
+        The snapshot's file (names it when a file entry's bounds are unreadable).
     """
 
-    def __init__(self, schema, partitioning, dnf):
+    def __init__(self, schema, partitioning, dnf, where="snapshot"):
+        self.where = where
         self.partitioning = partitioning
         self.dnf = dnf
         self.bounds = {}
@@ -251,7 +260,14 @@ class Planner:
             bounds = self.bounds.get(col)
             col_stats = stats.get(col)
             if bounds is not None and col_stats is not None and \
-                    not bounds.may_match(col_stats, rows, op, value):
+                    not self._may_match(bounds, entry, col, col_stats, rows, op, value):
                 return None
             rest.append((col, op, value))
         return rest
+
+    def _may_match(self, bounds, entry, col, col_stats, rows, op, value):
+        try:
+            return bounds.may_match(col_stats, rows, op, value)
+        except ManifestCorrupted as exc:
+            raise ManifestCorrupted(f"{self.where}: file {entry['key']!r}: stats of column "
+                                    f"{col!r}: {exc}") from None

@@ -24,6 +24,7 @@ from pqkit.columnar.nested import nulls
 from pqkit.columnar.table import Table
 from pqkit.convert import column_from_values
 from pqkit.dataset.core.canonical import codec_for
+from pqkit.dataset.core.containment import real_root, resolve_inside
 from pqkit.dataset.core.planning import PQKIT_OPS, term_holds
 from pqkit.errors import DatasetIncomplete, ManifestCorrupted, SchemaError
 from pqkit.read.file import ParquetFile
@@ -69,6 +70,15 @@ class FileSource:
         """A binary file object of a resolved path (for checksums)."""
         return open(path, "rb")
 
+    # The fsspec file system index_file's paths are read on (None: local paths).
+    index_filesystem = None
+
+    def index_file(self, relpath):
+        """The path to read an index segment the snapshot lists at ``relpath`` from;
+        ManifestCorrupted when it would lie outside the root."""
+        return resolve_inside(self.root, relpath, f"the indices of {self.root}",
+                              "index segment path", reserved=False)
+
     def load_latest(self, latest=None):
         version = self.latest() if latest is None else latest
         return version, self.load(version)
@@ -91,6 +101,7 @@ class SnapshotSource(FileSource):
 
     KIND = "dataset"
     _manifest = None
+    _real_root = None
 
     def latest(self):
         return 0
@@ -101,7 +112,10 @@ class SnapshotSource(FileSource):
         return self._manifest
 
     def resolve(self, entry):
-        path = os.path.join(self.root, *entry["path"].split("/"))
+        if self._real_root is None:
+            self._real_root = real_root(self.root)
+        path = resolve_inside(self.root, entry["path"], f"the {self.KIND} {self.root}",
+                              f"file {entry.get('key')!r}", real=self._real_root)
         try:
             return path, os.stat(path).st_size
         except FileNotFoundError:

@@ -17,8 +17,10 @@ data file with its partition values and per-file statistics::
      "files": [{"key": "3b1f…-00000", "path": "year=2024/part-00000-3b1f….parquet", …}],
      "indices": []}
 
-This module parses and validates them (:class:`Manifest`), and spells the
-table schema (:class:`TableSchema`).
+This module checks their consistency (:class:`Manifest`: totals, schema hash,
+partitioning) and spells the table schema (:class:`TableSchema`); the loader
+of version files, which first checks every field's type, is
+:func:`pqkit.dataset.pqds.version_schema.load_manifest`.
 """
 import datetime
 import hashlib
@@ -26,7 +28,6 @@ import json
 
 from pqkit import datatypes as T
 from pqkit.dataset.core.canonical import field_from_json, field_id, field_to_json
-from pqkit.dataset.core.fsops import read_json
 from pqkit.dataset.core.partitioning import Partitioning
 from pqkit.errors import ManifestCorrupted, SchemaError, UnsupportedFeature
 
@@ -171,7 +172,7 @@ class Manifest:
     def __init__(self, data, where="version file", head=False):
         self.data = data
         self.where = where
-        _check_format(data, where)
+        check_format(data, where)
         try:
             self.version = int(data["version"])
             self.files = None if head else list(data["files"])
@@ -211,15 +212,6 @@ class Manifest:
                                     f"{size} bytes")
 
     @classmethod
-    def load(cls, path, expected_version=None):
-        """Read and validate a version file; ManifestCorrupted if it is not a valid one."""
-        try:
-            data = read_json(path)
-        except ValueError as exc:
-            raise ManifestCorrupted(str(exc)) from None
-        return cls.from_data(data, path, expected_version)
-
-    @classmethod
     def from_data(cls, data, path, expected_version=None):
         """A validated Manifest of parsed version-file JSON ``data`` read from ``path``."""
         if not isinstance(data, dict):
@@ -253,8 +245,8 @@ class Manifest:
 
     @property
     def total_bytes(self):
-        return int(self.data["total_bytes"]) if "total_bytes" in self.data else \
-            sum(int(f["size"]) for f in self.files)
+        total = self.data.get("total_bytes")
+        return int(total) if total is not None else sum(int(f["size"]) for f in self.files)
 
     def by_key(self):
         if self._by_key is None:
@@ -273,7 +265,9 @@ class Manifest:
                                      f"{sorted(unknown)}, which this pqkit does not implement")
 
 
-def _check_format(data, where):
+def check_format(data, where):
+    """ManifestCorrupted / UnsupportedFeature unless ``data`` is a PQDS/1 version this
+    pqkit reads (format, format version, feature lists)."""
     if data.get("format") != FORMAT:
         raise ManifestCorrupted(f"{where}: format is {data.get('format')!r}, expected "
                                 f"{FORMAT!r}")

@@ -40,14 +40,23 @@ from pqkit.dataset.core import (
     SnapshotSource,
     build_snapshot,
     canonical_text,
+    check_inside,
     merge_fields,
     parse_partition_dirs,
     read_facts,
+    real_root,
+    resolve_inside,
     table_schema,
     typed_partition_column,
     utc_text,
 )
-from pqkit.errors import DatasetError, DatasetIncomplete, DatasetNotFound, ParquetError
+from pqkit.errors import (
+    DatasetError,
+    DatasetIncomplete,
+    DatasetNotFound,
+    ManifestCorrupted,
+    ParquetError,
+)
 from pqkit.read.file import ParquetFile
 
 
@@ -123,10 +132,12 @@ class HiveSource(SnapshotSource):
                                                   declared.get(name))
                                      for i, name in enumerate(names)])
         known, present, entries, newest = {}, None, [], 0.0
+        base = real_root(self.root)
         for rel in parts:
             try:
-                facts = read_facts(os.path.join(self.root, *rel.split("/")), self.stats_columns,
-                                   self.file_keys)
+                path = resolve_inside(self.root, rel, f"the listing of {self.root}", "file",
+                                      reserved=False, real=base)
+                facts = read_facts(path, self.stats_columns, self.file_keys)
                 merge_fields(known, facts.fields, rel, drop=set(names))
             except ParquetError as exc:
                 self._problem(rel, str(exc).replace(self.root + os.sep, ""), type(exc))
@@ -165,6 +176,11 @@ class HiveSource(SnapshotSource):
         """name -> type of the columns of ``_common_metadata`` (empty when there is none)."""
         path = os.path.join(self.root, "_common_metadata")
         if not os.path.isfile(path):
+            return {}
+        try:
+            check_inside(self.root, path, f"the listing of {self.root}", "_common_metadata")
+        except ManifestCorrupted as exc:
+            self._problem("_common_metadata", str(exc), ManifestCorrupted)
             return {}
         try:
             with ParquetFile(path, verify_checksums=False) as pf:

@@ -17,7 +17,6 @@ refused: publishing it would move a file Kartothek still lists.
 import os
 
 from pqkit.dataset.core import (
-    Manifest,
     TableSchema,
     dump_json,
     new_txn,
@@ -37,6 +36,7 @@ from pqkit.dataset.pqds import (
     try_publish,
     write_segment,
 )
+from pqkit.dataset.pqds.version_schema import checked_manifest
 from pqkit.errors import DatasetExists, DatasetNotFound
 from pqkit.read.file import read_table
 
@@ -116,7 +116,7 @@ def import_kartothek(store, uuid=None, table=None, *, run_id=None):
                        "kartothek.table": source.table},
         "indices": [{"column": c, "kind": KIND, "segments": [seg]} for c, seg in segments],
     })
-    Manifest(data, where="imported version 0")          # the same checks a reader makes
+    checked_manifest(data, "imported version 0")          # the same checks a reader makes
     tmp = paths.tmp_path(txn, 1)
     write_file(tmp, dump_json(data))
     if not publish_if_absent(tmp, paths.version_path(0)):
@@ -129,7 +129,7 @@ def _segment(paths, source, snap, schema, ix, keys, dataset_id):
     """A PQDS/1 segment with the values -> labels of one Kartothek index file."""
     seg = ix["segments"][0]
     field = indexed_field(schema, snap.partitioning, ix["column"])
-    table = read_table(os.path.join(source.root, *seg["path"].split("/")),
+    table = read_table(source.index_file(seg["path"]),
                        columns=[seg["value_column"], seg["keys_column"]])
     live = set(keys)
     values = ValueMap()

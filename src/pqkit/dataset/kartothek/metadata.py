@@ -27,9 +27,11 @@ dataset: other files in the store are not part of it.
 
 An index value may also be embedded as ``{value: [labels]}`` instead of a key.
 """
-import json
 import os
 
+from pqkit.dataset.core import loads_finite
+from pqkit.dataset.core.doc_schema import validate
+from pqkit.dataset.kartothek.metadata_schema import DOCUMENT
 from pqkit.errors import (
     DatasetError,
     DatasetNotFound,
@@ -89,8 +91,8 @@ def decode_document(data, suffix, where):
     """The metadata object of a file's bytes (JSON, or zstd-compressed msgpack)."""
     if suffix == ".json":
         try:
-            return json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
+            return loads_finite(data)
+        except ValueError as exc:
             raise ManifestCorrupted(f"{where}: not JSON: {exc}") from None
     msgpack = require("msgpack", "kartothek", f"{where}: reading msgpack metadata")
     import zstandard
@@ -148,6 +150,7 @@ def check_document(doc, uuid, where):
     if keys is not None and not (isinstance(keys, list) and all(isinstance(k, str)
                                                                  for k in keys)):
         raise ManifestCorrupted(f"{where}: partition_keys {keys!r} is not a list of names")
+    validate(doc, DOCUMENT, where)
 
 
 def tables_of(doc, dataset_dir):

@@ -30,9 +30,12 @@ from pqkit.dataset.core import (
     SnapshotSource,
     build_snapshot,
     canonical_text,
+    check_inside,
     check_relative_path,
     merge_fields,
     read_facts,
+    real_root,
+    resolve_inside,
     table_schema,
     typed_partition_column,
     unescape_path_component,
@@ -45,7 +48,7 @@ from pqkit.dataset.kartothek.metadata import (
     choose_uuid,
     read_document,
 )
-from pqkit.errors import DatasetError, DatasetIncomplete, ManifestCorrupted, ParquetError
+from pqkit.errors import DatasetIncomplete, ManifestCorrupted, ParquetError
 from pqkit.read.file import ParquetFile
 
 KEYS_COLUMN = "partition"
@@ -73,11 +76,7 @@ def listed_files(doc, uuid, table, where):
         if not key.startswith(prefix) or not key.endswith(".parquet"):
             raise ManifestCorrupted(f"{where}: partition {label!r}: file {key!r} does not lie "
                                     f"under {prefix} as a .parquet file")
-        rel = key[len(prefix):]
-        try:
-            check_relative_path(rel, f"{where}: partition {label!r}")
-        except DatasetError as exc:
-            raise ManifestCorrupted(str(exc)) from None
+        rel = check_relative_path(key[len(prefix):], where, f"partition {label!r}: file")
         pairs = []
         for segment in rel.split("/")[:-1]:
             name, eq, value = segment.partition("=")
@@ -142,14 +141,28 @@ class KartothekSource(SnapshotSource):
         self.uuid = choose_uuid(self.store, uuid)
         self.problems = []
         self.document, self.metadata_file = read_document(self.store, self.uuid)
-        dataset_dir = os.path.join(self.store, self.uuid)
-        self.table = choose_table(self.document, dataset_dir, table, self.metadata_file)
-        self.root = os.path.join(dataset_dir, self.table)
+        self.dataset_dir = os.path.join(self.store, self.uuid)
+        self.table = choose_table(self.document, self.dataset_dir, table, self.metadata_file)
+        self.root = os.path.join(self.dataset_dir, self.table)
+        # the table's directory itself may be a link out of the store
+        check_inside(self.store, self.root, self.metadata_file, f"table {self.table!r}")
+        self._real_root = real_root(self.root)
         self.files = listed_files(self.document, self.uuid, self.table, self.metadata_file)
         self._manifest = self._build()
 
+    def _inside(self, relpath, what, reserved=True):
+        """The local path of ``relpath`` below the table, refused when it leaves it."""
+        return resolve_inside(self.root, relpath, self.metadata_file, what,
+                              reserved=reserved, real=self._real_root)
+
+    def index_file(self, relpath):
+        """An index file's path: Kartothek keeps indices beside the tables, so index
+        paths are relative to the dataset's directory, not to the table's."""
+        return resolve_inside(self.dataset_dir, relpath, self.metadata_file, "index file")
+
     def _build(self):
-        declared = declared_types(os.path.join(self.root, COMMON_METADATA))
+        declared = declared_types(self._inside(COMMON_METADATA, "table schema",
+                                               reserved=False))
         stated = self.document.get("partition_keys")
         names = [n for n, _ in self.files[0].pairs] if self.files else list(stated or [])
         if stated is not None and list(stated) != names:
@@ -160,14 +173,14 @@ class KartothekSource(SnapshotSource):
                                           for f in self.files], declared.get(name), self.root)
             for name in names])
         missing = [f.relpath for f in self.files
-                   if not os.path.isfile(os.path.join(self.root, *f.relpath.split("/")))]
+                   if not os.path.isfile(self._inside(f.relpath, f"partition {f.label!r}: file"))]
         if missing:
             raise DatasetIncomplete(f"{self.metadata_file} lists {len(missing)} file(s) of table "
                                     f"{self.table!r} that are missing, e.g. "
                                     f"{self.uuid}/{self.table}/{missing[0]}")
         known, present, entries, newest = {}, None, [], 0.0
         for f in self.files:
-            path = os.path.join(self.root, *f.relpath.split("/"))
+            path = self._inside(f.relpath, f"partition {f.label!r}: file")
             facts = read_facts(path)
             merge_fields(known, facts.fields, f.relpath, drop=set(names))
             cols = {x.name for x in facts.fields}
@@ -192,19 +205,22 @@ class KartothekSource(SnapshotSource):
         return manifest
 
     def index_list(self, labels):
-        """PQDS-style ``indices`` for the dataset's external indices (paths from ``root``)."""
+        """PQDS-style ``indices`` for the dataset's external indices (paths relative to the
+        dataset's directory, see :meth:`index_file`)."""
         out = []
         for column, ref in (self.document.get("indices") or {}).items():
             if not isinstance(ref, str):
                 continue                      # embedded (pre-v4 form): not used
+            check_relative_path(ref, self.metadata_file, f"indices.{column}")
             if not ref.startswith(f"{self.uuid}/indices/") or not ref.endswith(INDEX_SUFFIX):
                 raise ManifestCorrupted(f"{self.metadata_file}: index of {column!r} is {ref!r}, "
                                         f"not {self.uuid}/indices/…{INDEX_SUFFIX}")
-            if not os.path.isfile(os.path.join(self.store, *ref.split("/"))):
+            relpath = ref.split("/", 1)[1]
+            if not os.path.isfile(self.index_file(relpath)):
                 raise DatasetIncomplete(f"{self.metadata_file}: index file {ref} of column "
                                         f"{column!r} is missing")
             out.append({"column": column, "kind": "inverted", "segments": [{
-                "path": "../" + ref.split("/", 1)[1], "covers": sorted(labels),
+                "path": relpath, "covers": sorted(labels),
                 "value_column": column, "keys_column": KEYS_COLUMN}]})
         return out
 

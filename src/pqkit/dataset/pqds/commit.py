@@ -28,9 +28,10 @@ import random
 import time
 from collections import OrderedDict
 
-from pqkit.dataset.core import Manifest, crash_point, dump_json, new_txn, parse_json
+from pqkit.dataset.core import crash_point, dump_json, new_txn
 from pqkit.dataset.pqds.index_segments import check_segments_present
 from pqkit.dataset.pqds.paths import parse_version_file_name
+from pqkit.dataset.pqds.version_schema import load_manifest, pointer_version
 from pqkit.errors import (
     CommitConflict,
     DatasetError,
@@ -51,9 +52,8 @@ _cache = OrderedDict()
 def read_hint(paths):
     """The version in ``_pqkit/_latest``, or None when it is missing or unreadable."""
     try:
-        value = parse_json(paths.storage.read(paths.latest_hint), paths.latest_hint)
-        return int(value["version"])
-    except (OSError, ValueError, KeyError, TypeError):
+        return pointer_version(paths.storage.read(paths.latest_hint), paths.latest_hint)
+    except (OSError, ManifestCorrupted):
         return None
 
 
@@ -109,11 +109,7 @@ def load_version(paths, version):
     except FileNotFoundError:
         raise DatasetIncomplete(f"version {version} of {paths.root} does not exist (never "
                                 "committed, or removed by vacuum)") from None
-    try:
-        data = parse_json(raw, path)
-    except ValueError as exc:
-        raise ManifestCorrupted(str(exc)) from None
-    manifest = Manifest.from_data(data, path, expected_version=version)
+    manifest = load_manifest(raw, path, expected_version=version)
     _cache[key] = manifest
     if len(_cache) > _CACHE_SIZE:
         _cache.popitem(last=False)
@@ -125,7 +121,8 @@ def load_latest(paths, *, for_writing=False):
 
     A torn newest version file (possible only where hard links are unsupported)
     reads as "commit in progress": readers use the version before it, writers stop
-    with ManifestCorrupted until ``repair`` removes it.
+    with ManifestCorrupted until ``repair`` removes it. A complete document with bad
+    fields is no torn write: it raises ManifestCorrupted for readers too.
     """
     return load_readable(paths, find_latest(paths), for_writing=for_writing)
 
@@ -134,8 +131,8 @@ def load_readable(paths, latest, *, for_writing=False):
     """(version, Manifest) of ``latest``, or of the version before a torn ``latest``."""
     try:
         return latest, load_version(paths, latest)
-    except ManifestCorrupted:
-        if for_writing or latest == 0:
+    except ManifestCorrupted as exc:
+        if for_writing or latest == 0 or not getattr(exc, "unparsable", False):
             raise
         return latest - 1, load_version(paths, latest - 1)
 

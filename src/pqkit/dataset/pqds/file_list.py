@@ -64,7 +64,7 @@ def wanted(manifest):
     """Whether a version is large enough to get a planning index."""
     try:
         least = int(manifest.properties.get("planning.index.min_files", DEFAULT_MIN_FILES))
-    except ValueError:
+    except (ValueError, TypeError):
         least = DEFAULT_MIN_FILES
     return manifest.file_count >= least
 

@@ -44,6 +44,8 @@ from pqkit.dataset.core import (
     META_DIR,
     crash_point,
     escape_path_component,
+    check_relative_path,
+    resolve_inside,
 )
 from pqkit.dataset.pqds.paths import INDEX_SUFFIX, hidden_name
 from pqkit.errors import DatasetIncomplete, ParquetError, SchemaError
@@ -164,14 +166,25 @@ def segment_location(root, path):
     return os.path.join(root, *path.split("/"))
 
 
+def contained_segment(paths, path):
+    """:func:`segment_location` of a segment path read from a version file, which must
+    stay inside the root (symbolic links followed on a local disk): ManifestCorrupted
+    otherwise."""
+    where = f"the indices of {paths.root}"
+    if paths.storage.fs is None:
+        return resolve_inside(paths.root, path, where, "index segment path", reserved=False)
+    check_relative_path(path, where, "index segment path", reserved=False)
+    return segment_location(paths.root, path)
+
+
 def remove_segments(paths, segments):
     for seg in segments:
-        paths.storage.remove(segment_location(paths.root, seg["path"]))
+        paths.storage.remove(contained_segment(paths, seg["path"]))
 
 
 def read_segment(paths, path):
     """(values, files) lists of a whole segment."""
-    table = read_table(segment_location(paths.root, path), filesystem=paths.storage.fs)
+    table = read_table(contained_segment(paths, path), filesystem=paths.storage.fs)
     return table.column("value").to_pylist(), table.column("files").to_pylist()
 
 
@@ -206,14 +219,18 @@ def _usable_operand(v):
 class IndexPruner:
     """Index pruning of one snapshot for one DNF (§3.10 step 4).
 
+    ``locate`` maps a segment path of the snapshot to the path to read (on
+    ``filesystem`` for a root on a store), and refuses one that would leave the root
+    (:meth:`pqkit.dataset.core.scan.FileSource.index_file`).
+
     For an ``==`` / ``in`` term on an indexed column the candidates are the keys the
     segments list under the operand values, plus the live files no segment of the
     column covers. Terms of an AND group intersect, groups union; a group without
     such a term keeps every file, and then the index is not read at all.
     """
 
-    def __init__(self, root, indices, dnf, filesystem=None):
-        self.root = root
+    def __init__(self, locate, indices, dnf, filesystem=None):
+        self.locate = locate                   # segment path -> where to read it
         self.filesystem = filesystem           # fsspec file system of a root on a store
         self.groups = None
         self.lookups = 0                       # segments read (for tests and diagnostics)
@@ -246,7 +263,7 @@ class IndexPruner:
             return set()
         out = set()
         for seg in ix["segments"]:
-            path = segment_location(self.root, seg["path"])
+            path = self.locate(seg["path"])    # ManifestCorrupted: it leaves the root
             # A foreign index (Kartothek's) names its own value and key columns.
             keys_col = seg.get("keys_column", "files")
             try:
@@ -270,7 +287,7 @@ class IndexPruner:
 
 def check_segments_present(paths, segments):
     missing = [s["path"] for s in segments
-               if not paths.storage.exists(segment_location(paths.root, s["path"]))]
+               if not paths.storage.exists(contained_segment(paths, s["path"]))]
     if missing:
         raise DatasetIncomplete(f"index segment {missing[0]!r} is gone (removed by vacuum after "
                            "its grace period?); build it again")

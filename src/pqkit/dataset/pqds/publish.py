@@ -26,6 +26,7 @@ from pqkit import format as fmt
 from pqkit.dataset.core import ColumnMapping, crash_point, dump_json, parse_json
 from pqkit.dataset.pqds import file_list
 from pqkit.dataset.pqds.commit import find_latest, load_latest, load_version
+from pqkit.dataset.pqds.version_schema import pointer_document, pointer_version
 from pqkit.dataset.pqds.paths import DATA_FILE_RE
 from pqkit.errors import DatasetIncomplete, EncryptedFileError, ManifestCorrupted
 from pqkit.read.fetch.footer import read_metadata
@@ -35,15 +36,15 @@ from pqkit.write.file import ParquetWriter, created_by
 def published_version(paths):
     """The last version whose publish completed (-1 when none is known)."""
     try:
-        marker = parse_json(paths.storage.read(paths.success), paths.success)
+        raw = paths.storage.read(paths.success)
+        marker = parse_json(raw, paths.success)
         if isinstance(marker, dict) and marker.get("format") == "pqds":
-            return int(marker["version"])
-    except (OSError, ValueError, KeyError, TypeError):
+            return pointer_version(raw, paths.success)
+    except (OSError, ValueError):               # ManifestCorrupted is a ValueError too
         pass
     try:
-        return int(parse_json(paths.storage.read(paths.latest_hint),
-                                    paths.latest_hint)["version"])
-    except (OSError, ValueError, KeyError, TypeError):
+        return pointer_version(paths.storage.read(paths.latest_hint), paths.latest_hint)
+    except (OSError, ManifestCorrupted):
         return -1
 
 
@@ -201,9 +202,9 @@ def _write_hint(paths, version, planned=False):
     reader on an object store asks for the index only then (no 404 on small datasets)."""
     current = None
     try:
-        hint = parse_json(paths.storage.read(paths.latest_hint), paths.latest_hint)
-        current = (int(hint["version"]), bool(hint.get("planning")))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        hint = pointer_document(paths.storage.read(paths.latest_hint), paths.latest_hint)
+        current = (hint["version"], hint.get("planning") is True)
+    except (OSError, ManifestCorrupted):
         pass
     if current is None or current < (version, bool(planned)):
         value = {"version": version, "planning": True} if planned else {"version": version}

@@ -20,13 +20,13 @@ from pqkit.dataset.core import (
     Planner,
     check_size,
     normalize_filters,
-    parse_json,
     parse_utc,
     rename_dnf,
 )
 from pqkit.dataset.pqds.index_segments import IndexPruner, manifest_indices
 from pqkit.dataset.pqds.publish import publish as run_publish
 from pqkit.dataset.pqds.sources import ManifestSource, ObjectManifestSource
+from pqkit.dataset.pqds.version_schema import pointer_version
 from pqkit.errors import (
     ArgumentError,
     DatasetError,
@@ -219,13 +219,13 @@ class Dataset:
     def _plan(self, filters):
         """(entry, residual DNF in physical names) of each file that may hold a match."""
         dnf = normalize_filters(filters)
-        planner = Planner(self.table_schema, self.partitioning, dnf)    # checks the names
+        # checks the names
+        planner = Planner(self.table_schema, self.partitioning, dnf, self.head.where)
         if self.column_mapping.enabled:
             planner = Planner(self.physical_schema, self.partitioning,
-                              rename_dnf(dnf, self.physical_names))
-        paths = getattr(self.source, "paths", None)      # PQDS/1 roots, local or on a store
-        pruner = IndexPruner(self.root, self.indices, dnf) if paths is None else \
-            IndexPruner(paths.root, self.indices, dnf, paths.storage.fs)
+                              rename_dnf(dnf, self.physical_names), self.head.where)
+        pruner = IndexPruner(self.source.index_file, self.indices, dnf,
+                             self.source.index_filesystem)
         entries = None
         if self._manifest is None:
             entries = self.source.entries(self.version, self.partitioning, dnf)
@@ -387,8 +387,7 @@ def open_snapshot(source, version=None, as_of=None, tag=None, *, publish=False):
         version = _version_number(version)
         return Dataset(source, source.load_head(version) or source.load(version))
     if tag is not None:
-        pinned = _read_tag(source.paths, tag, source.root)
-        return Dataset(source, source.load(int(pinned["version"])))
+        return Dataset(source, source.load(_read_tag(source.paths, tag, source.root)))
     if as_of is not None:
         return Dataset(source, _as_of(source, as_of))
     latest = source.latest()
@@ -427,14 +426,13 @@ def _as_of(source, as_of):
 
 
 def _read_tag(paths, name, root):
-    """The JSON of tag ``name``."""
+    """The version tag ``name`` pins."""
     path = paths.tag_path(name)
     try:
-        return parse_json(paths.storage.read(path), path)
+        raw = paths.storage.read(path)
     except FileNotFoundError:
         raise DatasetError(f"no tag {name!r} in {root}") from None
-    except ValueError as exc:
-        raise ManifestCorrupted(str(exc)) from None
+    return pointer_version(raw, path)
 
 
 class _LazyTimes:
@@ -448,4 +446,8 @@ class _LazyTimes:
         return len(self.versions)
 
     def __getitem__(self, i):
-        return parse_utc(self.source.load(self.versions[i]).committed_at_utc)
+        manifest = self.source.load(self.versions[i])
+        if manifest.committed_at_utc is None:
+            raise DatasetError(f"version {self.versions[i]} of {self.source.root} records no "
+                               "commit time, so as_of cannot place it")
+        return parse_utc(manifest.committed_at_utc)

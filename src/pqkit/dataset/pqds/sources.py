@@ -27,7 +27,13 @@ an older version reading it finds it there after the visible key's 404.
 """
 import os
 
-from pqkit.dataset.core import FileSource, Manifest, ObjectStorage, check_relative_path, parse_json
+from pqkit.dataset.core import (
+    FileSource,
+    ObjectStorage,
+    check_inside,
+    check_relative_path,
+    real_root,
+)
 from pqkit.dataset.pqds import file_list
 from pqkit.dataset.pqds.commit import (
     find_latest,
@@ -37,7 +43,13 @@ from pqkit.dataset.pqds.commit import (
     load_version,
 )
 from pqkit.dataset.pqds.paths import RootPaths, parse_version_file_name
-from pqkit.errors import DatasetError, DatasetIncomplete, DatasetNotFound, ManifestCorrupted
+from pqkit.dataset.pqds.version_schema import (
+    checked_entries,
+    checked_manifest,
+    load_manifest,
+    pointer_document,
+)
+from pqkit.errors import DatasetIncomplete, DatasetNotFound, ManifestCorrupted
 from pqkit.filesystems import url_filesystem
 from pqkit.read.file import ParquetFile
 from pqkit.read.fetch.remote import RangeSource
@@ -49,8 +61,8 @@ def planned_head(paths, version):
     """The Manifest head (no file list) of ``version`` from its current planning index,
     else None."""
     head = file_list.load_head(paths, version)
-    return None if head is None else Manifest(head, where=f"planning index of version "
-                                                     f"{version}", head=True)
+    return None if head is None else checked_manifest(
+        head, f"planning index of version {version}", head=True)
 
 
 class ObjectManifestSource(FileSource):
@@ -94,20 +106,19 @@ class ObjectManifestSource(FileSource):
             raw = self._get(path)
             if raw is None:
                 return None
-            try:
-                data = parse_json(raw, f"{self._protocol}://{path}")
-            except ValueError as exc:
-                raise ManifestCorrupted(str(exc)) from None
-            self._manifests[version] = Manifest.from_data(data, path, version)
+            self._manifests[version] = load_manifest(raw, f"{self._protocol}://{path}",
+                                                     version)
         return self._manifests[version]
 
     def _hint(self):
         raw = self._get(self.paths.latest_hint)
-        try:
-            hint = parse_json(raw, self.paths.latest_hint)
-            version = int(hint["version"])
-        except (TypeError, ValueError, KeyError, AttributeError):
+        if raw is None:
             return None
+        try:
+            hint = pointer_document(raw, self.paths.latest_hint)
+        except ManifestCorrupted:
+            return None
+        version = hint["version"]
         if hint.get("planning") is True:
             self._planned.add(version)
         return version
@@ -155,9 +166,25 @@ class ObjectManifestSource(FileSource):
         return sorted(v for v in (parse_version_file_name(n.rsplit("/", 1)[-1])
                                   for n in names) if v is not None)
 
+    def _checked(self, entry):
+        """The entry's data path, checked to stay below the root (an object store has
+        no links: the text is the whole check)."""
+        return check_relative_path(entry["path"], f"{self.url}: version file",
+                                   f"path of file {entry.get('key')!r}")
+
+    @property
+    def index_filesystem(self):
+        return self.fs
+
+    def index_file(self, relpath):
+        """The object key of an index segment (read on :attr:`index_filesystem`)."""
+        check_relative_path(relpath, f"the indices of {self.url}", "index segment path",
+                            reserved=False)
+        return self.paths.visible(relpath)
+
     def resolve(self, entry):
         """(URL, size from the snapshot) of a published file entry."""
-        url = f"{self._protocol}://{self.paths.visible(entry['path'])}"
+        url = f"{self._protocol}://{self.paths.visible(self._checked(entry))}"
         self._sizes[url] = int(entry["size"])
         self._relpaths[url] = entry["path"]
         return url, self._sizes[url]
@@ -165,7 +192,7 @@ class ObjectManifestSource(FileSource):
     def stat(self, entry):
         """(URL, size the store reports) of a published file entry: the visible object, or
         its retired copy under ``_pqkit/shadow/``; DatasetIncomplete when neither exists."""
-        rel = entry["path"]
+        rel = self._checked(entry)
         for key in (self.paths.visible(rel), self.paths.shadow(rel)):
             try:
                 size = int(self.fs.size(key))
@@ -206,6 +233,7 @@ class ManifestSource(FileSource):
 
     def __init__(self, root):
         self.paths = RootPaths(root)
+        self._real_root = None
 
     @property
     def root(self):
@@ -232,21 +260,25 @@ class ManifestSource(FileSource):
 
     def entries(self, version, partitioning, dnf):
         """File entries ``dnf`` may select, read from the planning index (None: unknown)."""
-        return file_list.entries(self.paths, version, partitioning, dnf)
+        found = file_list.entries(self.paths, version, partitioning, dnf)
+        return None if found is None else checked_entries(
+            found, partitioning, f"planning index of version {version}")
 
     def resolve(self, entry):
         """(absolute path, size on disk) of a file entry; DatasetIncomplete when it is gone."""
         rel = entry["path"]
-        try:
-            check_relative_path(rel, f"file {entry.get('key')!r}")
-        except DatasetError as exc:
-            raise ManifestCorrupted(str(exc)) from None
+        where = f"{self.root}: version file"
+        check_relative_path(rel, where, f"path of file {entry.get('key')!r}")
+        if self._real_root is None:
+            self._real_root = real_root(self.root)
         paths = self.paths
         for path in (paths.visible(rel), paths.shadow(rel), paths.visible(rel)):
             try:
-                return path, os.stat(path).st_size
+                size = os.stat(path).st_size
             except FileNotFoundError:
                 continue
+            check_inside(self.root, path, where, f"file {rel}", real=self._real_root)
+            return path, size
         raise DatasetIncomplete(f"file {rel} of version {entry.get('added_version', '?')}+ "
                                 f"is missing from {paths.root}: vacuumed or deleted outside "
                                 "pqkit")

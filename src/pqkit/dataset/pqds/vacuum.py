@@ -31,12 +31,13 @@ import os
 import re
 import time
 
-from pqkit.dataset.core import crash_point, fsync_dir, makedirs, parse_json, parse_utc
+from pqkit.dataset.core import crash_point, fsync_dir, makedirs, parse_utc
 from pqkit.dataset.pqds import file_list
 from pqkit.dataset.pqds.commit import find_latest, list_versions, load_version
 from pqkit.dataset.pqds.index_segments import manifest_indices
 from pqkit.dataset.pqds.paths import DATA_FILE_RE, RootPaths
 from pqkit.dataset.pqds.publish import _write_derived, publish, unhide, visible_data_files
+from pqkit.dataset.pqds.version_schema import pointer_version
 from pqkit.errors import DatasetError, DatasetIncomplete, ManifestCorrupted
 
 _TMP_RE = re.compile(r".*\.[0-9a-f]{32}\.tmp")
@@ -53,6 +54,15 @@ def parse_duration(value, what):
     return float(m.group(1)) * _UNITS[m.group(2) or "s"]
 
 
+def _count(value, what):
+    """``value`` (an int, or its decimal text as properties hold it) as an int."""
+    if isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value):
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise DatasetError(f"{what} {value!r}: use a number of versions")
+    return value
+
+
 def _tagged_versions(paths):
     out = set()
     try:
@@ -63,8 +73,8 @@ def _tagged_versions(paths):
         if name.endswith(".json"):
             path = os.path.join(paths.tags_dir, name)
             try:
-                out.add(int(parse_json(paths.storage.read(path), path)["version"]))
-            except (OSError, ValueError, KeyError, TypeError):
+                out.add(pointer_version(paths.storage.read(path), path))
+            except (OSError, ManifestCorrupted):
                 continue
     return out
 
@@ -74,7 +84,8 @@ def retained_versions(paths, latest_manifest, now, retention=None, keep_last=Non
     props = latest_manifest.properties
     retention = parse_duration(retention if retention is not None
                                else props.get("vacuum.retention", "7d"), "vacuum.retention")
-    keep_last = int(keep_last if keep_last is not None else props.get("vacuum.keep_last", 10))
+    keep_last = _count(keep_last if keep_last is not None else props.get("vacuum.keep_last", 10),
+                       "vacuum.keep_last")
     versions = list_versions(paths)
     latest = latest_manifest.version
     keep = {latest} | set(versions[-keep_last:] if keep_last > 0 else []) | \

@@ -45,12 +45,14 @@ from pqkit.dataset.core import (
     merge_fields,
     read_facts,
     read_json,
+    resolve_inside,
     table_schema,
     utc_text,
 )
+from pqkit.dataset.core.doc_schema import validate
+from pqkit.dataset.rfc0008.manifest_schema import MANIFEST
 from pqkit.dataset.rfc0008.schema_hash import file_schema_hash, hash_matches
 from pqkit.errors import (
-    DatasetError,
     DatasetIncomplete,
     DatasetNotFound,
     ManifestCorrupted,
@@ -101,6 +103,7 @@ def read_manifest(path):
     if facts is not None and not (isinstance(facts, dict) and
                                   all(isinstance(v, dict) for v in facts.values())):
         raise ManifestCorrupted(f"{path}: part_facts is not a map of part -> facts")
+    validate(doc, MANIFEST, path)
     doc["parts"] = [_part(p, i, path, facts or {}) for i, p in enumerate(doc["parts"])]
     paths = [p["path"] for p in doc["parts"]]
     if len(set(paths)) != len(paths):
@@ -122,10 +125,7 @@ def _part(part, i, where, facts):
         if key in part and not _is_count(part[key]):
             raise ManifestCorrupted(f"{where}: part {part['path']}: {key} {part[key]!r} is not "
                                     "a count")
-    try:
-        check_relative_path(part["path"], f"{where}: part {i}")
-    except DatasetError as exc:
-        raise ManifestCorrupted(str(exc)) from None
+    check_relative_path(part["path"], where, f"part {i}")
     if part["path"] in MANIFEST_NAMES or part["path"] == SUCCESS:
         raise ManifestCorrupted(f"{where}: part {i} names {part['path']!r}, not a data file")
     return dict(part)
@@ -146,7 +146,10 @@ class PartCheck:
 def check_part(root, part, schema_hash):
     """Check one part: it exists; size, footer row count and schema hash agree."""
     rel = part["path"]
-    path = os.path.join(root, *rel.split("/"))
+    try:
+        path = resolve_inside(root, rel, f"{root}: manifest", "part")
+    except ManifestCorrupted as exc:
+        return PartCheck(part, problem=str(exc), error=ManifestCorrupted)
     if not os.path.isfile(path):
         return PartCheck(part, problem=f"part {rel} is missing", error=DatasetIncomplete)
     size = os.stat(path).st_size

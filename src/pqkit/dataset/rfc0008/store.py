@@ -24,10 +24,12 @@ import json
 import os
 import shutil
 
-from pqkit.dataset.core import check_relative_path
+from pqkit.dataset.core import check_relative_path, loads_finite
+from pqkit.dataset.core.doc_schema import validate
 from pqkit.dataset.pqds import open_snapshot
 from pqkit.dataset.rfc0008 import write
 from pqkit.dataset.rfc0008.manifest import SUCCESS, RfcManifestSource, manifest_path
+from pqkit.dataset.rfc0008.manifest_schema import MANIFEST
 from pqkit.errors import AlreadyExists, DatasetError, DatasetNotFound, ManifestCorrupted
 
 REQUIRED = ("dataset_key", "parts", "row_count", "schema_hash", "compression",
@@ -57,11 +59,9 @@ class DatasetManifest:
     def from_json(cls, text, where="manifest"):
         """Parse a manifest; ManifestCorrupted names the field that is missing or mistyped."""
         try:
-            data = json.loads(text)
+            data = loads_finite(text)
         except (TypeError, ValueError) as exc:
             raise ManifestCorrupted(f"{where}: not valid JSON: {exc}") from None
-        except RecursionError:
-            raise ManifestCorrupted(f"{where}: JSON nested too deeply") from None
         return cls.from_dict(data, where)
 
     @classmethod
@@ -80,6 +80,7 @@ class DatasetManifest:
         if not isinstance(data["row_count"], int) or isinstance(data["row_count"], bool):
             raise ManifestCorrupted(f"{where}: row_count {data['row_count']!r} is not an "
                                     "integer")
+        validate(data, MANIFEST, where)
         return cls(data["dataset_key"], list(data["parts"]), data["row_count"],
                    data["schema_hash"], data["compression"], data["created_at_utc"],
                    data.get("run_id"), data.get("metadata"))
@@ -110,7 +111,7 @@ class ParquetDatasetStore:
     def _root(self, key):
         if not isinstance(key, str):
             raise DatasetError(f"dataset key {key!r} is not a string")
-        check_relative_path(key.strip("/"), "dataset key")
+        check_relative_path(key.strip("/"), "dataset key", "key", error=DatasetError)
         return os.path.join(self.store, *key.strip("/").split("/"))
 
     def write_dataset(self, table, key, *, overwrite=False, run_id=None, metadata=None):
