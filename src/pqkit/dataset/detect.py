@@ -67,7 +67,7 @@ def _has_versions(paths):
         return False
 
 
-def open_source(root, layout="auto", require_success=None, *, strict=True):
+def open_source(root, layout="auto", require_success=None, *, strict=True, file_keys=None):
     """The :class:`~pqkit.dataset.core.scan.FileSource` for ``root`` in the given (or
     detected) layout.
 
@@ -80,6 +80,8 @@ def open_source(root, layout="auto", require_success=None, *, strict=True):
         ``manifest`` layout, whose contract demands it.
     strict : bool, default True
         False: legacy sources leave bad files out and list them in ``problems``.
+    file_keys : dict, optional
+        Key keywords of :class:`pqkit.ParquetFile` for encrypted data files.
     """
     if layout not in LAYOUTS:
         raise DatasetError(f"layout {layout!r}: use one of {', '.join(LAYOUTS)}")
@@ -92,7 +94,8 @@ def open_source(root, layout="auto", require_success=None, *, strict=True):
                                  require_success=True if require_success is None
                                  else bool(require_success))
     if kind == "hive":
-        return HiveSource(root, require_success=bool(require_success), strict=strict)
+        return HiveSource(root, require_success=bool(require_success), strict=strict,
+                          file_keys=file_keys)
     source = ManifestSource(root)
     if require_success and not os.path.exists(source.paths.success):
         source.latest()                   # DatasetNotFound first, when there is nothing

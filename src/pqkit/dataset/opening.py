@@ -11,7 +11,8 @@ from pqkit.filesystems import is_url
 
 
 def open_dataset(root, version=None, as_of=None, tag=None, *, publish=False, source=None,
-                 layout="auto", require_success=None, storage_options=None):
+                 layout="auto", require_success=None, storage_options=None, footer_key=None,
+                 column_keys=None, key_retriever=None, aad_prefix=None, kms_client=None):
     """Open a dataset at its latest version, or at ``version``, ``as_of`` or ``tag``.
 
     Besides PQDS/1, this reads (read-only) plain Hive-partitioned directories and
@@ -43,6 +44,10 @@ def open_dataset(root, version=None, as_of=None, tag=None, *, publish=False, sou
         existence, size, row count and schema hash on open).
     storage_options : dict, optional
         fsspec options of a URL ``root``.
+    footer_key, column_keys, key_retriever, aad_prefix, kms_client : optional
+        The keys of encrypted data files, as :class:`pqkit.ParquetFile` takes them;
+        every data file is read with them (a plain Hive directory's footers already
+        when it is opened).
 
     Raises
     ------
@@ -56,6 +61,12 @@ def open_dataset(root, version=None, as_of=None, tag=None, *, publish=False, sou
     """
     if source is None and is_url(root):
         source = ObjectManifestSource(root, storage_options)
+    keys = {name: value for name, value in (
+        ("footer_key", footer_key), ("column_keys", column_keys),
+        ("key_retriever", key_retriever), ("aad_prefix", aad_prefix),
+        ("kms_client", kms_client)) if value is not None}
     if source is None:
-        source = open_source(root, layout, require_success)
+        source = open_source(root, layout, require_success, file_keys=keys)
+    if keys:
+        source.file_keys = keys
     return open_snapshot(source, version, as_of, tag, publish=publish)

@@ -66,8 +66,9 @@ class FileFacts:
                 "codec": self.codec, "stats": self.stats}
 
 
-def read_facts(path, stats_limit=32):
-    """The :class:`FileFacts` of the Parquet file at ``path`` (one footer read).
+def read_facts(path, stats_limit=32, keys=None):
+    """The :class:`FileFacts` of the Parquet file at ``path`` (one footer read), opened
+    with the key keywords ``keys`` of :class:`pqkit.ParquetFile` when it is encrypted.
 
     Raises
     ------
@@ -76,7 +77,7 @@ def read_facts(path, stats_limit=32):
     """
     try:
         size = os.stat(path).st_size
-        with ParquetFile(path, verify_checksums=False) as pf:
+        with ParquetFile(path, verify_checksums=False, **(keys or {})) as pf:
             md = pf.metadata
             fields = list(pf.read(row_groups=[]).schema)
             row_groups = list(md.raw.row_groups or [])

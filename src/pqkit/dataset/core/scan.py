@@ -41,6 +41,9 @@ class FileSource:
     """
 
     root = None
+    # the key keywords of pqkit.ParquetFile (footer_key=, kms_client=, ...) every data
+    # file is opened with; set by open_dataset
+    file_keys = {}
 
     def latest(self):
         """The newest version number (DatasetNotFound when there is none)."""
@@ -56,7 +59,7 @@ class FileSource:
 
     def open_file(self, path):
         """The :class:`pqkit.ParquetFile` of a resolved path."""
-        return ParquetFile(path)
+        return ParquetFile(path, **self.file_keys)
 
     def stat(self, entry):
         """(path, size) of an entry as the storage holds it now, for verification (a

@@ -91,14 +91,19 @@ class HiveSource(SnapshotSource):
         such files are left out and described in :attr:`problems` (for verify).
     stats_columns : int, default 32
         Per-file bounds for at most this many flat columns.
+    file_keys : dict, optional
+        Key keywords of :class:`pqkit.ParquetFile` for encrypted files (their footers
+        are read here, when the directory is listed).
     """
 
     KIND = "plain Hive directory"
 
     layout_name = "hive"
 
-    def __init__(self, root, *, require_success=False, strict=True, stats_columns=32):
+    def __init__(self, root, *, require_success=False, strict=True, stats_columns=32,
+                 file_keys=None):
         self.root = os.path.abspath(os.fspath(root))
+        self.file_keys = dict(file_keys or {})
         self.strict = strict
         self.problems = []
         self.stats_columns = stats_columns
@@ -132,7 +137,7 @@ class HiveSource(SnapshotSource):
             try:
                 path = resolve_inside(self.root, rel, f"the listing of {self.root}", "file",
                                       reserved=False, real=base)
-                facts = read_facts(path, self.stats_columns)
+                facts = read_facts(path, self.stats_columns, self.file_keys)
                 merge_fields(known, facts.fields, rel, drop=set(names))
             except ParquetError as exc:
                 self._problem(rel, str(exc).replace(self.root + os.sep, ""), type(exc))

@@ -28,7 +28,7 @@ from pqkit.dataset.pqds import file_list
 from pqkit.dataset.pqds.commit import find_latest, load_latest, load_version
 from pqkit.dataset.pqds.version_schema import pointer_document, pointer_version
 from pqkit.dataset.pqds.paths import DATA_FILE_RE
-from pqkit.errors import DatasetIncomplete, ManifestCorrupted
+from pqkit.errors import DatasetIncomplete, EncryptedFileError, ManifestCorrupted
 from pqkit.read.fetch.footer import read_metadata
 from pqkit.write.file import ParquetWriter, created_by
 
@@ -138,13 +138,21 @@ def common_metadata_bytes(manifest):
 
 def summary_metadata_bytes(paths, manifest):
     """``_metadata``: every row group of every live file with ``file_path`` set, or None
-    when the live files do not share one Parquet schema."""
+    when the live files do not share one Parquet schema or one is encrypted (its column
+    metadata is bound to its own keys and file AAD, which one summary footer cannot
+    carry for several files)."""
     metas, store = [], paths.storage
     for f in manifest.files:
         path = paths.visible(f["path"])
         if not store.exists(path):
             path = paths.find_shadow(f["path"]) or path
-        metas.append((f["path"], read_metadata(path, filesystem=store.fs).raw))
+        try:
+            raw = read_metadata(path, filesystem=store.fs).raw
+        except EncryptedFileError:          # an encrypted footer
+            return None
+        if raw.encryption_algorithm is not None:    # a plaintext footer of encrypted columns
+            return None
+        metas.append((f["path"], raw))
     if not metas:
         return None
     first = metas[0][1]

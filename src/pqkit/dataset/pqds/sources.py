@@ -212,7 +212,8 @@ class ObjectManifestSource(FileSource):
         """A ParquetFile of a resolved URL, its size known: no HEAD before the tail GET."""
         key = path.split("://", 1)[1]
         try:
-            return ParquetFile(RangeSource(self.fs, key, size=self._sizes.get(path), name=path))
+            return ParquetFile(RangeSource(self.fs, key, size=self._sizes.get(path), name=path),
+                               **self.file_keys)
         except FileNotFoundError:
             rel = self._relpaths.get(path)
             if rel is None:
@@ -220,7 +221,8 @@ class ObjectManifestSource(FileSource):
         hidden = self.paths.shadow(rel)
         try:
             return ParquetFile(RangeSource(self.fs, hidden, size=self._sizes.get(path),
-                                           name=f"{self._protocol}://{hidden}"))
+                                           name=f"{self._protocol}://{hidden}"),
+                               **self.file_keys)
         except FileNotFoundError:
             raise FileNotFoundError(f"{path}: neither it nor its retired copy under "
                                     "_pqkit/shadow/ exists (removed by vacuum?)") from None

@@ -38,9 +38,25 @@ from pqkit.dataset.pqds.operations import Operation, scope_matches
 from pqkit.dataset.pqds.paths import RootPaths, data_file_name, file_key
 from pqkit.dataset.pqds.publish import try_publish
 from pqkit.dataset.pqds.staging import file_fields, write_data_file
-from pqkit.errors import DatasetExists, DatasetNotFound, SchemaError
+from pqkit.errors import DatasetExists, DatasetNotFound, SchemaError, UnsupportedFeature
 
 MODES = ("create", "append", "overwrite", "replace_partitions")
+
+
+def _refuse_summary_of_encrypted(parent, properties, writer_options):
+    """An encrypted write to a dataset that keeps a ``_metadata`` summary is refused up
+    front: one summary footer cannot carry the column metadata of files each bound to its
+    own keys and file AAD, so publish would have to leave the summary out."""
+    options = writer_options.get("options")
+    if writer_options.get("encryption") is None and getattr(options, "encryption", None) \
+            is None:
+        return
+    summary = dict(parent.properties if parent is not None else {}, **(properties or {}))
+    if summary.get("summary.metadata", "never") == "always":
+        raise UnsupportedFeature(
+            "an encrypted write to a dataset with summary.metadata='always': a _metadata "
+            "summary cannot describe encrypted files (each file's column metadata is bound "
+            "to its own keys and AAD); set summary.metadata to 'never' or write unencrypted")
 
 
 def _current(paths):
@@ -110,6 +126,7 @@ def write(root, data, *, partition_by=None, mode="append", run_id=None, scope=No
     paths = RootPaths.at(root, storage_options)
     paths.storage.check_writable(paths.root)
     read_version, parent = _current(paths)
+    _refuse_summary_of_encrypted(parent, properties, writer_options)
     if mode == "create" and parent is not None:
         raise DatasetExists(f"{paths.root} already holds a dataset (version {parent.version})")
     if parent is not None:
