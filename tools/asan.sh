@@ -51,6 +51,8 @@ export PYTHONMALLOC=malloc
 # ASan's shadow memory and quarantine multiply what a fuzz input keeps resident; the
 # 1 GiB bound of plain fuzzing would stop the smoke on memory ASan itself holds.
 export PQKIT_FUZZ_RSS_MB="${PQKIT_FUZZ_RSS_MB:-4096}"
+# ASan at -O1 and malloc for every Python object: inputs run several times slower.
+export PQKIT_FUZZ_TIMEOUT_S="${PQKIT_FUZZ_TIMEOUT_S:-10}"
 export PYTHONPATH="$BUILD/src${PYTHONPATH:+:$PYTHONPATH}"
 cd "$ROOT"
 where="$("$PYTHON" -c 'import pqkit._native.buffer as b; print(b.__file__)')"

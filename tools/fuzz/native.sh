@@ -38,6 +38,8 @@ if [[ "$ASAN" -eq 1 ]]; then
     export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1}"
     export PYTHONMALLOC=malloc   # red zones around every buffer, not pymalloc arenas
     export PQKIT_FUZZ_RSS_MB="${PQKIT_FUZZ_RSS_MB:-4096}"
+    # ASan at -O1 and malloc for every Python object: inputs run several times slower.
+    export PQKIT_FUZZ_TIMEOUT_S="${PQKIT_FUZZ_TIMEOUT_S:-10}"
 fi
 cd "$ROOT"
 where="$("$PYTHON" -c 'import pqkit._native.buffer as b; print(b.__file__)')"

@@ -33,7 +33,10 @@ MAX_SEED = 16 * 1024          # bytes: small files mutate into interesting ones 
 # a hang, and more than 1 GiB resident is an unbounded allocation.
 # PQKIT_FUZZ_RSS_MB raises the memory bound where instrumentation inflates resident
 # memory (tools/asan.sh: ASan's shadow memory and quarantine).
-DEFAULT_FLAGS = ["-timeout=2", f"-rss_limit_mb={int(os.environ.get('PQKIT_FUZZ_RSS_MB', 1024))}"]
+# PQKIT_FUZZ_TIMEOUT_S likewise raises the time an input may take before it counts as a
+# hang, for runs under the sanitizers (several times slower than a plain build).
+DEFAULT_FLAGS = [f"-timeout={int(os.environ.get('PQKIT_FUZZ_TIMEOUT_S', 2))}",
+                 f"-rss_limit_mb={int(os.environ.get('PQKIT_FUZZ_RSS_MB', 1024))}"]
 
 
 def pqkit_files():
