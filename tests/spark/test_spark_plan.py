@@ -57,6 +57,14 @@ def test_partition_terms_prune_files_and_statistics_prune_row_groups(hive):
                                                     for s in only_partitions.splits)
 
 
+def test_plan_counts_the_row_groups_it_prunes_by_rule(hive):
+    plan = pqkit.spark.plan(hive, filters=[("year", "=", 2024), ("x", ">=", 15)])
+    # two 2023 files ruled out by their directory, row group 0 of each 2024 file by statistics
+    assert plan.row_groups_skipped == {"partition": 6, "statistics": 2}
+    assert plan.num_row_groups - sum(plan.row_groups_skipped.values()) == len(plan.splits)
+    assert pqkit.spark.plan(hive).row_groups_skipped == {}
+
+
 def test_dnf_or_of_conjunctions(hive):
     dnf = [[("year", "=", 2023), ("x", "<", 5)], [("country", "in", ["DE"]), ("x", ">", 25)]]
     plan = pqkit.spark.plan(hive, filters=dnf)

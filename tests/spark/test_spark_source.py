@@ -194,6 +194,65 @@ def test_pushdown_skips_row_groups_and_pages(fmt, s3, s3fs_options, tmp_path):
     assert explained["bytes_avoided"] > explained["bytes_read"]
 
 
+def _counted(df, where, directory):
+    """(ids df.where(where) gives, the ReadStatistics its scan saved in ``directory``)."""
+    ids = sorted(r.id for r in df.where(where).select("id").collect())
+    return ids, pqkit.spark.collect_statistics(str(directory))
+
+
+def _paged_table(path):
+    """20 row groups of 1000 ids in order, each chunk of about 8 pages, with a page index."""
+    ids = np.arange(20000)
+    pqkit.write_table({"id": ids, "v": ids * 0.5}, str(path), row_group_size=1000,
+                      data_page_size=1024, use_dictionary=False)
+
+
+def test_pushed_where_skips_row_groups_and_pages_counted(fmt, tmp_path):
+    _paged_table(tmp_path / "p.parquet")
+    reader = fmt.read.format("pqkit")
+    ids, pushed = _counted(reader.option("statisticsPath", str(tmp_path / "pushed"))
+                           .load(str(tmp_path / "p.parquet")), "id = 77", tmp_path / "pushed")
+    assert ids == [77]
+    # the planner rules out 19 of 20 row groups by statistics, the task reads the last one
+    # and the page index leaves all but one page of each chunk undecoded
+    assert pushed.row_groups == 20
+    assert pushed.row_groups_skipped == {"statistics": 19}
+    assert pushed.pages_skipped > 0 and pushed.pages_decoded <= 2
+    assert pushed.rows_returned == 1
+    ids, whole = _counted(reader.option("statisticsPath", str(tmp_path / "whole"))
+                          .option("pushdown", "false").load(str(tmp_path / "p.parquet")),
+                          "id = 77", tmp_path / "whole")
+    assert ids == [77]
+    assert whole.row_groups == 20 and whole.row_groups_skipped == {}
+    assert whole.pages_skipped == 0 and whole.rows_returned == 20000
+    assert pushed.bytes_read * 20 < whole.bytes_read
+
+
+def test_both_states_of_the_pushdown_setting_counted(spark, tmp_path):
+    _paged_table(tmp_path / "p.parquet")
+    key = "spark.sql.python.filterPushdown.enabled"
+    reader = spark.read.format("pqkit").option("statisticsPath", str(tmp_path / "off"))
+    try:
+        with spark_conf(spark, {key: "false"}):
+            pqkit.spark.register(spark)
+            ids, off = _counted(reader.load(str(tmp_path / "p.parquet")), "id = 77",
+                                tmp_path / "off")
+        assert ids == [77] and off.row_groups_skipped == {} and off.rows_returned == 20000
+        pqkit.spark.register(spark)
+        reader = spark.read.format("pqkit").option("statisticsPath", str(tmp_path / "on"))
+        ids, on = _counted(reader.load(str(tmp_path / "p.parquet")), "id = 77",
+                           tmp_path / "on")
+        assert ids == [77] and on.row_groups_skipped == {"statistics": 19}
+        assert on.rows_returned == 1
+    finally:
+        pqkit.spark.register(spark)
+
+
+def test_collect_statistics_needs_a_directory(tmp_path):
+    with pytest.raises(pqkit.SchemaError, match="statisticsPath"):
+        pqkit.spark.collect_statistics(str(tmp_path / "nowhere"))
+
+
 def test_both_states_of_the_pushdown_setting(spark, tmp_path):
     _table(tmp_path / "a.parquet")
     path = str(tmp_path / "a.parquet")

@@ -5,7 +5,7 @@ import os
 import pytest
 from pyspark.sql import functions as F
 from spark_data import all_types
-from spark_helpers import same_rows
+from spark_helpers import same_rows, spark_conf
 
 import pqkit
 import pqkit.spark
@@ -56,6 +56,23 @@ def test_spark_reads_what_pqkit_wrote(spark, source, tmp_path, options):
         assert all(pqkit.read_metadata(os.path.join(out, f["path"])).num_row_groups > 1
                    for f in result.files)
     assert same_rows(pqkit.spark.read(spark, out), source)
+
+
+def test_time_and_user_defined_types(spark, tmp_path):
+    from pyspark.ml.linalg import Vectors, VectorUDT
+    from pyspark.sql import types as S
+    out = str(tmp_path / "out")
+    with spark_conf(spark, {"spark.sql.timeType.enabled": "true"}):
+        df = spark.createDataFrame(
+            [(1, Vectors.dense([1.0, 2.5])), (2, None)],
+            S.StructType([S.StructField("id", S.LongType()),
+                          S.StructField("v", VectorUDT())])) \
+            .selectExpr("id", "v", "case when id = 2 then null else make_time(12, 34, "
+                        "56.123456) end as t")
+        pqkit.spark.write(df, out)
+        back = spark.read.parquet(out)
+        assert back.schema == df.schema
+        assert same_rows(back, df)
 
 
 def test_partitioned_write_and_pruned_read(spark, tmp_path):

@@ -15,7 +15,16 @@ a full scan into ``noop``, a 1 %-selective ``where`` on the id (row groups and
 pages skipped), 2 of the 8 columns (the ``columns`` option), ``count()``, and a
 write of the whole DataFrame (``df.write.format("pqkit")`` against
 ``df.write.parquet``). ``--connect`` runs them on a Spark Connect session served
-by the same JVM as well.
+by the same JVM as well. After the table: the bytes the selective case read and the
+row groups and pages it skipped (the ``statisticsPath`` option), and where the full
+scan's time goes: the Python side (the format's reader, decode and Arrow batches,
+run in this process without Spark, divided by the master's cores), and the
+crossing alone: a Python data source with the format's partitions that yields each
+partition's first batch again and again, so nothing is decoded and every row
+still crosses from Python into the JVM.
+
+The issue's figures: ``--size-mb 1024 --repeat 3 --format --connect --engines ""``
+on an otherwise idle machine.
 
 Usage: python tools/bench/spark_bench.py [--size-mb 1024] [--master local[2]]
        [--engines pandas,arrow] [--format] [--connect] [--repeat 2] [--dir DIR] [--keep]
@@ -126,10 +135,95 @@ def run_format(spark, path, rows, base, repeat, label):
     pqkit.spark.register(spark)
     print(f"-- format pqkit, {label} session (best of {repeat})")
     print(f"{'case':16s} {'spark s':>9s} {'pqkit s':>9s} {'ratio':>7s}")
+    times = {}
     for name, theirs, ours in format_cases(spark, path, rows, os.path.join(base, "out")):
         t_spark = min(theirs() for _ in range(repeat))
         t_ours = min(ours() for _ in range(repeat))
+        times[name] = t_ours
         print(f"{name:16s} {t_spark:9.2f} {t_ours:9.2f} {t_ours / t_spark:6.2f}x")
+    return times
+
+
+def selective_statistics(spark, path, rows, base):
+    """The ReadStatistics of the 1 %-selective scan through the format."""
+    import pqkit.spark
+    directory = tempfile.mkdtemp(prefix="stats-", dir=base)
+    df = spark.read.format("pqkit").option("statisticsPath", directory).load(path)
+    _scan(df.where(f"id < {rows // 100}"))
+    return pqkit.spark.collect_statistics(directory)
+
+
+def python_side_seconds(path):
+    """CPU seconds (all threads) this process takes to run the format's reader over every
+    partition of a full scan (plan, decode, Arrow batches), without Spark."""
+    from pqkit.spark.source import PlainReader, PqkitDataSource
+    options = {"path": path}
+    schema = PqkitDataSource(options).schema()
+    reader = PlainReader(options, schema)
+    start = time.process_time()
+    for partition in reader.partitions():
+        for _ in reader.read(partition):
+            pass
+    return time.process_time() - start
+
+
+def report_format_details(spark, path, rows, base, mb, cores, full_scan, repeat):
+    s = selective_statistics(spark, path, rows, base)
+    print(f"1% where: read {s.bytes_read / 1e6:,.1f} MB of {mb:,.0f} MB; row groups "
+          f"{s.row_groups}, skipped {s.row_groups_skipped}; pages skipped "
+          f"{s.pages_skipped}, decoded {s.pages_decoded}")
+    python = python_side_seconds(path)
+    print(f"full scan: Python side {python:.2f} CPU s = {python / cores:.2f} s over "
+          f"{cores} cores, of {full_scan:.2f} s wall")
+    crossing = crossing_seconds(spark, path, repeat)
+    print(f"crossing alone (the same rows repeated, nothing decoded): {crossing:.2f} s = "
+          f"{crossing / full_scan:.0%} of the format's full scan")
+
+
+def _repeating_source():
+    """A Python data source class that repeats the first batch of each of the format's
+    partitions up to that partition's rows: the Python->JVM crossing without decoding."""
+    from pyspark.sql.datasource import DataSource, DataSourceReader
+
+    class RepeatedBatches(DataSourceReader):
+        def __init__(self, options, schema):
+            from pqkit.spark.source import PlainReader
+            self.inner = PlainReader({"path": options["path"]}, schema)
+
+        def partitions(self):
+            return self.inner.partitions()
+
+        def read(self, partition):
+            rows = sum(s.num_rows for s in partition.splits)
+            batch = next(iter(self.inner.read(partition)))
+            while rows > 0:
+                yield batch if rows >= batch.num_rows else batch.slice(0, rows)
+                rows -= batch.num_rows
+
+    class RepeatedBatchSource(DataSource):
+        @classmethod
+        def name(cls):
+            return "pqkit_bench_repeat"
+
+        def schema(self):
+            from pqkit.spark.source import PqkitDataSource
+            return PqkitDataSource({"path": self.options["path"]}).schema()
+
+        def reader(self, schema):
+            return RepeatedBatches(self.options, schema)
+
+    return RepeatedBatchSource
+
+
+def crossing_seconds(spark, path, repeat):
+    spark.dataSource.register(_repeating_source())
+    df = spark.read.format("pqkit_bench_repeat").load(path)
+    return min(_scan(df) for _ in range(repeat))
+
+
+def _cores(master):
+    inside = master[master.find("[") + 1:master.find("]")] if "[" in master else "1"
+    return os.cpu_count() if inside == "*" else max(1, int(inside.split(",")[0]))
 
 
 def main(argv=None):
@@ -159,7 +253,9 @@ def main(argv=None):
         print(f"data: {rows:,} rows, {mb:,.0f} MB in {plan.num_files} files, "
               f"{plan.num_row_groups} row groups; master {args.master}")
         if args.format:
-            run_format(spark, path, rows, base, args.repeat, "classic")
+            times = run_format(spark, path, rows, base, args.repeat, "classic")
+            report_format_details(spark, path, rows, base, mb, _cores(args.master),
+                                  times["full scan"], args.repeat)
             if args.connect:
                 remote = _connect_session()
                 try:

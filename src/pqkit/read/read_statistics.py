@@ -27,7 +27,9 @@ class ReadStatistics:
         Row groups considered.
     row_groups_skipped : dict of str to int
         Row groups not read, by the rule that ruled them out: ``"statistics"``,
-        ``"bloom filter"``, ``"dictionary"`` or ``"page index"``.
+        ``"bloom filter"``, ``"dictionary"`` or ``"page index"``; a distributed
+        read's planner also counts ``"partition"`` (the file's partition values, or
+        a filtered column it lacks, rule the filter out).
     rows_selected : int
         Rows the read selected for decoding (before an exact filter narrows them).
     rows_returned : int
@@ -84,6 +86,22 @@ class ReadStatistics:
         """Count one row group ruled out by ``rule``."""
         with self._lock:
             self.row_groups_skipped[rule] = self.row_groups_skipped.get(rule, 0) + 1
+
+    def merge(self, other):
+        """Add the counts of ``other`` (a ReadStatistics or its :meth:`as_dict`)."""
+        counts = other.as_dict() if isinstance(other, ReadStatistics) else other
+        with self._lock:
+            for name, n in counts.items():
+                if name == "row_groups_skipped":
+                    for rule, k in n.items():
+                        self.row_groups_skipped[rule] = self.row_groups_skipped.get(rule, 0) + k
+                elif name == "by_column":
+                    for path, own in n.items():
+                        mine = self.by_column.setdefault(path, dict.fromkeys(own, 0))
+                        for key, k in own.items():
+                            mine[key] = mine.get(key, 0) + k
+                else:
+                    setattr(self, name, getattr(self, name) + n)
 
     def as_dict(self):
         """The counters as a plain dict (for JSON)."""

@@ -34,9 +34,11 @@ Example::
 """
 from pqkit.spark.plan import ReadPlan, Split
 from pqkit.spark.read_job import plan, read
+from pqkit.spark.source_statistics import collect_statistics
 from pqkit.spark.write_job import WriteResult, write
 
-__all__ = ["read", "plan", "write", "register", "ReadPlan", "Split", "WriteResult"]
+__all__ = ["read", "plan", "write", "register", "collect_statistics", "ReadPlan", "Split",
+           "WriteResult"]
 
 
 def register(spark, pushdown=None):

@@ -25,6 +25,7 @@ column is taken from the directory, as Spark does.
 """
 import os
 import urllib.parse
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -98,6 +99,9 @@ class ReadPlan:
         Data files in the source.
     num_row_groups : int
         Row groups in those files (before pruning).
+    row_groups_skipped : dict of str to int
+        Row groups pruned, by rule: ``"partition"`` (the file's partition values, or
+        a filtered column it lacks, rule the filter out) or ``"statistics"``.
     """
     fields: list
     partition_fields: list
@@ -106,6 +110,7 @@ class ReadPlan:
     num_files: int
     num_row_groups: int
     files: list = field(default_factory=list, repr=False)
+    row_groups_skipped: dict = field(default_factory=dict)
 
     @property
     def names(self):
@@ -370,7 +375,8 @@ def _present_only(residual, tops):
 
 
 # --- splits ---------------------------------------------------------------------------------
-def _file_splits(src, conjs, partition_names, split_by):
+def _file_splits(src, conjs, partition_names, split_by, skipped):
+    """The file's splits; ``skipped`` (a Counter) counts the row groups pruned, by rule."""
     md = src.metadata
     groups = list(range(md.num_row_groups))
     residual = None
@@ -379,10 +385,13 @@ def _file_splits(src, conjs, partition_names, split_by):
     elif conjs is not None:
         residual = _residual(conjs, src, partition_names)
     if residual == []:
+        skipped["partition"] += len(groups)
         return []
     if residual is not None:
         pruner = _GroupPruner(src.schema, residual)
-        groups = [g for g in groups if pruner.may_match(md.row_group(g).thrift)]
+        kept = [g for g in groups if pruner.may_match(md.row_group(g).thrift)]
+        skipped["statistics"] += len(groups) - len(kept)
+        groups = kept
     sizes = [_group_bytes(md.row_group(g).thrift) for g in groups]
     rows = [md.row_group(g).num_rows for g in groups]
     if not groups:
@@ -427,11 +436,12 @@ def make_plan(files, partition_names, columns=None, filters=None, split_by="row_
     if dnf:
         all_tops = {name for src in files for name in src.schema.names}
         conjs = _split_terms(dnf, partition_fields, all_tops)
-    splits = []
+    splits, skipped = [], Counter()
     for src in files:
-        splits.extend(_file_splits(src, conjs, partition_names, split_by))
+        splits.extend(_file_splits(src, conjs, partition_names, split_by, skipped))
     return ReadPlan(fields, selected_parts, list(partition_names), splits, len(files),
-                    sum(src.metadata.num_row_groups for src in files), files)
+                    sum(src.metadata.num_row_groups for src in files), files,
+                    {rule: n for rule, n in skipped.items() if n})
 
 
 def pack_tasks(splits, parallelism, max_bytes=128 << 20, open_cost=4 << 20):

@@ -297,8 +297,9 @@ def _arrow_batches(batches, config):
                     yield pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
-def split_batches(split, config):
-    """Decode one split: yield (Spark-ready columns in output order, row count) per batch."""
+def split_batches(split, config, statistics=None):
+    """Decode one split: yield (Spark-ready columns in output order, row count) per batch.
+    ``statistics`` (a :class:`pqkit.ReadStatistics`) counts what the reads did."""
     with _open_split(split) as pf:
         tops = set(pf.schema.names)
         if config.specs is None:
@@ -311,12 +312,16 @@ def split_batches(split, config):
             if spec.any else None
         for g in split.row_groups:
             if split.filters:
-                table = pf.read(columns=counted, row_groups=[g], filters=split.filters)
+                table = pf.read(columns=counted, row_groups=[g], filters=split.filters,
+                                statistics=statistics)
             elif wanted:
                 # read() plans the group's chunks first: one coalesced request remotely
-                table = pf.read(columns=wanted, row_groups=[g])
+                table = pf.read(columns=wanted, row_groups=[g], statistics=statistics)
             else:
                 table = None
+                if statistics is not None:         # rows counted from the footer alone
+                    statistics.add(row_groups=1,
+                                   rows_returned=pf.metadata.row_group(g).num_rows)
             n = table.num_rows if table is not None else pf.metadata.row_group(g).num_rows
             present = set(table.column_names) if wanted else set()
             for start in range(0, n, config.batch_size):

@@ -41,7 +41,11 @@ Writing maps the other way (:func:`from_spark`): Byte/Short/Integer/Long,
 Float/Double, Boolean, String (also Char/Varchar), Binary, Decimal, Date,
 Timestamp (UTC-adjusted INT64 micros), TimestampNTZ (local INT64 micros),
 DayTimeInterval (INT64 micros, restored by Spark from its row metadata),
-Array, Map, Struct and Null.
+Time (Spark >= 4.1: TIME(MICROS) of local time, as Spark writes it), Array,
+Map, Struct and Null; a user-defined type as its SQL type, as Spark stores it.
+The other Spark types are refused naming the column and what to do instead:
+year-month and calendar intervals (no Arrow type takes them to Python),
+Geometry and Geography (pqkit writes no GEOMETRY/GEOGRAPHY logical type yet).
 """
 import datetime
 import decimal
@@ -276,8 +280,24 @@ def from_spark(dt, where):
     if isinstance(dt, S.StructType):
         return T.struct([T.field(f.name, from_spark(f.dataType, f"{where}.{f.name}"),
                                  f.nullable) for f in dt.fields])
-    raise SchemaError(f"column {where}: pqkit.spark.write cannot store Spark type "
-                      f"{dt.simpleString()}")
+    if type(dt).__name__ == "TimeType":           # pyspark >= 4.1
+        return T.time64("us")
+    if isinstance(dt, S.UserDefinedType):
+        return from_spark(dt.sqlType(), where)
+    raise SchemaError(f"column {where}: pqkit cannot store Spark type {dt.simpleString()}"
+                      f"{_REFUSED.get(type(dt).__name__, '')}")
+
+
+_REFUSED = {
+    "YearMonthIntervalType": ": Spark hands Python no Arrow type for year-month intervals; "
+                             "store months as int (a cast) or write with df.write.parquet",
+    "CalendarIntervalType": ": Spark stores calendar intervals in no file format; "
+                            "store its fields as columns",
+    "GeometryType": ": pqkit writes no GEOMETRY logical type yet; store st_asbinary(col) "
+                    "(WKB) as binary",
+    "GeographyType": ": pqkit writes no GEOGRAPHY logical type yet; store st_asbinary(col) "
+                     "(WKB) as binary",
+}
 
 
 # --- partition values ---------------------------------------------------------------------

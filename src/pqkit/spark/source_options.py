@@ -30,6 +30,8 @@ READ_OPTIONS = {
                 "(default UTC)",
     "pushdown": "true (default) or false: offer Spark's filters to pqkit",
     "storage_options": "JSON object of fsspec options for URL paths",
+    "statisticspath": "a directory where the planner and each task save their "
+                      "pqkit.ReadStatistics (pqkit.spark.collect_statistics adds them up)",
 }
 # Streaming reads of a PQDS/1 dataset (pqkit.spark.stream_source); Spark asks a source for
 # its schema with the same options, so a batch read accepts (and ignores) them too.

@@ -23,12 +23,14 @@ from pyspark.sql.datasource import InputPartition
 from pyspark.sql.pandas.types import to_arrow_schema
 
 from pqkit.errors import ParquetError, SchemaError
+from pqkit.read.read_statistics import ReadStatistics
 from pqkit.spark.convert import to_arrow
 from pqkit.spark.plan import pack_tasks
 from pqkit.spark.read_job import DEFAULT_BATCH_SIZE, _declared, _ReadConfig, plan, split_batches
 from pqkit.spark.row_metadata import final_spark_type
 from pqkit.spark.schema import to_spark
 from pqkit.spark.source_options import DEFAULT_MAX_PARTITION_BYTES, SourceOptions
+from pqkit.spark.source_statistics import save_statistics
 
 __all__ = ["SourceReader", "source_schema", "SplitsPartition", "short_errors"]
 
@@ -161,6 +163,7 @@ class SourceReader:
     @short_errors
     def partitions(self):
         p = self._plan(self._columns(), [self.filters] if self.filters else None)
+        self._save_plan_statistics(p)
         declared, types = _spark_types(p)
         self._check_schema(p, types)
         order = tuple(p.names.index(n) for n in self.schema.names)
@@ -175,6 +178,14 @@ class SourceReader:
         tasks = pack_tasks(p.splits, self.opts.integer("minpartitions", os.cpu_count() or 1),
                            self.opts.integer("maxpartitionbytes", DEFAULT_MAX_PARTITION_BYTES))
         return [SplitsPartition(i, tuple(t), config, order) for i, t in enumerate(tasks)]
+
+    def _save_plan_statistics(self, p):
+        """The row groups the plan pruned (the tasks count those they read)."""
+        directory = self.opts.get("statisticspath")
+        if directory is not None:
+            pruned = sum(p.row_groups_skipped.values())
+            save_statistics(directory, "plan", ReadStatistics(
+                row_groups=pruned, row_groups_skipped=dict(p.row_groups_skipped)))
 
     def _plan(self, columns, filters):
         """The plan partitions() splits (a stream reader plans one micro-batch's files)."""
@@ -192,9 +203,11 @@ class SourceReader:
     def read(self, partition):
         import pyarrow as pa
         schema = to_arrow_schema(self.schema, timezone="UTC")
+        directory = self.opts.get("statisticspath")
+        statistics = ReadStatistics() if directory is not None else None
         for split in partition.splits:
             try:
-                for columns, _ in split_batches(split, partition.config):
+                for columns, _ in split_batches(split, partition.config, statistics):
                     ordered = [columns[i] for i in partition.order]
                     arrays = [to_arrow(col, schema.field(i).type, pa)
                               for i, col in enumerate(ordered)]
@@ -202,3 +215,5 @@ class SourceReader:
             except ParquetError as exc:
                 # Spark shows the Python traceback: keep it to this frame, and say which file
                 raise _located(exc, split.path) from None
+        if statistics is not None:
+            save_statistics(directory, f"task-{partition.value}", statistics)

@@ -227,25 +227,29 @@ def _partitioned(batch, data, parts):
         yield key, typed, _table(sub.select(names), data)
 
 
-def _utc(t):
-    """Arrow type ``t`` with every zone-tagged timestamp tagged UTC (the same instants)."""
+def _stored(t):
+    """Arrow type ``t`` as the writer's fields hold it: every zone-tagged timestamp tagged
+    UTC (the same instants), times of day in microseconds (Spark's TIME has at most 6
+    digits of fraction, it sends nanoseconds)."""
     if pa.types.is_timestamp(t) and t.tz is not None:
         return pa.timestamp(t.unit, tz="UTC")
+    if pa.types.is_time64(t):
+        return pa.time64("us")
     if pa.types.is_struct(t):
-        return pa.struct([f.with_type(_utc(f.type)) for f in t])
+        return pa.struct([f.with_type(_stored(f.type)) for f in t])
     if pa.types.is_map(t):
-        return pa.map_(t.key_field.with_type(_utc(t.key_type)),
-                       t.item_field.with_type(_utc(t.item_type)))
+        return pa.map_(t.key_field.with_type(_stored(t.key_type)),
+                       t.item_field.with_type(_stored(t.item_type)))
     if pa.types.is_list(t) or pa.types.is_large_list(t):
         make = pa.list_ if pa.types.is_list(t) else pa.large_list
-        return make(t.value_field.with_type(_utc(t.value_type)))
+        return make(t.value_field.with_type(_stored(t.value_type)))
     return t
 
 
 def _table(batch, data):
     """A pqkit Table of an Arrow batch, typed as the writer's fields: Spark tags
     timestamps with the session zone, pqkit stores them as UTC instants."""
-    schema = pa.schema([f.with_type(_utc(f.type)) for f in batch.schema])
+    schema = pa.schema([f.with_type(_stored(f.type)) for f in batch.schema])
     if schema != batch.schema:
         batch = batch.cast(schema)
     return Table.from_arrow(batch)

@@ -57,3 +57,20 @@ def test_a_filtered_read_and_take_skip_groups_and_pages():
     with pqkit.ParquetFile(data) as f:
         f.take([3999, 0], statistics=taken)
     assert taken.row_groups == 2 and taken.pages_decoded == 4 and taken.rows_returned == 2
+
+
+def test_merge_adds_counts_of_another_read_or_its_dict():
+    data = _file()
+    first, second = pqkit.ReadStatistics(), pqkit.ReadStatistics()
+    pqkit.read_table(io.BytesIO(data), filters=[("id", "==", 1500)], statistics=first)
+    pqkit.read_table(io.BytesIO(data), columns=["v"], statistics=second)
+    total = pqkit.ReadStatistics()
+    total.merge(first)
+    total.merge(second.as_dict())
+    assert total.row_groups == first.row_groups + second.row_groups == 8
+    assert total.row_groups_skipped == first.row_groups_skipped
+    assert total.pages_decoded == first.pages_decoded + second.pages_decoded
+    assert total.bytes_read == first.bytes_read + second.bytes_read
+    assert total.by_column["v"]["chunks_whole"] == second.by_column["v"]["chunks_whole"] + \
+        first.by_column.get("v", {}).get("chunks_whole", 0)
+    assert set(total.by_column) == set(first.by_column) | set(second.by_column)
