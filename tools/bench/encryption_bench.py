@@ -5,8 +5,8 @@ A table of ``--rows`` rows and 8 columns (int64, float64, int32, dictionary stri
 each twice) is written by both libraries three ways: unencrypted, and with half of the
 columns encrypted under per-column keys (AES_GCM_V1, encrypted footer) through each
 library's KMS key tools with the same in-memory test KMS. Each round reads every file
-once with each library (``use_threads=False``) and writes the encrypted file once with
-each; the median of ``--rounds`` rounds is reported. Usage::
+once with each library (``use_threads=False``), writes the encrypted file once with
+each and the plain file once with pqkit; the median of ``--rounds`` rounds is reported. Usage::
 
     python tools/bench/encryption_bench.py [--rows 1000000] [--rounds 7] [--dir /tmp/enc_bench]
 """
@@ -98,6 +98,9 @@ def main(argv=None):
             paths["arrow_enc"], decryption_properties=arrow_decryption(), use_threads=False),
         "pyarrow read encrypted (pqkit's file)": lambda: pq.read_table(
             paths["pqkit_enc"], decryption_properties=arrow_decryption(), use_threads=False),
+        "pqkit write plain": lambda: pqkit.write_table(
+            table, os.path.join(args.dir, "w_pqkit_plain.parquet"), compression="snappy",
+            use_threads=False),
         "pqkit write encrypted": lambda: pqkit.write_table(
             table, os.path.join(args.dir, "w_pqkit.parquet"), encryption=config,
             kms_client=kms, compression="snappy", use_threads=False),
@@ -121,6 +124,8 @@ def main(argv=None):
               ("pqkit / pyarrow encrypted read (pyarrow's file)",
                "pqkit read encrypted (pyarrow's file)",
                "pyarrow read encrypted (pyarrow's file)"),
+              ("pqkit encrypted / plain write", "pqkit write encrypted",
+               "pqkit write plain"),
               ("pqkit / pyarrow encrypted write", "pqkit write encrypted",
                "pyarrow write encrypted")]
     for label, a, b in ratios:
