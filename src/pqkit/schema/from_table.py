@@ -21,6 +21,9 @@ A non-nullable field is ``required``. Leaf types (physical + annotation)::
     duration                 INT64                         interval       FLBA(12) + INTERVAL
     null                     INT32 + UNKNOWN (always optional)
     dictionary<..., V>       as V (values are dictionary-encoded on write anyway)
+
+A field marked as VARIANT (a struct) or as WKB geometry (binary) in its metadata
+(:mod:`pqkit.schema.annotations`) gets the VARIANT, GEOMETRY or GEOGRAPHY annotation.
 """
 from dataclasses import dataclass
 
@@ -29,6 +32,7 @@ from pqkit import format as fmt
 from pqkit.errors import SchemaError
 from pqkit.format import ConvertedType, Type
 from pqkit.levels import OPTIONAL, REPEATED, REQUIRED
+from pqkit.schema.annotations import logical_type
 
 _UNITS = {"ms": fmt.TimeUnit(MILLIS=fmt.MilliSeconds()),
           "us": fmt.TimeUnit(MICROS=fmt.MicroSeconds()),
@@ -166,11 +170,16 @@ class SchemaBuilder:
             if not t.fields:
                 raise SchemaError(f"struct field {name!r} has no children; Parquet groups need "
                                   "at least one")
-            self._group(name, repetition, len(t.fields), field_id=field_id)
+            annotation = None if field is None else logical_type(field)
+            self._group(name, repetition, len(t.fields), logical=annotation,
+                        field_id=field_id)
             for f in t.fields:
                 self.field(f.name, f.type, OPTIONAL if f.nullable else REQUIRED, f)
         else:
             kw, spec = _leaf(t)
+            annotation = None if field is None else logical_type(field)
+            if annotation is not None:          # GEOMETRY / GEOGRAPHY over BYTE_ARRAY
+                kw = {"type": kw["type"], "logicalType": annotation}
             if isinstance(t, T.NullType):
                 repetition = OPTIONAL
             self.elements.append(fmt.SchemaElement(name=name, repetition_type=repetition,
