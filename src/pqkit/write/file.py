@@ -33,6 +33,7 @@ from pqkit.write.parallel import ChunkJob, encode_chunks
 from pqkit.write.shred import leaf_columns
 from pqkit.write.sink import discard, open_sink
 from pqkit.write.stats import StatisticsAccumulator, column_order
+from pqkit.write.variant_columns import mark_variant_columns, plan_variants
 from pqkit.write.version import adapt_column, adapt_field, check_version, footer_version
 
 
@@ -84,22 +85,25 @@ class ParquetWriter:
         schema_metadata = None
         if isinstance(schema, Table):
             schema_metadata = schema.metadata
-            schema = schema.schema
+            schema = mark_variant_columns(schema.schema, schema.columns)
         elif hasattr(schema, "__arrow_c_schema__"):
             schema = schema_from_arrow(schema)
         self.version = check_version(opts.version)
         self.fields = [adapt_field(f if isinstance(f, T.Field) else T.Field(*f), opts.version)
                        for f in schema]
-        self.elements, self.specs = parquet_schema(self.fields)
-        self.schema = Schema(self.elements)
+        self.variants = plan_variants(self.fields, opts.shredding)
+        self._opts = opts
+        self.schema = None
+        if not any(v.pending for v in self.variants.values()):
+            self._set_schema()
+        elif append:
+            raise SchemaError("shredding='auto' cannot append: the file's schema is fixed")
         self.row_group_size = int(opts.row_group_size)
         self.write_page_index = opts.write_page_index
         self.key_value_metadata = dict(opts.key_value_metadata or {})
         _carry_pandas_entry(self.key_value_metadata, schema_metadata)
         self.store_schema = opts.store_schema
         self.sorting_columns = opts.sorting_columns
-        self.options = [opts.for_column(node) for node in self.schema.columns]
-        opts.check_columns(self.schema)
         self._stats_factory = _stats_factory(opts.statistics_truncate_length)
         self._owned = isinstance(where, (str, os.PathLike))
         self._switch = None     # appending: the crash-safe tail switch of the old file
@@ -121,6 +125,15 @@ class ParquetWriter:
         if self._switch is None:
             self._write(MAGIC)
 
+    def _set_schema(self):
+        """The file's schema: the fields, with each VARIANT column's group as written."""
+        self.write_fields = [self.variants[i].field if i in self.variants else f
+                             for i, f in enumerate(self.fields)]
+        self.elements, self.specs = parquet_schema(self.write_fields)
+        self.schema = Schema(self.elements)
+        self.options = [self._opts.for_column(node) for node in self.schema.columns]
+        self._opts.check_columns(self.schema)
+
     # --- writing rows -------------------------------------------------------------------
     @uses_pool
     def write(self, data):
@@ -128,7 +141,7 @@ class ParquetWriter:
         PyCapsule producer (pyarrow Table/RecordBatch, polars DataFrame, DuckDB relation)."""
         if self.closed:
             raise ValueError("write() on a closed ParquetWriter")
-        table = _as_table(data, self.fields, self.version)
+        table = _as_table(data, self.fields, self.version, self.variants)
         _carry_pandas_entry(self.key_value_metadata, table.metadata)
         if table.num_rows == 0:
             return
@@ -147,8 +160,15 @@ class ParquetWriter:
 
     def _write_row_group(self, table):
         ordinal = len(self.row_groups)
+        rows = {}
+        if self.schema is None:         # shredding="auto": inferred from these values
+            rows = {i: v.infer(table.columns[i]) for i, v in self.variants.items()
+                    if v.pending}
+            self._set_schema()
+        columns = [self.variants[i].prepare(col, rows.get(i)) if i in self.variants else col
+                   for i, col in enumerate(table.columns)]
         jobs = []
-        for f, col in zip(self.fields, table.columns):
+        for f, col in zip(self.write_fields, columns):
             for layouts, leaf_col in leaf_columns(col, f):
                 i = len(jobs)
                 node = self.schema.columns[i]
@@ -207,6 +227,11 @@ class ParquetWriter:
         if self.closed:
             return
         try:
+            if self.schema is None and not self.pending_rows:     # nothing to infer from
+                for v in self.variants.values():
+                    if v.pending:
+                        v.infer(None)
+                self._set_schema()
             if self.pending_rows or not self.row_groups:
                 rest = concat_tables(self.pending) if self.pending else None
                 if rest is not None:
@@ -257,7 +282,7 @@ class ParquetWriter:
             # pandas entry is repeated there. Made last: a write() may add that entry.
             pandas = self.key_value_metadata.get(PANDAS_KEY)
             self.key_value_metadata["ARROW:schema"] = encode_arrow_schema(
-                self.fields, None if pandas is None else {PANDAS_KEY: str(pandas)})
+                self.write_fields, None if pandas is None else {PANDAS_KEY: str(pandas)})
         kv = [fmt.KeyValue(key=str(k), value=None if v is None else str(v))
               for k, v in self.key_value_metadata.items()]
         meta = fmt.FileMetaData(
@@ -305,7 +330,7 @@ def _carry_pandas_entry(key_value_metadata, table_metadata):
         key_value_metadata.setdefault(PANDAS_KEY, table_metadata[PANDAS_KEY])
 
 
-def _as_table(data, fields, version):
+def _as_table(data, fields, version, variants=()):
     if isinstance(data, Table):
         table = data
     elif is_arrow_producer(data):
@@ -319,7 +344,9 @@ def _as_table(data, fields, version):
     if table.column_names != names:
         raise SchemaError(f"table columns {table.column_names} do not match the writer's "
                           f"schema {names}")
-    for f, col in zip(fields, table.columns):
+    for i, (f, col) in enumerate(zip(fields, table.columns)):
+        if i in variants:               # any variant layout: VariantWrite.prepare checks it
+            continue
         if col.type != f.type and not (isinstance(col.type, T.DictionaryType)
                                        and col.type.value_type == f.type):
             raise SchemaError(f"column {f.name!r} has type {col.type}, the writer's schema "
@@ -387,7 +414,8 @@ def write_table(data, where, *, schema=None, preserve_index=None, options=None, 
         table = data
     else:
         table = table_from_data(data, schema, preserve_index)
-    with ParquetWriter(where, table.schema, options=options, **settings) as w:
+    fields = mark_variant_columns(table.schema, table.columns)
+    with ParquetWriter(where, fields, options=options, **settings) as w:
         w.write(table)
 
 

@@ -52,6 +52,12 @@ class WriteOptions:
     sorting_columns : list, optional
     statistics_truncate_length : int, default 64
     version : {"1.0", "2.4", "2.6"}, default "2.6"
+    shredding : "auto", dict or None
+        How VARIANT columns are shredded: ``{column: schema}`` where a schema is a pqkit
+        DataType (:mod:`pqkit.variant.shredding_schema`), ``"auto"`` (inferred from the
+        first row group, :mod:`pqkit.variant.infer_shredding`) or None (unshredded);
+        ``"auto"`` alone applies to every VARIANT column. Columns left out keep their
+        layout (see :mod:`pqkit.write.variant_columns`).
     """
 
     compression: object = "zstd"
@@ -71,6 +77,7 @@ class WriteOptions:
     store_schema: bool = True
     statistics_truncate_length: int = 64
     version: str = "2.6"
+    shredding: object = None
 
     def __post_init__(self):
         if self.data_page_version not in ("1.0", "2.0"):
@@ -84,6 +91,10 @@ class WriteOptions:
             if value <= 0:
                 raise SchemaError(f"{name} must be positive, got {value}")
         check_version(self.version)
+        if self.shredding is not None and self.shredding != "auto" and \
+                not isinstance(self.shredding, dict):
+            raise ArgumentError(f"shredding must be 'auto', a dict of column -> schema or "
+                                f"None, got {self.shredding!r}")
         if self.key_value_metadata is not None and not isinstance(self.key_value_metadata,
                                                                   dict):
             raise ArgumentError(f"key_value_metadata must be a dict, got "
