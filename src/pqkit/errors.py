@@ -83,6 +83,10 @@ class VariantError(CorruptFileError):
     """A VARIANT value's bytes, or its shredding into typed columns, break the Variant spec."""
 
 
+class GeometryError(SchemaError):
+    """A GEOMETRY or GEOGRAPHY value is not valid WKB, or a box given for one holds NaN."""
+
+
 class DatasetError(ParquetError):
     """Root of the errors of the dataset layer (:mod:`pqkit.dataset`)."""
 
@@ -137,6 +141,7 @@ __all__ = [
     "ThriftDecodeError",
     "EncodingError",
     "VariantError",
+    "GeometryError",
     "ChecksumError",
     "EncryptedFileError",
     "UnsupportedFeatureError",

@@ -23,7 +23,7 @@ from pqkit.format import EdgeInterpolationAlgorithm
 
 __all__ = ["EXTENSION_METADATA", "EXTENSION_NAME", "GEO_EXTENSION", "VARIANT_EXTENSION",
            "field_metadata", "geo_field", "geo_params", "is_geo_field", "is_variant_field",
-           "logical_type", "variant_field"]
+           "logical_type", "projjson_keys", "variant_field"]
 
 EXTENSION_NAME = "ARROW:extension:name"
 EXTENSION_METADATA = "ARROW:extension:metadata"
@@ -76,6 +76,18 @@ def geo_params(field):
         raise SchemaError(f"field {field.name!r}: edges {edges!r} is not one of planar, "
                           f"{', '.join(EDGES)}")
     return crs, edges
+
+
+def projjson_keys(fields):
+    """The file metadata keys that the ``projjson:<key>`` crs of geometry ``fields`` (top
+    level) name: the writer must store those entries."""
+    keys = []
+    for f in fields:
+        if is_geo_field(f):
+            crs = geo_params(f)[0]
+            if crs and crs.startswith("projjson:"):
+                keys.append(crs[len("projjson:"):])
+    return keys
 
 
 def variant_field(name, type=None, nullable=True):

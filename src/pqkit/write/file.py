@@ -21,6 +21,7 @@ from pqkit.columnar.table import Table, concat_tables
 from pqkit.convert import is_dataframe, table_from_data
 from pqkit.errors import SchemaError
 from pqkit.memory import uses_pool
+from pqkit.schema.annotations import projjson_keys
 from pqkit.schema.arrow_write import encode_arrow_schema
 from pqkit.schema.from_table import parquet_schema
 from pqkit.schema.tree import Schema
@@ -102,6 +103,8 @@ class ParquetWriter:
         self.write_page_index = opts.write_page_index
         self.key_value_metadata = dict(opts.key_value_metadata or {})
         _carry_pandas_entry(self.key_value_metadata, schema_metadata)
+        self._crs_keys = projjson_keys(self.fields)
+        _carry_entries(self.key_value_metadata, schema_metadata, self._crs_keys)
         self.store_schema = opts.store_schema
         self.sorting_columns = opts.sorting_columns
         self._stats_factory = _stats_factory(opts.statistics_truncate_length)
@@ -143,6 +146,7 @@ class ParquetWriter:
             raise ValueError("write() on a closed ParquetWriter")
         table = _as_table(data, self.fields, self.version, self.variants)
         _carry_pandas_entry(self.key_value_metadata, table.metadata)
+        _carry_entries(self.key_value_metadata, table.metadata, self._crs_keys)
         if table.num_rows == 0:
             return
         self.pending.append(table)
@@ -271,6 +275,10 @@ class ParquetWriter:
                 chunk.offset_index_length = len(data)
 
     def _write_footer(self):
+        missing = sorted(set(self._crs_keys) - set(self.key_value_metadata))
+        if missing and self._switch is None:
+            raise SchemaError(f"a geometry column's crs names the file metadata key(s) "
+                              f"{missing}, which key_value_metadata does not give")
         if self._switch is not None:        # appending: the old footer's fields stay
             self._switch.commit(fmt.encode(self._switch.footer_with(self.row_groups,
                                                                     self.num_rows)))
@@ -328,6 +336,14 @@ def _carry_pandas_entry(key_value_metadata, table_metadata):
     readers rebuild the frame's index and dtypes from it."""
     if table_metadata and PANDAS_KEY in table_metadata:
         key_value_metadata.setdefault(PANDAS_KEY, table_metadata[PANDAS_KEY])
+
+
+def _carry_entries(key_value_metadata, table_metadata, keys):
+    """Store the table's entries named ``keys`` (the PROJJSON a ``projjson:key`` crs
+    refers to), unless the file already has them."""
+    for key in keys:
+        if table_metadata and key in table_metadata:
+            key_value_metadata.setdefault(key, table_metadata[key])
 
 
 def _as_table(data, fields, version, variants=()):

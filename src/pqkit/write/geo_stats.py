@@ -1,0 +1,38 @@
+"""The ``GeospatialStatistics`` of a GEOMETRY or GEOGRAPHY column chunk.
+
+Every non-null value is parsed as WKB (:mod:`pqkit.wkb`), so a value that is not
+valid WKB fails the write with :class:`pqkit.GeometryError` naming the column and
+value. GEOMETRY chunks get the box of their coordinates and their type codes.
+A GEOGRAPHY box would have to bound the geodesic edges between the vertices, not
+only the vertices, so GEOGRAPHY chunks get their type codes only (the spec makes
+the box optional). The spec defines no page-level geospatial statistics.
+"""
+from pqkit.errors import GeometryError
+from pqkit.wkb import GeoBounds
+
+__all__ = ["geo_kind", "geospatial_statistics"]
+
+
+def geo_kind(node):
+    """"geometry", "geography" or None for a leaf (a SchemaNode)."""
+    lt = node.element.logicalType
+    if lt is None:
+        return None
+    if lt.GEOMETRY is not None:
+        return "geometry"
+    return "geography" if lt.GEOGRAPHY is not None else None
+
+
+def geospatial_statistics(kind, values, count, where):
+    """The statistics of ``count`` non-null WKB values (BYTE_ARRAY ``(offsets, data)``)."""
+    bounds = GeoBounds()
+    if count:
+        offsets, data = values
+        starts = offsets.tolist()
+        raw = data.tobytes() if hasattr(data, "tobytes") else bytes(data)
+        for i in range(count):
+            try:
+                bounds.add(raw[starts[i]:starts[i + 1]])
+            except GeometryError as e:
+                raise GeometryError(f"{where}, value {i}: {e}") from None
+    return bounds.statistics(with_box=kind == "geometry")
