@@ -24,6 +24,7 @@ import numpy as np
 
 from pqkit import format as fmt
 from pqkit.errors import GeometryError
+from pqkit.geodesic import SphericalBox
 
 __all__ = ["GeoBounds", "MAX_NESTING", "envelope", "geometry_type"]
 
@@ -37,7 +38,7 @@ class _Reader:
     def __init__(self, buf):
         self.buf = buf
         self.end = len(buf)
-        self.boxes = []             # (ndim, has_z, has_m, coordinates array)
+        self.boxes = []             # (has_z, has_m, coordinates array, is a ring)
 
     def need(self, pos, n, what):
         if n < 0 or pos + n > self.end:
@@ -67,27 +68,27 @@ class _Reader:
         code = base + 1000 * (has_z + 2 * has_m)
         ndim = 2 + has_z + has_m
         if base == 1:
-            return code, self.coordinates(pos, 1, ndim, order, has_z, has_m)
+            return code, self.coordinates(pos, 1, ndim, order, has_z, has_m, False)
         if base == 2:
             n = self.uint32(pos, order, "point count")
-            return code, self.coordinates(pos + 4, n, ndim, order, has_z, has_m)
+            return code, self.coordinates(pos + 4, n, ndim, order, has_z, has_m, False)
         count = self.uint32(pos, order, "ring count" if base == 3 else "part count")
         pos += 4
         self.need(pos, count * (4 if base == 3 else 5), "parts")
         for _ in range(count):
             if base == 3:
                 n = self.uint32(pos, order, "point count")
-                pos = self.coordinates(pos + 4, n, ndim, order, has_z, has_m)
+                pos = self.coordinates(pos + 4, n, ndim, order, has_z, has_m, True)
             else:
                 _, pos = self.geometry(pos, depth + 1)
         return code, pos
 
-    def coordinates(self, pos, n, ndim, order, has_z, has_m):
+    def coordinates(self, pos, n, ndim, order, has_z, has_m, ring):
         size = n * ndim * 8
         self.need(pos, size, f"{n} coordinates")
         if n:
             values = np.frombuffer(self.buf, dtype=order + "f8", count=n * ndim, offset=pos)
-            self.boxes.append((has_z, has_m, values.reshape(n, ndim)))
+            self.boxes.append((has_z, has_m, values.reshape(n, ndim), ring))
         return pos + size
 
 
@@ -131,19 +132,26 @@ def envelope(value):
 
 
 class GeoBounds:
-    """The box and the geometry type codes of the WKB values added."""
+    """The box and the geometry type codes of the WKB values added.
 
-    __slots__ = ("lo", "hi", "types")
+    ``spherical`` (GEOGRAPHY with spherical edges): X and Y bound the great-circle
+    edges (:class:`pqkit.geodesic.SphericalBox`), not only the vertices.
+    """
 
-    def __init__(self):
+    __slots__ = ("hi", "lo", "sphere", "types")
+
+    def __init__(self, spherical=False):
         self.lo = [np.inf] * 4          # x, y, z, m
         self.hi = [-np.inf] * 4
         self.types = set()
+        self.sphere = SphericalBox() if spherical else None
 
     def add(self, value):
         code, boxes = _parse(value)
         self.types.add(code)
-        for has_z, has_m, coords in boxes:
+        for has_z, has_m, coords, ring in boxes:
+            if self.sphere is not None:
+                self.sphere.add(coords[:, 0], coords[:, 1], ring)
             axes = [0, 1] + ([2] if has_z else []) + ([3] if has_m else [])
             for column, axis in enumerate(axes):
                 values = coords[:, column]
@@ -153,19 +161,22 @@ class GeoBounds:
                     self.hi[axis] = max(self.hi[axis], float(values.max()))
 
     def xy(self):
+        """``(xmin, ymin, xmax, ymax)``, or None without X and Y values."""
         if self.lo[0] > self.hi[0] or self.lo[1] > self.hi[1]:
             return None
+        if self.sphere is not None:
+            return self.sphere.box()
         return self.lo[0], self.lo[1], self.hi[0], self.hi[1]
 
     def statistics(self, with_box=True):
         """The ``GeospatialStatistics`` of what was added (the box only if ``with_box``
         and X and Y both have values)."""
         bbox = None
-        if with_box and self.xy() is not None:
+        xy = self.xy() if with_box else None
+        if xy is not None:
             z = self.lo[2] <= self.hi[2]
             m = self.lo[3] <= self.hi[3]
-            bbox = fmt.BoundingBox(xmin=self.lo[0], xmax=self.hi[0], ymin=self.lo[1],
-                                   ymax=self.hi[1], zmin=self.lo[2] if z else None,
+            bbox = fmt.BoundingBox(xmin=xy[0], xmax=xy[2], ymin=xy[1], ymax=xy[3], zmin=self.lo[2] if z else None,
                                    zmax=self.hi[2] if z else None,
                                    mmin=self.lo[3] if m else None,
                                    mmax=self.hi[3] if m else None)

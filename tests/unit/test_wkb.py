@@ -78,3 +78,4 @@ def test_nesting_is_bounded():
         data = multi(7, [data])
     with pytest.raises(pqkit.GeometryError, match="deeper"):
         geometry_type(data)
+
