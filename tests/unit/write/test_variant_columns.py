@@ -207,3 +207,23 @@ def test_values_of_every_python_type_survive_auto_shredding():
                "d": dt.date(2020, 1, 2), "b": b"\x00", "f": 1.5, "x": Decimal("2.50")}] * 3
     data = _write({"v": variant_column(values)}, shredding="auto")
     assert _read(data) == values
+
+
+@pytest.mark.parametrize("precision, physical", [(9, "INT32"), (18, "INT64"),
+                                                 (19, "FIXED_LEN_BYTE_ARRAY")])
+def test_shredded_decimals_use_the_spec_physical_types(precision, physical):
+    values = [{"d": Decimal("1.5")}, {"d": Decimal("-3.25")}, {"d": "not a number"}]
+    spec = T.struct([("d", T.decimal(precision, 2))])
+    data = _write({"v": variant_column(values)}, shredding={"v": spec})
+    f = pqkit.ParquetFile(io.BytesIO(data))
+    leaf = next(c for c in f.schema.columns if c.dotted_path == "v.typed_value.d.typed_value")
+    assert pqkit.format.Type(leaf.physical_type).name == physical
+    assert _read(data) == values
+    stats = f.metadata.row_group(0).column(leaf.column_index).statistics
+    assert (stats.min, stats.max) == (Decimal("-3.25"), Decimal("1.50"))
+
+
+def test_decimals_outside_a_variant_stay_fixed_width():
+    data = _write({"d": [Decimal("1.5")]})
+    assert pqkit.ParquetFile(io.BytesIO(data)).schema.columns[0].physical_type == \
+        pqkit.format.Type.FIXED_LEN_BYTE_ARRAY
