@@ -34,17 +34,21 @@ class SphericalBox:
         self.ylo, self.yhi = math.inf, -math.inf
         self.full = False
 
+    def _vertices(self, lon, lat):
+        """``lon``, ``lat`` without NaN, their latitudes taken into the range."""
+        keep = ~(np.isnan(lon) | np.isnan(lat))
+        lon, lat = lon[keep], lat[keep]
+        if lon.size:
+            self.ylo = min(self.ylo, float(lat.min()))
+            self.yhi = max(self.yhi, float(lat.max()))
+        return lon, lat
+
     def add(self, lon, lat, ring=False):
         """One point, line string or ring (``ring`` True) of coordinates in degrees;
         NaN coordinates are left out."""
-        keep = ~(np.isnan(lon) | np.isnan(lat))
-        lon, lat = lon[keep], lat[keep]
-        if not lon.size:
-            return
-        self.ylo = min(self.ylo, float(lat.min()))
-        self.yhi = max(self.yhi, float(lat.max()))
-        if lon.size == 1:
-            self.arcs.append((float(lon[0]), 0.0, float(lon[0])))
+        lon, lat = self._vertices(lon, lat)
+        if lon.size <= 1:
+            self.arcs.extend((x, 0.0, x) for x in lon.tolist())
             return
         if float(np.abs(lat).max()) >= 90.0:
             self.full = True
@@ -59,6 +63,11 @@ class SphericalBox:
                 self.yhi = 90.0
             else:
                 self.ylo = -90.0
+
+    def add_points(self, lon, lat):
+        """Separate points (no edges between them)."""
+        lon, _ = self._vertices(lon, lat)
+        self.arcs.extend((x, 0.0, x) for x in np.unique(lon).tolist())
 
     def box(self):
         """``(xmin, ymin, xmax, ymax)`` or None when nothing was added."""

@@ -26,7 +26,7 @@ from pqkit import format as fmt
 from pqkit.errors import GeometryError
 from pqkit.geodesic import SphericalBox
 
-__all__ = ["GeoBounds", "MAX_NESTING", "envelope", "geometry_type"]
+__all__ = ["GeoBounds", "MAX_NESTING", "envelope", "geometry_type", "xy_points"]
 
 MAX_NESTING = 64
 _EWKB_Z, _EWKB_M, _EWKB_SRID = 0x80000000, 0x40000000, 0x20000000
@@ -108,6 +108,24 @@ def _decode_type(raw, at):
     return base, has_z, has_m
 
 
+_POINT_SIZE = 21         # byte order, type, x, y
+
+
+def xy_points(offsets, data):
+    """The (n, 2) coordinates of n WKB values when every one is a little-endian 2D
+    point (the common case, read without a Python loop), else None."""
+    offsets = np.asarray(offsets)
+    n = len(offsets) - 1
+    if n <= 0 or int(offsets[-1] - offsets[0]) != n * _POINT_SIZE or \
+            np.any(np.diff(offsets) != _POINT_SIZE):
+        return None
+    raw = np.frombuffer(memoryview(data), np.uint8, n * _POINT_SIZE, int(offsets[0]))
+    rows = raw.reshape(n, _POINT_SIZE)
+    if np.any(rows[:, 0] != 1) or np.any(rows[:, 1:5].copy().view("<u4").ravel() != 1):
+        return None
+    return rows[:, 5:].copy().view("<f8").reshape(n, 2)
+
+
 def _parse(value):
     buf = memoryview(value).cast("B")
     reader = _Reader(buf)
@@ -146,19 +164,28 @@ class GeoBounds:
         self.types = set()
         self.sphere = SphericalBox() if spherical else None
 
+    def add_points(self, coords):
+        """Add (n, 2) 2D points (from :func:`xy_points`) at once."""
+        self.types.add(1)
+        if self.sphere is not None:
+            self.sphere.add_points(coords[:, 0], coords[:, 1])
+        self._extend(coords, [0, 1])
+
     def add(self, value):
         code, boxes = _parse(value)
         self.types.add(code)
         for has_z, has_m, coords, ring in boxes:
             if self.sphere is not None:
                 self.sphere.add(coords[:, 0], coords[:, 1], ring)
-            axes = [0, 1] + ([2] if has_z else []) + ([3] if has_m else [])
-            for column, axis in enumerate(axes):
-                values = coords[:, column]
-                values = values[~np.isnan(values)]
-                if values.size:
-                    self.lo[axis] = min(self.lo[axis], float(values.min()))
-                    self.hi[axis] = max(self.hi[axis], float(values.max()))
+            self._extend(coords, [0, 1] + ([2] if has_z else []) + ([3] if has_m else []))
+
+    def _extend(self, coords, axes):
+        for column, axis in enumerate(axes):
+            values = coords[:, column]
+            values = values[~np.isnan(values)]
+            if values.size:
+                self.lo[axis] = min(self.lo[axis], float(values.min()))
+                self.hi[axis] = max(self.hi[axis], float(values.max()))
 
     def xy(self):
         """``(xmin, ymin, xmax, ymax)``, or None without X and Y values."""

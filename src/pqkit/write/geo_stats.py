@@ -11,7 +11,7 @@ defines no page-level geospatial statistics.
 """
 from pqkit.errors import GeometryError
 from pqkit.format import EdgeInterpolationAlgorithm
-from pqkit.wkb import GeoBounds
+from pqkit.wkb import GeoBounds, xy_points
 
 __all__ = ["geo_kind", "geospatial_statistics"]
 
@@ -34,7 +34,10 @@ def geo_kind(node):
 def geospatial_statistics(kind, values, count, where):
     """The statistics of ``count`` non-null WKB values (BYTE_ARRAY ``(offsets, data)``)."""
     bounds = GeoBounds(spherical=kind == "spherical")
-    if count:
+    points = xy_points(values[0], values[1]) if count else None
+    if points is not None:
+        bounds.add_points(points)
+    elif count:
         offsets, data = values
         starts = offsets.tolist()
         raw = data.tobytes() if hasattr(data, "tobytes") else bytes(data)

@@ -10,7 +10,8 @@ never a second opinion. For a row group and a filter in DNF:
    its ``encoding_stats`` record) and the dictionary page is at most 1 MiB --
    against the dictionary's values (for an operator nulls never satisfy); a
    conjunction with one failing predicate cannot match, and a row group whose
-   conjunctions all fail is skipped;
+   conjunctions all fail is skipped (a spatial ``intersects`` predicate is tested
+   against the chunk's geo statistics box instead, :mod:`pqkit.read.prune.spatial`);
 2. otherwise each predicate with a ColumnIndex and an OffsetIndex tests every
    page's bounds; the rows of the pages that may match are the predicate's rows,
    and the candidate rows are the union over conjunctions of the intersections of
@@ -37,6 +38,7 @@ from pqkit.format import ConvertedType, Encoding, PageType, Type
 from pqkit.read.decode.values import FixedValues
 from pqkit.read.fetch.page_index import page_row_ranges, read_column_index, read_offset_index
 from pqkit.read.prune.filters import PY_OPS, chunk_statistics, term_may_match
+from pqkit.read.prune.spatial import INTERSECTS, chunk_box_verdict
 from pqkit.read.prune.term_mask import term_mask
 from pqkit.read.row_selection import RowSelection
 from pqkit.statistics import is_unsigned
@@ -177,6 +179,9 @@ def _statistics_verdict(rg, node, term, decode):
     """(Verdict of the chunk statistics or None without them, whether they prove that
     every non-null value satisfies ``term``: then no probe can rule the chunk out)."""
     chunk = rg.columns[node.column_index]
+    if term[1] == INTERSECTS:
+        ok, detail = chunk_box_verdict(chunk, term)
+        return Verdict(term, "statistics", ok, detail), False
     stats = chunk_statistics(chunk, node)
     if stats is None:
         return None, False
@@ -205,6 +210,8 @@ def _probe_verdicts(groups, rg, g, node, term):
     apply (the dictionary only while the bloom filter leaves the value possible)."""
     chunk = rg.columns[node.column_index]
     out = []
+    if term[1] == INTERSECTS:           # neither bloom filters nor dictionaries hold boxes
+        return out
     probe = _bloom_values(node, term)
     if probe is not None and chunk.meta_data is not None and \
             chunk.meta_data.bloom_filter_offset is not None:
@@ -395,6 +402,8 @@ def _candidates(groups, rg, g, dnf, alive, leaves, decoders, plan):
 
 
 def _term_rows(groups, rg, g, node, term, decode, plan):
+    if term[1] == INTERSECTS:           # the spec has no page-level geo statistics
+        return None
     chunk = rg.columns[node.column_index]
     where = where_of(node, g)
     limit = groups.metadata.footer_offset
