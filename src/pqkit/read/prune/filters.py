@@ -5,7 +5,8 @@ A filter is in disjunctive normal form as in pyarrow: a list of
 may hold). ``op`` is one of ``== = != < <= > >= in not in``, or ``intersects`` with a
 box ``(xmin, ymin, xmax, ymax)`` on a GEOMETRY / GEOGRAPHY column
 (:mod:`pqkit.read.prune.spatial`); ``column`` is a top-level name or a dotted path to
-a non-repeated leaf. As in pyarrow, nulls
+a non-repeated leaf, or ``"v:a.b"``, a field path inside the VARIANT column ``v``
+(:mod:`pqkit.read.prune.variant_paths`). As in pyarrow, nulls
 match only ``not in`` (``("city", "not in", ["a"])`` keeps the rows whose city is
 null), and a value of another kind than the column's (``("id", "==", "abc")`` on
 an integer column, ``("city", "in", [5])`` on a string one) is a SchemaError,
@@ -34,6 +35,13 @@ from pqkit.errors import ArgumentError, SchemaError
 from pqkit.format import ConvertedType, Type
 from pqkit.read.prune.spatial import INTERSECTS, box_mask, check_box, is_geo_node
 from pqkit.read.prune.term_mask import term_mask
+from pqkit.read.prune.variant_paths import (
+    VariantTarget,
+    is_variant_path,
+    path_mask,
+    resolve,
+    split_variant_path,
+)
 from pqkit.schema.annotations import geo_params, is_geo_field
 from pqkit.statistics import is_unsigned, legacy_bound
 
@@ -65,7 +73,10 @@ def normalize(filters):
                     raise ArgumentError(f"filters: {term!r}: {op!r} takes a list of values, "
                                         f"not {type(value).__name__}")
                 value = list(value)
-            path = tuple(col) if isinstance(col, (list, tuple)) else tuple(str(col).split("."))
+            if isinstance(col, (list, tuple)):
+                path = tuple(col)
+            else:
+                path = split_variant_path(str(col)) or tuple(str(col).split("."))
             terms.append((path, "==" if op == "=" else op, value))
         out.append(terms)
     return out
@@ -77,6 +88,9 @@ def filter_leaves(dnf, schema):
     for conj in dnf:
         for term in conj:
             path = term[0]
+            if is_variant_path(path):
+                leaves[path] = resolve(path, schema)
+                continue
             try:
                 node = schema.column(path)
             except KeyError:
@@ -96,7 +110,10 @@ def filter_leaves(dnf, schema):
 
 # --- bounds --------------------------------------------------------------------------------
 def bound_decoder(node):
-    """A function PLAIN bound bytes -> comparable Python value, or None (no pruning)."""
+    """A function PLAIN bound bytes -> comparable Python value, or None (no pruning);
+    for a variant path, that of its shredded leaf."""
+    if isinstance(node, VariantTarget):
+        return None if node.typed is None else bound_decoder(node.typed)
     physical = Type(node.physical_type)
     lt, ct = node.logical_type, node.converted_type
     scale = None
@@ -210,6 +227,9 @@ def row_mask(table, dnf):
     for conj in dnf:
         mask = np.ones(table.num_rows, np.bool_)
         for path, op, value in conj:
+            if is_variant_path(path):
+                mask &= path_mask(table.column(path[0]), path, op, value, PY_OPS[op])
+                continue
             if op == INTERSECTS:
                 mask &= box_mask(_column_at(table, path), (path, op, value),
                                  _spherical(table, path))
@@ -315,8 +335,8 @@ def check_values(table, dnf):
     """
     for conj in dnf:
         for path, op, value in conj:
-            if op == INTERSECTS:            # checked against the leaf by filter_leaves
-                continue
+            if op == INTERSECTS or is_variant_path(path):   # boxes: checked by filter_leaves;
+                continue                                     # variants hold any kind
             col = _column_at(table, path)
             classes, name = _kind(col.type)
             if classes is None:
