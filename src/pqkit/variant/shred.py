@@ -16,7 +16,7 @@ The metadata is the whole value's keys, sorted and unique, so it names the
 shredded fields as the spec requires. The rows are plain Python values that a
 column builder turns into the group of :func:`shredding_schema.variant_type`.
 """
-from decimal import Decimal
+from decimal import Context, Decimal
 
 from pqkit import datatypes as T
 from pqkit.variant.from_values import Encoder, encode_metadata, object_keys
@@ -24,6 +24,7 @@ from pqkit.variant.from_values import Encoder, encode_metadata, object_keys
 __all__ = ["shred_row"]
 
 _MISSING = object()
+_WIDE = Context(prec=80)
 _INT_WIDTH = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
 
 
@@ -97,7 +98,8 @@ def _decimal(name, v, t):
     exponent = v.as_tuple().exponent
     if -exponent > t.scale:
         return _MISSING
-    scaled = v.quantize(Decimal(1).scaleb(-t.scale))
+    # Up to 38 digits: more than the default context's 28 (which would raise).
+    scaled = v.quantize(Decimal(1).scaleb(-t.scale), context=_WIDE)
     if len(scaled.as_tuple().digits) > t.precision:
         return _MISSING
     return scaled

@@ -47,6 +47,11 @@ def test_decimals_rescale_only_without_loss():
     assert shred_row(("decimal8", Decimal("12345.5")), spec)["typed_value"] is None
 
 
+def test_decimals_beyond_28_digits_rescale():
+    value = Decimal("1000000000000000000.0000000000")        # 29 digits
+    assert shred_row(("decimal16", value), T.decimal(38, 10))["typed_value"] == value
+
+
 def test_narrower_integers_widen_wider_ones_do_not_narrow():
     assert shred_row(("int8", 5), T.int32())["typed_value"] == 5
     assert shred_row(("int64", 5), T.int32())["typed_value"] is None
