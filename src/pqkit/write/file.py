@@ -28,6 +28,7 @@ from pqkit.schema.tree import Schema
 from pqkit.tail import MAGIC, tail_bytes
 from pqkit.threads import max_threads
 from pqkit.write.existing import start_append
+from pqkit.write.geoparquet import geo_metadata
 from pqkit.write.options import WriteOptions
 from pqkit.write.page_index import column_index, offset_index
 from pqkit.write.parallel import ChunkJob, encode_chunks
@@ -283,6 +284,13 @@ class ParquetWriter:
             self._switch.commit(fmt.encode(self._switch.footer_with(self.row_groups,
                                                                     self.num_rows)))
             return
+        if "geo" not in self.key_value_metadata:      # GeoParquet readers' view of it
+            tops = {node.path[0]: node.column_index for node in self.schema.columns
+                    if len(node.path) == 1}
+            geo = geo_metadata(self.write_fields, self.row_groups, tops,
+                               self.key_value_metadata)
+            if geo is not None:
+                self.key_value_metadata["geo"] = geo
         if self.store_schema and "ARROW:schema" not in self.key_value_metadata:
             # Arrow-based readers restore from it what Parquet cannot say (time zone
             # names, durations, large and fixed-size lists, dictionaries). pyarrow takes
