@@ -39,3 +39,25 @@ def test_pyarrow_reads_the_variant_group(tmp_path, shredding):
     assert "Variant" in str(pq.ParquetFile(path).schema)
     from_arrow = pqkit.Table.from_arrow(pq.read_table(path)).column("v")
     assert decode_column(from_arrow, "v") == VALUES
+
+
+def test_arrow_fields_marked_with_the_extension_names_are_written_annotated(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    from pqkit.variant.from_values import encode_variant
+    metadata, value = encode_variant({"a": 1})
+    storage = pa.struct([pa.field("metadata", pa.binary(), False),
+                         pa.field("value", pa.binary(), False)])
+    variant = pa.field("v", storage, metadata={"ARROW:extension:name": "arrow.parquet.variant",
+                                               "ARROW:extension:metadata": ""})
+    point = b"\x01\x01\x00\x00\x00" + bytes(16)
+    geometry = pa.field("g", pa.binary(), metadata={
+        "ARROW:extension:name": "geoarrow.wkb", "ARROW:extension:metadata": '{"crs": "srid:3857"}'})
+    table = pa.table([pa.array([{"metadata": metadata, "value": value}], storage),
+                      pa.array([point])], schema=pa.schema([variant, geometry]))
+    path = str(tmp_path / "arrow.parquet")
+    pqkit.write_table(table, path)
+    schema = pq.ParquetFile(path).schema
+    assert "Variant" in str(schema.column(0).logical_type) or "Variant" in str(schema)
+    assert str(schema.column(2).logical_type) == "Geometry(crs=srid:3857)"
+    assert pqkit.read_table(path, variant="decode").column("v").to_pylist() == [{"a": 1}]
