@@ -154,6 +154,12 @@ PRIMITIVES = st.one_of(
     st.builds(lambda d: ("timestamp", d.replace(tzinfo=dt.timezone.utc)),
               st.datetimes(min_value=dt.datetime(1900, 1, 1))),
     st.builds(lambda u: ("uuid", u), st.uuids()),
+    st.builds(lambda d: ("timestamp_ntz_nanos", d),
+              st.datetimes(min_value=dt.datetime(1700, 1, 1), max_value=dt.datetime(2200, 1, 1))),
+    st.builds(lambda d: ("timestamp_nanos", d.replace(tzinfo=dt.timezone.utc)),
+              st.datetimes(min_value=dt.datetime(1700, 1, 1), max_value=dt.datetime(2200, 1, 1))),
+    st.builds(lambda d: ("decimal8", d), st.decimals(places=4, min_value=-10 ** 13,
+                                                     max_value=10 ** 13)),
 )
 VARIANTS = st.recursive(
     PRIMITIVES,
@@ -161,9 +167,10 @@ VARIANTS = st.recursive(
                                st.dictionaries(KEYS, children, max_size=5)),
     max_leaves=25)
 LEAF_SPECS = st.sampled_from([
-    T.bool_(), T.int8(), T.int32(), T.int64(), T.float32(), T.float64(), T.decimal(9, 2),
-    T.decimal(38, 10), T.string(), T.binary(), T.date32(), T.time64("us"),
-    T.timestamp("us"), T.timestamp("us", "UTC"), T.uuid()])
+    T.bool_(), T.int8(), T.int16(), T.int32(), T.int64(), T.float32(), T.float64(),
+    T.decimal(9, 2), T.decimal(18, 4), T.decimal(38, 10), T.string(), T.binary(), T.date32(),
+    T.time64("us"), T.timestamp("us"), T.timestamp("us", "UTC"), T.timestamp("ns"),
+    T.timestamp("ns", "UTC"), T.uuid()])
 SPECS = st.recursive(
     LEAF_SPECS,
     lambda children: st.one_of(
