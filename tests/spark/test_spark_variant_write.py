@@ -35,18 +35,23 @@ def test_spark_reads_pqkit_variants(spark, tmp_path, shredding):
 def test_spark_variants_written_back_by_pqkit_read_equal_in_spark(spark, tmp_path, shred):
     docs = ['{"a": 1, "b": "x"}', '{"a": 2, "c": [1, 2]}', '"text"', "null", '{"a": 3.5}']
     out = str(tmp_path / "spark")
-    spark.conf.set("spark.sql.variant.writeShredding.enabled", str(shred).lower())
-    spark.conf.set("spark.sql.variant.inferShreddingSchema", str(shred).lower())
+    # Spark shreds small writes only with its test setting naming the schema.
+    confs = {"spark.sql.variant.writeShredding.enabled": "true",
+             "spark.sql.variant.forceShreddingSchemaForTest": "a int, b string"} if shred else {}
+    for key, value in confs.items():
+        spark.conf.set(key, value)
     try:
         frame = spark.createDataFrame([(i, d) for i, d in enumerate(docs)], "i int, d string")
         frame.selectExpr("i", "parse_json(d) AS v").coalesce(1).write.parquet(out)
     finally:
-        spark.conf.unset("spark.sql.variant.writeShredding.enabled")
-        spark.conf.unset("spark.sql.variant.inferShreddingSchema")
+        for key in confs:
+            spark.conf.unset(key)
     source = glob.glob(f"{out}/*.parquet")[0]
     table = pqkit.read_table(source)
+    assert ("typed_value" in table.column("v").type.names) == shred
     again = str(tmp_path / "again.parquet")
     pqkit.write_table(table, again)
+    assert pqkit.read_table(again).column("v").type == table.column("v").type
     assert _spark_json(spark, again) == _spark_json(spark, out)
     decoded = decode_column(pqkit.read_table(again).column("v"), "v")
     assert sorted(json.dumps(as_json(v)) for v in decoded) == sorted(
