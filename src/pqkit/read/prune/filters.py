@@ -5,7 +5,7 @@ A filter is in disjunctive normal form as in pyarrow: a list of
 may hold). ``op`` is one of ``== = != < <= > >= in not in``, or ``intersects`` with a
 box ``(xmin, ymin, xmax, ymax)`` on a GEOMETRY / GEOGRAPHY column
 (:mod:`pqkit.read.prune.spatial`); ``column`` is a top-level name or a dotted path to
-a non-repeated leaf, or ``"v:a.b"``, a field path inside the VARIANT column ``v``
+a non-repeated leaf, or ``"v:$.a.b"``, a field path inside the VARIANT column ``v``
 (:mod:`pqkit.read.prune.variant_paths`). As in pyarrow, nulls
 match only ``not in`` (``("city", "not in", ["a"])`` keeps the rows whose city is
 null), and a value of another kind than the column's (``("id", "==", "abc")`` on

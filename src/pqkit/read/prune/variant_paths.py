@@ -1,9 +1,11 @@
-"""Filters into VARIANT columns: ``("v:a.b", op, value)``.
+"""Filters into VARIANT columns: ``("v:$.a.b", op, value)``.
 
-The column name comes before the colon, the path of object fields inside the
-variant after it (``"event:user.id"`` is field ``id`` of field ``user`` of the
-variant column ``event``); a dotted name without a colon stays a struct path, so
-the two never collide. Held as the term path ``("v", ":", "a", "b")``.
+The column name comes before ``:$``, the path of object fields inside the variant
+after it, JSON-path style as Spark's ``variant_get`` spells it (``"event:$.user.id"``
+is field ``id`` of field ``user`` of the variant column ``event``; ``"v:$"`` is the
+value itself). A dotted name without ``:$`` stays a struct path, and a plain colon
+stays part of a name (``"p:part"``), so none of them collide. Held as the term path
+``("v", ":$", "a", "b")``.
 
 A row matches when its variant value has the field and the field's value
 satisfies the predicate (a missing field, or a value of a kind the filter value
@@ -27,29 +29,30 @@ from pqkit.variant import decode_column
 __all__ = ["VariantTarget", "field_values", "is_variant_path", "path_text", "resolve",
            "split_variant_path"]
 
-MARK = ":"
+MARK = ":$"
 _MISSING = object()
 
 
 def split_variant_path(text):
-    """The term path of ``"v:a.b"``, or None for a text without a colon."""
-    column, colon, inner = text.partition(MARK)
-    if not colon:
+    """The term path of ``"v:$.a.b"``, or None for a text without ``:$``."""
+    column, mark, inner = text.partition(MARK)
+    if not mark:
         return None
-    fields = inner.split(".")
-    if not column or not all(fields):
-        raise SchemaError(f"filter column {text!r}: a variant path is column:field.field")
+    fields = inner.split(".")[1:]
+    if not column or not all(fields) or (inner and not inner.startswith(".")):
+        raise SchemaError(f"filter column {text!r}: a variant path is column:$.field.field "
+                          f"(or column:$ for the whole value)")
     return (column, MARK, *fields)
 
 
 def is_variant_path(path):
-    return len(path) > 2 and path[1] == MARK
+    return len(path) >= 2 and path[1] == MARK
 
 
 def path_text(path):
     """A term path as the user wrote it."""
     if is_variant_path(path):
-        return f"{path[0]}{MARK}{'.'.join(path[2:])}"
+        return path[0] + MARK + "".join("." + f for f in path[2:])
     return ".".join(path)
 
 
