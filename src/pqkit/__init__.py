@@ -14,6 +14,7 @@ from pqkit.read.prune.filter_text import parse_filter
 from pqkit.read.fetch.footer import FileMetaData, FileMetadata, read_metadata
 from pqkit.read.options import ReadOptions
 from pqkit.read.read_statistics import ReadStatistics
+from pqkit.schema.annotations import geo_field
 from pqkit.schema.tree import Schema, SchemaNode
 from pqkit.write.surgery.append import append
 from pqkit.write.surgery.concat import concat
@@ -29,4 +30,4 @@ __all__ = list(_error_names) + ["FileMetaData", "FileMetadata", "read_metadata",
                                "ParquetWriter", "write_table", "WriteOptions", "variant", "__version__",
                                "concat", "append", "edit_metadata", "recover", "finish_interrupted",
                                "parse_filter", "explain_filter", "DecryptionProperties",
-                               "EncryptionProperties"]
+                               "EncryptionProperties", "geo_field"]

@@ -103,6 +103,10 @@ class VariantError(CorruptFileError):
     """A VARIANT value's bytes, or its shredding into typed columns, break the Variant spec."""
 
 
+class GeometryError(SchemaError):
+    """A GEOMETRY or GEOGRAPHY value is not valid WKB, or a box given for one holds NaN."""
+
+
 class DatasetError(ParquetError):
     """Root of the errors of the dataset layer (:mod:`pqkit.dataset`)."""
 
@@ -157,6 +161,7 @@ __all__ = [
     "ThriftDecodeError",
     "EncodingError",
     "VariantError",
+    "GeometryError",
     "ChecksumError",
     "InvalidStringError",
     "EncryptedFileError",

@@ -22,6 +22,7 @@ from pqkit.read.column_selection import select_columns
 from pqkit.read.fetch.page_index import read_offset_index
 from pqkit.read.file import ParquetFile
 from pqkit.read.prune.filtered import WHOLE_CHUNK, FilteredReader
+from pqkit.read.prune.variant_paths import path_text
 
 __all__ = ["explain_filter"]
 
@@ -84,7 +85,7 @@ def _group(f, reader, g, tops, wanted):
 
 
 def _verdict(v, conj=None):
-    d = {"column": ".".join(v.term[0]), "op": v.term[1], "value": v.term[2],
+    d = {"column": path_text(v.term[0]), "op": v.term[1], "value": v.term[2],
          "source": v.source, "may_match": v.may_match, "detail": v.detail}
     if conj is not None:
         d["conjunction"] = conj

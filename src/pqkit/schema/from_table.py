@@ -21,6 +21,11 @@ A non-nullable field is ``required``. Leaf types (physical + annotation)::
     duration                 INT64                         interval       FLBA(12) + INTERVAL
     null                     INT32 + UNKNOWN (always optional)
     dictionary<..., V>       as V (values are dictionary-encoded on write anyway)
+
+A field marked as VARIANT (a struct) or as WKB geometry (binary) in its metadata
+(:mod:`pqkit.schema.annotations`) gets the VARIANT, GEOMETRY or GEOGRAPHY annotation.
+Inside a VARIANT group, decimals of up to 9 / 18 digits are INT32 / INT64, as the
+shredding spec's table of typed_value types requires.
 """
 from dataclasses import dataclass
 
@@ -29,6 +34,7 @@ from pqkit import format as fmt
 from pqkit.errors import SchemaError
 from pqkit.format import ConvertedType, Type
 from pqkit.levels import OPTIONAL, REPEATED, REQUIRED
+from pqkit.schema.annotations import logical_type
 
 _UNITS = {"ms": fmt.TimeUnit(MILLIS=fmt.MilliSeconds()),
           "us": fmt.TimeUnit(MICROS=fmt.MicroSeconds()),
@@ -61,10 +67,11 @@ def decimal_width(precision):
     return width
 
 
-def _leaf(t):
-    """(SchemaElement keyword arguments, LeafSpec) for a leaf type."""
+def _leaf(t, integer_decimals=False):
+    """(SchemaElement keyword arguments, LeafSpec) for a leaf type; ``integer_decimals``
+    stores decimals of up to 18 digits as INT32 / INT64."""
     if isinstance(t, T.DictionaryType):
-        return _leaf(t.value_type)
+        return _leaf(t.value_type, integer_decimals)
     if isinstance(t, T.BooleanType):
         return {"type": Type.BOOLEAN}, LeafSpec(Type.BOOLEAN)
     if isinstance(t, T.IntegerType):
@@ -96,6 +103,12 @@ def _leaf(t):
     if isinstance(t, T.FixedSizeBinaryType):
         return ({"type": Type.FIXED_LEN_BYTE_ARRAY, "type_length": t.byte_width},
                 LeafSpec(Type.FIXED_LEN_BYTE_ARRAY, t.byte_width))
+    if isinstance(t, T.DecimalType) and integer_decimals and t.precision <= 18:
+        physical = Type.INT32 if t.precision <= 9 else Type.INT64
+        lt = fmt.LogicalType(DECIMAL=fmt.DecimalType(scale=t.scale, precision=t.precision))
+        return ({"type": physical, "logicalType": lt, "converted_type": ConvertedType.DECIMAL,
+                 "scale": t.scale, "precision": t.precision},
+                LeafSpec(physical, conversion="decimal_int"))
     if isinstance(t, T.DecimalType):
         width = decimal_width(t.precision)
         lt = fmt.LogicalType(DECIMAL=fmt.DecimalType(scale=t.scale, precision=t.precision))
@@ -140,6 +153,7 @@ class SchemaBuilder:
     def __init__(self):
         self.elements = []
         self.leaves = []
+        self.in_variant = False     # the spec's shredded types store decimals as integers
 
     def build(self, fields, root_name="schema"):
         self.elements.append(fmt.SchemaElement(name=root_name, num_children=len(fields)))
@@ -166,11 +180,20 @@ class SchemaBuilder:
             if not t.fields:
                 raise SchemaError(f"struct field {name!r} has no children; Parquet groups need "
                                   "at least one")
-            self._group(name, repetition, len(t.fields), field_id=field_id)
+            annotation = None if field is None else logical_type(field)
+            self._group(name, repetition, len(t.fields), logical=annotation,
+                        field_id=field_id)
+            outer = self.in_variant
+            self.in_variant = outer or (annotation is not None and
+                                        annotation.VARIANT is not None)
             for f in t.fields:
                 self.field(f.name, f.type, OPTIONAL if f.nullable else REQUIRED, f)
+            self.in_variant = outer
         else:
-            kw, spec = _leaf(t)
+            kw, spec = _leaf(t, self.in_variant)
+            annotation = None if field is None else logical_type(field)
+            if annotation is not None:          # GEOMETRY / GEOGRAPHY over BYTE_ARRAY
+                kw = {"type": kw["type"], "logicalType": annotation}
             if isinstance(t, T.NullType):
                 repetition = OPTIONAL
             self.elements.append(fmt.SchemaElement(name=name, repetition_type=repetition,

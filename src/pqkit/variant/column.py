@@ -5,16 +5,30 @@ A :class:`VariantColumn` is the physical struct (``metadata``, ``value``,
 together with every row already decoded; ``to_pylist()``, ``to_pandas()`` and
 the Table's row views give the decoded values. Decoding happens when the
 column is made, so a bad value fails the read, not a later conversion.
+
+:func:`variant_column` makes one from Python values and :func:`variant_column_from_bytes` from
+``(metadata, value)`` byte pairs (Spark's ``VariantVal``); written with
+``pqkit.write_table``, either becomes a column annotated VARIANT.
 """
+import numpy as np
+
+from pqkit import datatypes as T
+from pqkit.columnar.column import BinaryColumn
 from pqkit.columnar.nested import StructColumn
 from pqkit.columnar.table import Table
 from pqkit.columnar.to_pandas import object_array
-from pqkit.errors import VariantError
+from pqkit.errors import ArgumentError, VariantError
 from pqkit.variant.binary import decode_value
+from pqkit.variant.from_values import encode_variant
 from pqkit.variant.metadata import VariantMetadata
 from pqkit.variant.shredded import unshred
 
-__all__ = ["VariantColumn", "decode_column", "decode_table"]
+__all__ = ["UNSHREDDED", "VariantColumn", "decode_column", "decode_table",
+           "unshredded_column", "variant_column", "variant_column_from_bytes"]
+
+#: The physical type of an unshredded variant.
+UNSHREDDED = T.struct([T.field("metadata", T.binary(), nullable=False),
+                       T.field("value", T.binary(), nullable=False)])
 
 
 def decode_column(column, name="variant", *, types=False, present=None):
@@ -113,3 +127,55 @@ def _decoded(column, node, name, present):
     if all(a is b for a, b in zip(children, column.children)):
         return column
     return StructColumn(column.type, children, column.validity, len(column))
+
+
+def binary_column(items, type_=None):
+    """A binary column of ``items`` (bytes, None for null)."""
+    lengths = np.fromiter((0 if b is None else len(b) for b in items), np.int64, len(items))
+    offsets = np.zeros(len(items) + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    if type_ is None:
+        type_ = T.binary() if offsets[-1] < 1 << 31 else T.large_binary()
+    validity = np.fromiter((b is not None for b in items), np.bool_, len(items))
+    data = b"".join(b for b in items if b is not None)
+    return BinaryColumn(type_, offsets, data, None if validity.all() else validity)
+
+
+def unshredded_column(pairs):
+    """The physical unshredded struct (:data:`UNSHREDDED`) of ``(metadata, value)`` pairs,
+    None for a null row."""
+    valid = np.fromiter((p is not None for p in pairs), np.bool_, len(pairs))
+    metadata = binary_column([b"" if p is None else bytes(p[0]) for p in pairs])
+    value = binary_column([b"" if p is None else bytes(p[1]) for p in pairs])
+    return StructColumn(T.struct([T.field("metadata", metadata.type, nullable=False),
+                                  T.field("value", value.type, nullable=False)]),
+                        [metadata, value], None if valid.all() else valid, len(pairs))
+
+
+def variant_column(values, *, types=False):
+    """A VARIANT column from Python values (None: a null row).
+
+    Each value is encoded as :func:`pqkit.variant.from_values.encode_variant` says (its
+    own metadata: sorted, unique keys; the smallest headers); ``types=True`` also takes
+    the ``(type_name, value)`` primitives of ``decode(..., types=True)``, keeping their
+    exact Variant types. Write it with ``pqkit.write_table({"v": variant_column(...)}, path)``.
+
+    >>> variant_column([{"a": 1}, None, [1, "x"]]).to_pylist()
+    [{'a': 1}, None, [1, 'x']]
+    """
+    pairs = [None if v is None else encode_variant(v, types) for v in values]
+    physical = unshredded_column(pairs)
+    return VariantColumn(physical, decode_column(physical))
+
+
+def variant_column_from_bytes(pairs, name="variant"):
+    """A VARIANT column from ``(metadata, value)`` byte pairs (None: a null row), such as
+    Spark's ``VariantVal.metadata`` and ``.value``; each pair is decoded, so bytes that
+    break the Variant encoding raise :class:`pqkit.VariantError` naming the row."""
+    pairs = list(pairs)
+    for i, p in enumerate(pairs):
+        if p is not None and (not isinstance(p, (tuple, list)) or len(p) != 2):
+            raise ArgumentError(f"row {i} of {name!r}: expected a (metadata, value) pair or "
+                                f"None, got {type(p).__name__}")
+    physical = unshredded_column(pairs)
+    return VariantColumn(physical, decode_column(physical, name))

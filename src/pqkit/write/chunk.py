@@ -44,6 +44,7 @@ from pqkit.encodings.rle import (
 from pqkit.errors import SchemaError
 from pqkit.format import CompressionCodec, Encoding, PageType, Type
 from pqkit.page import crc_field
+from pqkit.write.geo_stats import geo_kind, geospatial_statistics
 
 MAX_ROWS_PER_PAGE = 20_000
 # The first page must hold this many values before its test may turn the dictionary off:
@@ -214,6 +215,11 @@ class ColumnChunkWriter:
             size_statistics=size_statistics(pages, self.physical),
             encoding_stats=[fmt.PageEncodingStats(page_type=pt, encoding=enc, count=c)
                             for (pt, enc), c in self.encoding_stats.items()])
+        kind = geo_kind(self.node)
+        if kind is not None:        # parsed even without statistics: bad WKB fails the write
+            geo = geospatial_statistics(kind, values, n_values, f"column {self.node.dotted_path}")
+            if self.stats is not None:
+                meta.geospatial_statistics = geo
         bloom = None
         if self.opt.bloom_fpp is not None:
             bloom = bloom_filter(self.physical, values, self.opt.bloom_fpp, self.opt.bloom_ndv)

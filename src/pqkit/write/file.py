@@ -25,18 +25,21 @@ from pqkit.crypto.properties import EncryptionProperties
 from pqkit.crypto.modules import ModuleType
 from pqkit.errors import ArgumentError, SchemaError
 from pqkit.memory import uses_pool
+from pqkit.schema.annotations import projjson_keys
 from pqkit.schema.arrow_write import encode_arrow_schema
 from pqkit.schema.from_table import parquet_schema
 from pqkit.schema.tree import Schema
 from pqkit.tail import MAGIC, MAGIC_ENCRYPTED, tail_bytes
 from pqkit.threads import max_threads
 from pqkit.write.existing import start_append
+from pqkit.write.geoparquet import geo_metadata
 from pqkit.write.options import WriteOptions
 from pqkit.write.page_index import column_index, offset_index
 from pqkit.write.parallel import ChunkJob, encode_chunks
 from pqkit.write.shred import leaf_columns
 from pqkit.write.sink import discard, open_sink
 from pqkit.write.stats import StatisticsAccumulator, column_order
+from pqkit.write.variant_columns import mark_variant_columns, plan_variants
 from pqkit.write.version import adapt_column, adapt_field, check_version, footer_version
 
 
@@ -90,22 +93,27 @@ class ParquetWriter:
         schema_metadata = None
         if isinstance(schema, Table):
             schema_metadata = schema.metadata
-            schema = schema.schema
+            schema = mark_variant_columns(schema.schema, schema.columns)
         elif hasattr(schema, "__arrow_c_schema__"):
             schema = schema_from_arrow(schema)
         self.version = check_version(opts.version)
         self.fields = [adapt_field(f if isinstance(f, T.Field) else T.Field(*f), opts.version)
                        for f in schema]
-        self.elements, self.specs = parquet_schema(self.fields)
-        self.schema = Schema(self.elements)
+        self.variants = plan_variants(self.fields, opts.shredding)
+        self._opts = opts
+        self.schema = None
+        if not any(v.pending for v in self.variants.values()):
+            self._set_schema()
+        elif append:
+            raise SchemaError("shredding='auto' cannot append: the file's schema is fixed")
         self.row_group_size = int(opts.row_group_size)
         self.write_page_index = opts.write_page_index
         self.key_value_metadata = dict(opts.key_value_metadata or {})
         _carry_pandas_entry(self.key_value_metadata, schema_metadata)
+        self._crs_keys = projjson_keys(self.fields)
+        _carry_entries(self.key_value_metadata, schema_metadata, self._crs_keys)
         self.store_schema = opts.store_schema
         self.sorting_columns = opts.sorting_columns
-        self.options = [opts.for_column(node) for node in self.schema.columns]
-        opts.check_columns(self.schema)
         self._stats_factory = _stats_factory(opts.statistics_truncate_length)
         self.encryptor = None if opts.encryption is None else FileEncryptor(
             _encryption_properties(opts.encryption, kms_client, where),
@@ -139,6 +147,15 @@ class ParquetWriter:
     def _chunk_encryptor(self, g, c):
         return None if self.encryptor is None else self.encryptor.chunk(g, c)
 
+    def _set_schema(self):
+        """The file's schema: the fields, with each VARIANT column's group as written."""
+        self.write_fields = [self.variants[i].field if i in self.variants else f
+                             for i, f in enumerate(self.fields)]
+        self.elements, self.specs = parquet_schema(self.write_fields)
+        self.schema = Schema(self.elements)
+        self.options = [self._opts.for_column(node) for node in self.schema.columns]
+        self._opts.check_columns(self.schema)
+
     # --- writing rows -------------------------------------------------------------------
     @uses_pool
     def write(self, data):
@@ -146,8 +163,9 @@ class ParquetWriter:
         PyCapsule producer (pyarrow Table/RecordBatch, polars DataFrame, DuckDB relation)."""
         if self.closed:
             raise ValueError("write() on a closed ParquetWriter")
-        table = _as_table(data, self.fields, self.version)
+        table = _as_table(data, self.fields, self.version, self.variants)
         _carry_pandas_entry(self.key_value_metadata, table.metadata)
+        _carry_entries(self.key_value_metadata, table.metadata, self._crs_keys)
         if table.num_rows == 0:
             return
         self.pending.append(table)
@@ -165,8 +183,15 @@ class ParquetWriter:
 
     def _write_row_group(self, table):
         ordinal = len(self.row_groups)
+        rows = {}
+        if self.schema is None:         # shredding="auto": inferred from these values
+            rows = {i: v.infer(table.columns[i]) for i, v in self.variants.items()
+                    if v.pending}
+            self._set_schema()
+        columns = [self.variants[i].prepare(col, rows.get(i)) if i in self.variants else col
+                   for i, col in enumerate(table.columns)]
         jobs = []
-        for f, col in zip(self.fields, table.columns):
+        for f, col in zip(self.write_fields, columns):
             for layouts, leaf_col in leaf_columns(col, f):
                 i = len(jobs)
                 node = self.schema.columns[i]
@@ -226,6 +251,11 @@ class ParquetWriter:
         if self.closed:
             return
         try:
+            if self.schema is None and not self.pending_rows:     # nothing to infer from
+                for v in self.variants.values():
+                    if v.pending:
+                        v.infer(None)
+                self._set_schema()
             if self.pending_rows or not self.row_groups:
                 rest = concat_tables(self.pending) if self.pending else None
                 if rest is not None:
@@ -277,10 +307,21 @@ class ParquetWriter:
         return data if sealer is None else sealer.module(module_type, data)
 
     def _write_footer(self):
+        missing = sorted(set(self._crs_keys) - set(self.key_value_metadata))
+        if missing and self._switch is None:
+            raise SchemaError(f"a geometry column's crs names the file metadata key(s) "
+                              f"{missing}, which key_value_metadata does not give")
         if self._switch is not None:        # appending: the old footer's fields stay
             self._switch.commit(fmt.encode(self._switch.footer_with(self.row_groups,
                                                                     self.num_rows)))
             return
+        if "geo" not in self.key_value_metadata:      # GeoParquet readers' view of it
+            tops = {node.path[0]: node.column_index for node in self.schema.columns
+                    if len(node.path) == 1}
+            geo = geo_metadata(self.write_fields, self.row_groups, tops,
+                               self.key_value_metadata)
+            if geo is not None:
+                self.key_value_metadata["geo"] = geo
         if self.store_schema and "ARROW:schema" not in self.key_value_metadata:
             # Arrow-based readers restore from it what Parquet cannot say (time zone
             # names, durations, large and fixed-size lists, dictionaries). pyarrow takes
@@ -288,7 +329,7 @@ class ParquetWriter:
             # pandas entry is repeated there. Made last: a write() may add that entry.
             pandas = self.key_value_metadata.get(PANDAS_KEY)
             self.key_value_metadata["ARROW:schema"] = encode_arrow_schema(
-                self.fields, None if pandas is None else {PANDAS_KEY: str(pandas)})
+                self.write_fields, None if pandas is None else {PANDAS_KEY: str(pandas)})
         kv = [fmt.KeyValue(key=str(k), value=None if v is None else str(v))
               for k, v in self.key_value_metadata.items()]
         meta = fmt.FileMetaData(
@@ -357,7 +398,15 @@ def _carry_pandas_entry(key_value_metadata, table_metadata):
         key_value_metadata.setdefault(PANDAS_KEY, table_metadata[PANDAS_KEY])
 
 
-def _as_table(data, fields, version):
+def _carry_entries(key_value_metadata, table_metadata, keys):
+    """Store the table's entries named ``keys`` (the PROJJSON a ``projjson:key`` crs
+    refers to), unless the file already has them."""
+    for key in keys:
+        if table_metadata and key in table_metadata:
+            key_value_metadata.setdefault(key, table_metadata[key])
+
+
+def _as_table(data, fields, version, variants=()):
     if isinstance(data, Table):
         table = data
     elif is_arrow_producer(data):
@@ -371,7 +420,9 @@ def _as_table(data, fields, version):
     if table.column_names != names:
         raise SchemaError(f"table columns {table.column_names} do not match the writer's "
                           f"schema {names}")
-    for f, col in zip(fields, table.columns):
+    for i, (f, col) in enumerate(zip(fields, table.columns)):
+        if i in variants:               # any variant layout: VariantWrite.prepare checks it
+            continue
         if col.type != f.type and not (isinstance(col.type, T.DictionaryType)
                                        and col.type.value_type == f.type):
             raise SchemaError(f"column {f.name!r} has type {col.type}, the writer's schema "
@@ -444,7 +495,8 @@ def write_table(data, where, *, schema=None, preserve_index=None, options=None,
         table = data
     else:
         table = table_from_data(data, schema, preserve_index)
-    with ParquetWriter(where, table.schema, options=options, kms_client=kms_client,
+    fields = mark_variant_columns(table.schema, table.columns)
+    with ParquetWriter(where, fields, options=options, kms_client=kms_client,
                        **settings) as w:
         w.write(table)
 

@@ -59,6 +59,12 @@ class WriteOptions:
         or the columns ``column_keys`` names (leaf paths or top-level names) each with
         its key; a :class:`pqkit.encryption.EncryptionConfiguration` makes fresh keys
         through the writer's ``kms_client``.
+    shredding : "auto", dict or None
+        How VARIANT columns are shredded: ``{column: schema}`` where a schema is a pqkit
+        DataType (:mod:`pqkit.variant.shredding_schema`), ``"auto"`` (inferred from the
+        first row group, :mod:`pqkit.variant.infer_shredding`) or None (unshredded);
+        ``"auto"`` alone applies to every VARIANT column. Columns left out keep their
+        layout (see :mod:`pqkit.write.variant_columns`).
     """
 
     compression: object = "zstd"
@@ -79,6 +85,7 @@ class WriteOptions:
     statistics_truncate_length: int = 64
     version: str = "2.6"
     encryption: object = None
+    shredding: object = None
 
     def __post_init__(self):
         if self.encryption is not None and not isinstance(
@@ -97,6 +104,10 @@ class WriteOptions:
             if value <= 0:
                 raise SchemaError(f"{name} must be positive, got {value}")
         check_version(self.version)
+        if self.shredding is not None and self.shredding != "auto" and \
+                not isinstance(self.shredding, dict):
+            raise ArgumentError(f"shredding must be 'auto', a dict of column -> schema or "
+                                f"None, got {self.shredding!r}")
         if self.key_value_metadata is not None and not isinstance(self.key_value_metadata,
                                                                   dict):
             raise ArgumentError(f"key_value_metadata must be a dict, got "

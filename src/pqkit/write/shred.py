@@ -126,6 +126,9 @@ def physical_values(col, spec, where):
         o0, o1 = int(col.offsets[0]), int(col.offsets[-1])
         return col.offsets - o0, col.data[o0:o1]
     if isinstance(col, DecimalColumn):
+        if conv == "decimal_int":           # INT32 / INT64 storage of up to 18 digits
+            unscaled = col.to_be_bytes(8).view(">i8").reshape(-1)
+            return unscaled.astype(numpy_dtype(spec.physical))
         return col.to_be_bytes(spec.type_length)
     if isinstance(col, FixedSizeBinaryColumn):
         return np.ascontiguousarray(col.data)

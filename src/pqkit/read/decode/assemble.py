@@ -24,12 +24,16 @@ schema                                       column
 ``repeated T x;`` (no annotation)            ``list<x: T not null> not null``
 any other group                              ``struct<...>``
 ===========================================  ===========================================
+
+A VARIANT group, a GEOMETRY or GEOGRAPHY leaf: the field carries the Arrow extension
+keys of :mod:`pqkit.schema.annotations`.
 """
 from pqkit import datatypes as T
 from pqkit.columnar.nested import ListColumn, MapColumn, StructColumn
 from pqkit.errors import SchemaError
 from pqkit.format import ConvertedType
 from pqkit.levels import OPTIONAL, REPEATED
+from pqkit.schema.annotations import field_metadata
 
 
 def _annotation(node):
@@ -87,7 +91,10 @@ class Nester:
             col = ListColumn(T.list_(item), offsets, child)
             return T.field(node.name, col.type, nullable=False), col
         col = self._value(node, i)
-        return T.field(node.name, col.type, nullable=node.repetition == OPTIONAL), col
+        # VARIANT and GEOMETRY/GEOGRAPHY nodes say so in their field's metadata, so a
+        # table read and written back keeps the annotation.
+        return T.field(node.name, col.type, nullable=node.repetition == OPTIONAL,
+                       metadata=field_metadata(node.element)), col
 
     def _value(self, node, i):
         """The column over ``node``'s own slots (its validity applied if OPTIONAL)."""

@@ -71,7 +71,7 @@ def plan_read(groups, row_groups, wanted, filtered=None):
     if filtered is None:
         return plan_chunks(groups, row_groups, wanted)
     kept = [g for g in row_groups if filtered.group_may_match(g)]
-    leaves = set(wanted) | set(filtered.leaves)
+    leaves = set(wanted) | filtered.filter_selection()[1]
     return sorted(plan_indexes(groups, kept, leaves) + plan_chunks(groups, kept, leaves))
 
 
@@ -85,4 +85,5 @@ def fetch_ahead(groups, row_groups, wanted, filtered=None):
         groups.source.prefetch(plan_chunks(groups, row_groups, wanted))
     else:
         kept = [g for g in row_groups if filtered.group_may_match(g)]
-        groups.source.prefetch(plan_indexes(groups, kept, set(wanted) | set(filtered.leaves)))
+        groups.source.prefetch(plan_indexes(groups, kept,
+                                            set(wanted) | filtered.filter_selection()[1]))

@@ -30,6 +30,7 @@ from pqkit.read.prune.filters import (
     row_mask,
 )
 from pqkit.read.prune.pruning import plan_group
+from pqkit.read.prune.variant_paths import VariantTarget
 
 WHOLE_CHUNK = None        # in an explanation: the leaf's chunk is decoded whole
 
@@ -99,10 +100,14 @@ class FilteredReader:
         """False when the chunk statistics of row group ``g`` rule every row out (no I/O:
         the fetch planner asks this before anything is fetched)."""
         rg = self.groups.metadata.checked_row_group(g)
-        return any(all(chunk_may_match(rg.columns[self.leaves[t[0]].column_index],
-                                       self.leaves[t[0]], t, self.decoders[t[0]])
-                       for t in conj)
-                   for conj in self.dnf)
+        return any(all(self._chunk_may_match(rg, t) for t in conj) for conj in self.dnf)
+
+    def _chunk_may_match(self, rg, term):
+        leaf = self.leaves[term[0]]
+        if isinstance(leaf, VariantTarget):         # the plan decides, with the fallback
+            return True
+        return chunk_may_match(rg.columns[leaf.column_index], leaf, term,
+                               self.decoders[term[0]])
 
     def explain(self, g, tops, wanted):
         """(GroupPlan, reads) of row group ``g``: ``reads`` maps each leaf path the read
@@ -133,7 +138,11 @@ class FilteredReader:
                 reads.setdefault(path, set()).update([WHOLE_CHUNK] if pages is None else pages)
 
     def filter_selection(self):
-        wanted = set(self.leaves)
+        """(top-level nodes, leaf paths) the filter decodes: its leaves, and every leaf of
+        a VARIANT column a variant path reads."""
+        wanted = set()
+        for path, leaf in self.leaves.items():
+            wanted.update(leaf.leaf_paths if isinstance(leaf, VariantTarget) else [path])
         tops = [t for t in self.groups.schema.root.children
                 if any(p[0] == t.name for p in wanted)]
         return tops, wanted

@@ -2,8 +2,11 @@
 
 A filter is in disjunctive normal form as in pyarrow: a list of
 ``(column, op, value)`` tuples (all must hold) or a list of such lists (any
-may hold). ``op`` is one of ``== = != < <= > >= in not in``; ``column`` is a
-top-level name or a dotted path to a non-repeated leaf. As in pyarrow, nulls
+may hold). ``op`` is one of ``== = != < <= > >= in not in``, or ``intersects`` with a
+box ``(xmin, ymin, xmax, ymax)`` on a GEOMETRY / GEOGRAPHY column
+(:mod:`pqkit.read.prune.spatial`); ``column`` is a top-level name or a dotted path to
+a non-repeated leaf, or ``"v:$.a.b"``, a field path inside the VARIANT column ``v``
+(:mod:`pqkit.read.prune.variant_paths`). As in pyarrow, nulls
 match only ``not in`` (``("city", "not in", ["a"])`` keeps the rows whose city is
 null), and a value of another kind than the column's (``("id", "==", "abc")`` on
 an integer column, ``("city", "in", [5])`` on a string one) is a SchemaError,
@@ -30,10 +33,19 @@ from pqkit import datatypes as T
 from pqkit.encodings.physical import struct_format
 from pqkit.errors import ArgumentError, SchemaError
 from pqkit.format import ConvertedType, Type
+from pqkit.read.prune.spatial import INTERSECTS, box_mask, check_box, is_geo_node
 from pqkit.read.prune.term_mask import term_mask
+from pqkit.read.prune.variant_paths import (
+    VariantTarget,
+    is_variant_path,
+    path_mask,
+    resolve,
+    split_variant_path,
+)
+from pqkit.schema.annotations import geo_params, is_geo_field
 from pqkit.statistics import is_unsigned, legacy_bound
 
-_OPS = {"==", "=", "!=", "<", "<=", ">", ">=", "in", "not in"}
+_OPS = {"==", "=", "!=", "<", "<=", ">", ">=", "in", "not in", INTERSECTS}
 
 
 def normalize(filters):
@@ -61,7 +73,10 @@ def normalize(filters):
                     raise ArgumentError(f"filters: {term!r}: {op!r} takes a list of values, "
                                         f"not {type(value).__name__}")
                 value = list(value)
-            path = tuple(col) if isinstance(col, (list, tuple)) else tuple(str(col).split("."))
+            if isinstance(col, (list, tuple)):
+                path = tuple(col)
+            else:
+                path = split_variant_path(str(col)) or tuple(str(col).split("."))
             terms.append((path, "==" if op == "=" else op, value))
         out.append(terms)
     return out
@@ -71,7 +86,11 @@ def filter_leaves(dnf, schema):
     """{path: leaf SchemaNode} for every filtered column (must be a non-repeated leaf)."""
     leaves = {}
     for conj in dnf:
-        for path, _, _ in conj:
+        for term in conj:
+            path = term[0]
+            if is_variant_path(path):
+                leaves[path] = resolve(path, schema)
+                continue
             try:
                 node = schema.column(path)
             except KeyError:
@@ -80,13 +99,21 @@ def filter_leaves(dnf, schema):
             if node.max_repetition_level:
                 raise SchemaError(f"filter column {node.dotted_path!r} is repeated; filters "
                                   "apply to one value per row")
+            if term[1] == INTERSECTS:
+                if not is_geo_node(node):
+                    raise SchemaError(f"filter {term!r}: intersects needs a GEOMETRY or "
+                                      f"GEOGRAPHY column, {node.dotted_path!r} is not one")
+                check_box(term)
             leaves[path] = node
     return leaves
 
 
 # --- bounds --------------------------------------------------------------------------------
 def bound_decoder(node):
-    """A function PLAIN bound bytes -> comparable Python value, or None (no pruning)."""
+    """A function PLAIN bound bytes -> comparable Python value, or None (no pruning);
+    for a variant path, that of its shredded leaf."""
+    if isinstance(node, VariantTarget):
+        return None if node.typed is None else bound_decoder(node.typed)
     physical = Type(node.physical_type)
     lt, ct = node.logical_type, node.converted_type
     scale = None
@@ -200,9 +227,25 @@ def row_mask(table, dnf):
     for conj in dnf:
         mask = np.ones(table.num_rows, np.bool_)
         for path, op, value in conj:
+            if is_variant_path(path):
+                mask &= path_mask(table.column(path[0]), path, op, value, PY_OPS[op])
+                continue
+            if op == INTERSECTS:
+                mask &= box_mask(_column_at(table, path), (path, op, value),
+                                 _spherical(table, path))
+                continue
             mask &= _term_mask(_column_at(table, path), op, value)
         result |= mask
     return result
+
+
+def _spherical(table, path):
+    """Whether the WKB column at ``path`` is a GEOGRAPHY with great-circle edges (its
+    field says so, as the reader marks it)."""
+    field = table.field(path[0])
+    for name in path[1:]:
+        field = next(f for f in field.type.fields if f.name == name)
+    return is_geo_field(field) and geo_params(field)[1] == "spherical"
 
 
 def _column_at(table, path):
@@ -292,6 +335,8 @@ def check_values(table, dnf):
     """
     for conj in dnf:
         for path, op, value in conj:
+            if op == INTERSECTS or is_variant_path(path):   # boxes: checked by filter_leaves;
+                continue                                     # variants hold any kind
             col = _column_at(table, path)
             classes, name = _kind(col.type)
             if classes is None:

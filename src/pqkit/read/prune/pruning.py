@@ -10,7 +10,8 @@ never a second opinion. For a row group and a filter in DNF:
    its ``encoding_stats`` record) and the dictionary page is at most 1 MiB --
    against the dictionary's values (for an operator nulls never satisfy); a
    conjunction with one failing predicate cannot match, and a row group whose
-   conjunctions all fail is skipped;
+   conjunctions all fail is skipped (a spatial ``intersects`` predicate is tested
+   against the chunk's geo statistics box instead, :mod:`pqkit.read.prune.spatial`);
 2. otherwise each predicate with a ColumnIndex and an OffsetIndex tests every
    page's bounds; the rows of the pages that may match are the predicate's rows,
    and the candidate rows are the union over conjunctions of the intersections of
@@ -38,6 +39,8 @@ from pqkit.format import ConvertedType, Encoding, PageType, Type
 from pqkit.read.decode.values import FixedValues
 from pqkit.read.fetch.page_index import page_row_ranges, read_column_index, read_offset_index
 from pqkit.read.prune.filters import PY_OPS, chunk_statistics, term_may_match
+from pqkit.read.prune.spatial import INTERSECTS, chunk_box_verdict
+from pqkit.read.prune.variant_paths import VariantTarget, fallback_empty
 from pqkit.read.prune.term_mask import term_mask
 from pqkit.read.row_selection import RowSelection
 from pqkit.statistics import is_unsigned
@@ -186,7 +189,12 @@ def _statistics_verdict(rg, node, term, decode):
     """(Verdict of the chunk statistics or None without them, whether they prove that
     every non-null value satisfies ``term`` -- then no probe can rule the chunk out --,
     and whether they prove that every row does)."""
+    if isinstance(node, VariantTarget):
+        return _variant_verdict(rg, node, term, decode), False, False
     chunk = rg.columns[node.column_index]
+    if term[1] == INTERSECTS:
+        ok, detail = chunk_box_verdict(chunk, term)
+        return Verdict(term, "statistics", ok, detail), False, False
     stats = chunk_statistics(chunk, node)
     if stats is None:
         return None, False, False
@@ -196,6 +204,19 @@ def _statistics_verdict(rg, node, term, decode):
     verdict = Verdict(term, "statistics", ok, _bounds_text(decode, lo, hi, nulls))
     holds = ok and _holds_for_all(term, decode, lo, hi)
     return verdict, holds, holds and _every_row(term[1], nulls, is_float)
+
+
+def _variant_verdict(rg, target, term, decode):
+    """The shredded leaf's statistics on a variant path, where its fallback ``value``
+    chunk is all null (else they bound nothing); None when the path is not shredded."""
+    if target.typed is None:
+        return None
+    if target.fallback is not None and \
+            not fallback_empty(rg.columns[target.fallback.column_index]):
+        return Verdict(term, "statistics", True, f"{target.fallback.dotted_path} holds "
+                                                 f"values of any type")
+    verdict, _, _ = _statistics_verdict(rg, target.typed, term, decode)
+    return verdict
 
 
 def _holds_for_all(term, decode, lo, hi):
@@ -229,8 +250,10 @@ def _every_row(op, nulls, is_float):
 def _probe_verdicts(groups, rg, g, node, term):
     """The bloom filter's and then the dictionary's verdicts on ``term``, as far as they
     apply (the dictionary only while the bloom filter leaves the value possible)."""
-    chunk = rg.columns[node.column_index]
     out = []
+    if term[1] == INTERSECTS or isinstance(node, VariantTarget):
+        return out                      # no bloom filter or dictionary holds boxes, variants
+    chunk = rg.columns[node.column_index]
     probe = _bloom_values(node, term)
     if probe is not None and chunk.meta_data is not None and \
             chunk.meta_data.bloom_filter_offset is not None:
@@ -434,6 +457,10 @@ def _candidates(groups, rg, g, dnf, alive, leaves, decoders, plan):
 
 
 def _term_rows(groups, rg, g, node, term, decode, plan):
+    if term[1] == INTERSECTS:           # the spec has no page-level geo statistics
+        return None
+    if isinstance(node, VariantTarget):
+        return _variant_rows(groups, rg, g, node, term, decode, plan)
     chunk = rg.columns[node.column_index]
     where = where_of(node, g)
     limit = groups.metadata.footer_offset
@@ -459,4 +486,36 @@ def _term_rows(groups, rg, g, node, term, decode, plan):
         pages.append(PageVerdict(i, loc.offset, loc.compressed_page_size, (a, b),
                                  Verdict(term, "page index", ok, detail)))
     plan.page_verdicts.append((term, pages))
+    return rows
+
+
+def _variant_rows(groups, rg, g, target, term, decode, plan):
+    """Candidate rows of a variant path: those of the shredded leaf's pages that may
+    match, and every row whose fallback ``value`` page is not all null."""
+    if target.typed is None:
+        return None
+    fallback_null = _fallback_null_rows(groups, rg, g, target)
+    if fallback_null is None or not fallback_null.any():
+        return None
+    typed = _term_rows(groups, rg, g, target.typed, term, decode, plan)
+    if typed is None:
+        return None
+    return typed | ~fallback_null
+
+
+def _fallback_null_rows(groups, rg, g, target):
+    """Per row, whether the fallback ``value`` page holding it is all null (from its
+    page index), or None without one."""
+    if target.fallback is None:
+        return np.ones(rg.num_rows, np.bool_)
+    chunk = rg.columns[target.fallback.column_index]
+    where = where_of(target.fallback, g)
+    limit = groups.metadata.footer_offset
+    ci = read_column_index(groups.source, chunk, limit, where)
+    oi = read_offset_index(groups.source, chunk, limit, where)
+    if ci is None or oi is None or len(ci.null_pages) != len(oi.page_locations):
+        return None
+    rows = np.zeros(rg.num_rows, np.bool_)
+    for (a, b), null_page in zip(page_row_ranges(oi, rg.num_rows, where), ci.null_pages):
+        rows[a:b] = bool(null_page)
     return rows
