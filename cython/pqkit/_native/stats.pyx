@@ -6,7 +6,7 @@ one first: ``b"ab" < b"ab\\x00" < b"b"``. One pass keeps the positions of the
 current minimum and maximum.
 """
 cimport cython
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.string cimport memcmp
 
 import numpy as np
@@ -44,4 +44,55 @@ def binary_min_max(offsets, data):
                 lo = i
             if _compare(base + o[i], o[i + 1] - o[i], base + o[hi], o[hi + 1] - o[hi]) > 0:
                 hi = i
+    return lo, hi
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def dictionary_min_max(offsets, data, indices):
+    """(entry of the minimum, entry of the maximum) among the dictionary entries that
+    ``indices`` use, or None when there are no indices.
+
+    The dictionary is Arrow binary (``offsets`` into ``data``); each entry is
+    compared once however often it is used, so a page of dictionary indices
+    costs one byte of bookkeeping per value, not a comparison of its bytes.
+
+    Raises ValueError when the offsets do not fit the data or an index is not an entry.
+    """
+    cdef const int64_t[::1] o = np.ascontiguousarray(offsets, dtype=np.int64)
+    cdef const uint8_t[::1] d = np.ascontiguousarray(data, dtype=np.uint8).reshape(-1)
+    cdef const int32_t[::1] idx = np.ascontiguousarray(indices, dtype=np.int32)
+    cdef Py_ssize_t k = o.shape[0] - 1, n = idx.shape[0], i, bad = -1
+    cdef int32_t e, lo = -1, hi = -1
+    if n == 0:
+        return None
+    if k <= 0:
+        raise ValueError(f"{n} dictionary indices into an empty dictionary")
+    for i in range(k):
+        if o[i] < 0 or o[i + 1] < o[i] or o[i + 1] > d.shape[0]:
+            raise ValueError(f"offsets of entry {i} ({o[i]}..{o[i + 1]}) do not fit "
+                             f"{d.shape[0]} data bytes")
+    seen = np.zeros(k, np.uint8)
+    cdef uint8_t[::1] sv = seen
+    cdef const uint8_t* base = &d[0] if d.shape[0] else NULL
+    # Safety: entry offsets were checked above, and each index is checked against k
+    # before it is used.
+    with nogil:
+        for i in range(n):
+            e = idx[i]
+            if e < 0 or e >= k:
+                bad = i
+                break
+            if sv[e]:
+                continue
+            sv[e] = 1
+            if lo < 0:
+                lo = hi = e
+                continue
+            if _compare(base + o[e], o[e + 1] - o[e], base + o[lo], o[lo + 1] - o[lo]) < 0:
+                lo = e
+            elif _compare(base + o[e], o[e + 1] - o[e], base + o[hi], o[hi + 1] - o[hi]) > 0:
+                hi = e
+    if bad >= 0:
+        raise ValueError(f"dictionary index {idx[bad]} at {bad} is not below {k}")
     return lo, hi

@@ -369,10 +369,12 @@ class ColumnChunkWriter:
         n_entries = e1 - e0
         nulls = n_entries - (v1 - v0)
         page_values = _slice_values(leaf.values, v0, v1, self.physical, self.type_length)
-        stats = self.stats.page(page_values, nulls) if self.stats is not None else None
+        indices = None if dictionary is None else dictionary.indices[v0:v1]
+        stats = None if self.stats is None else self.stats.page(
+            page_values, nulls, None if indices is None else (dictionary.values, indices))
         if dictionary is not None:
             encoding = Encoding.RLE_DICTIONARY
-            body = encode_dictionary_indices(dictionary.indices[v0:v1], len(dictionary))
+            body = encode_dictionary_indices(indices, len(dictionary))
         else:
             # Encoded even when empty: RLE booleans and DELTA_* have headers readers expect.
             encoding = plain_encoding
