@@ -130,7 +130,9 @@ cdef Py_ssize_t hybrid_encode(const small_t* v, Py_ssize_t n, int w, uint8_t* ds
     # cnt is the length of the run of equal values ending at j (branch-free
     # update); a run becomes interesting only once it reaches 8.
     while j < n:
-        cnt = cnt + 1 if v[j] == v[j - 1] else 1
+        # A mask, not a branch: in short mixed runs (levels of small lists) the
+        # comparison is unpredictable.
+        cnt = (cnt & -<Py_ssize_t>(v[j] == v[j - 1])) + 1
         if cnt == 8:
             s = j - 7
             e = j + 1
@@ -274,8 +276,10 @@ def encode_levels_counted(levels, int max_level, bint prefixed):
     cdef int w = 0
     while (1 << w) <= max_level:
         w += 1
-    counts = np.zeros(max_level + 1, np.int64)
-    cdef int64_t[::1] cv = counts
+    # Four interleaved histograms: consecutive equal levels would otherwise wait on
+    # each other's increment of the same counter.
+    lanes = np.zeros((4, max_level + 1), np.int64)
+    cdef int64_t[:, ::1] cv = lanes
     cdef int16_t level
     with nogil:
         for i in range(n):
@@ -283,7 +287,8 @@ def encode_levels_counted(levels, int max_level, bint prefixed):
             if level < 0 or level > max_level:
                 bad = i
                 break
-            cv[level] += 1
+            cv[i & 3, level] += 1
+    counts = lanes.sum(axis=0)
     if bad >= 0:
         raise ValueError(f"level {lv[bad]} at entry {bad} is outside 0..{max_level}")
     return _encoded(lv, w, HEAD_LENGTH if prefixed else HEAD_NONE), counts

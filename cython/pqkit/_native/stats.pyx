@@ -7,14 +7,41 @@ current minimum and maximum.
 """
 cimport cython
 from libc.stdint cimport int32_t, int64_t, uint8_t
-from libc.string cimport memcmp
 
 import numpy as np
 
 
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    /* memcmp's sign for n bytes, 8 at a time as big-endian words: inline, where a
+       call to memcmp would cost more than comparing the short values it gets. */
+    static inline int pqkit_bytes_cmp(const uint8_t* a, const uint8_t* b, int64_t n) {
+        uint64_t x, y;
+        while (n >= 8) {
+            memcpy(&x, a, 8);
+            memcpy(&y, b, 8);
+            if (x != y) {
+    #if defined(__GNUC__)
+                x = __builtin_bswap64(x);
+                y = __builtin_bswap64(y);
+                return x < y ? -1 : 1;
+    #else
+                return memcmp(a, b, 8);
+    #endif
+            }
+            a += 8; b += 8; n -= 8;
+        }
+        return n ? memcmp(a, b, (size_t)n) : 0;
+    }
+    """
+    int pqkit_bytes_cmp(const uint8_t* a, const uint8_t* b, int64_t n) nogil
+
+
 cdef inline int _compare(const uint8_t* a, int64_t la, const uint8_t* b,
                          int64_t lb) noexcept nogil:
-    cdef int c = memcmp(a, b, la if la < lb else lb) if (la and lb) else 0
+    cdef int c = pqkit_bytes_cmp(a, b, la if la < lb else lb)
     if c:
         return c
     return (la > lb) - (la < lb)
@@ -42,9 +69,10 @@ def binary_min_max(offsets, data):
         for i in range(1, n):
             if _compare(base + o[i], o[i + 1] - o[i], base + o[lo], o[lo + 1] - o[lo]) < 0:
                 lo = i
-            if _compare(base + o[i], o[i + 1] - o[i], base + o[hi], o[hi + 1] - o[hi]) > 0:
+            elif _compare(base + o[i], o[i + 1] - o[i], base + o[hi], o[hi + 1] - o[hi]) > 0:
                 hi = i
     return lo, hi
+
 
 
 @cython.boundscheck(False)

@@ -733,3 +733,16 @@ def test_dictionary_min_max_rejects_an_index_outside_the_dictionary():
         dictionary_min_max(offsets, data, np.array([0, 2], np.int32))
     with pytest.raises(ValueError, match="index -1"):
         dictionary_min_max(offsets, data, np.array([-1], np.int32))
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.binary(max_size=30) | st.sampled_from(
+    [b"", b"\x00", b"\xff" * 9, b"abcdefgh", b"abcdefgh\x00", b"abcdefgi", b"\x80" * 17]),
+    min_size=1, max_size=40))
+def test_binary_min_max_is_the_unsigned_bytewise_order(values):
+    # Compared 8 bytes at a time as big-endian words: bytes >= 0x80 and values that
+    # share a prefix of 8 or more bytes must order as Python's bytes do.
+    from pqkit._native.stats import binary_min_max
+    lo, hi = binary_min_max(*_binary(values))
+    assert values[lo] == min(values) and values[hi] == max(values)
+    assert lo == values.index(min(values)) and hi == values.index(max(values))
