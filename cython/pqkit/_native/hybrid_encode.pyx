@@ -45,12 +45,9 @@ ctypedef fused small_t:
 @cython.boundscheck(False)
 @cython.wraparound(False)
 cdef inline void _pack_group(const small_t* v, uint8_t* d, int w) noexcept nogil:
-    # Safety: writes exactly w bytes at d. Value i lands in words[k] and
-    # words[k + 1] (k = i*w / 64); the spill-over shift is split in two so
-    # that it is 0, not undefined, when nothing spills.
-    cdef uint64_t words[5]
-    cdef uint64_t x, m = (<uint64_t>1 << w) - 1
-    cdef int i, bit, k, sh
+    # Safety: writes exactly w bytes at d (8 values of w bits, little-endian).
+    cdef uint64_t acc, m = (<uint64_t>1 << w) - 1
+    cdef int i, bit
     if w == 1:              # levels of a flat nullable column, or of one list
         d[0] = <uint8_t>((v[0] & 1) | (v[1] & 1) << 1 | (v[2] & 1) << 2 | (v[3] & 1) << 3 |
                          (v[4] & 1) << 4 | (v[5] & 1) << 5 | (v[6] & 1) << 6 |
@@ -60,15 +57,20 @@ cdef inline void _pack_group(const small_t* v, uint8_t* d, int w) noexcept nogil
         d[0] = <uint8_t>((v[0] & 3) | (v[1] & 3) << 2 | (v[2] & 3) << 4 | (v[3] & 3) << 6)
         d[1] = <uint8_t>((v[4] & 3) | (v[5] & 3) << 2 | (v[6] & 3) << 4 | (v[7] & 3) << 6)
         return
-    words[0] = words[1] = words[2] = words[3] = words[4] = 0
+    # Wider values: shifted into a 64-bit accumulator, 32 bits stored at a time (a
+    # value of w <= 32 bits above fewer than 32 pending bits always fits).
+    acc = 0
+    bit = 0
     for i in range(8):
-        x = <uint64_t><uint32_t>v[i] & m
-        bit = i * w
-        k = bit >> 6
-        sh = bit & 63
-        words[k] |= x << sh
-        words[k + 1] |= (x >> 1) >> (63 - sh)
-    memcpy(d, words, w)
+        acc |= (<uint64_t><uint32_t>v[i] & m) << bit
+        bit += w
+        if bit >= 32:
+            memcpy(d, &acc, 4)
+            d += 4
+            acc >>= 32
+            bit -= 32
+    if bit:
+        memcpy(d, &acc, bit >> 3)     # 8 * w bits in all: whole bytes remain
 
 
 cdef void pack_values(const small_t* values, Py_ssize_t n, uint8_t* dst, int w) noexcept nogil:
@@ -306,11 +308,17 @@ def encode_dictionary_indices(indices, Py_ssize_t dict_len):
         raise ValueError(f"dictionary of {dict_len} entries")
     while (<int64_t>1 << w) < dict_len:
         w += 1
+    cdef uint32_t top = 0, limit = <uint32_t>max(dict_len, 1) - 1
     with nogil:
+        # A branch-free (vectorizable) pass finds whether any index is out of range
+        # (negative ones are huge as unsigned); only then is it looked for.
         for i in range(n):
-            if iv[i] < 0 or iv[i] >= dict_len:
-                bad = i
-                break
+            top |= <uint32_t>(<uint32_t>iv[i] > limit)
+        if top or (dict_len == 0 and n):
+            for i in range(n):
+                if iv[i] < 0 or iv[i] >= dict_len:
+                    bad = i
+                    break
     if bad >= 0:
         raise ValueError(f"dictionary index {iv[bad]} at {bad} is not below {dict_len}")
     return _encoded(iv, w, HEAD_WIDTH)
