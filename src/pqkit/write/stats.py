@@ -240,13 +240,18 @@ def _lex_argextremes(rows, signed):
     """Indices of the smallest and largest rows of an (n, w) uint8 array, n > 0.
 
     Rows compare bytewise unsigned, or as big-endian two's complement when
-    ``signed`` (flipping the top bit of byte 0 makes that order bytewise). Rows
-    are read 8 bytes at a time as big-endian uint64 words; each pass keeps the
-    candidates equal to the best word so far, so ties cost one pass per word.
+    ``signed`` (flipping the top bit of byte 0 makes that order bytewise). Rows of
+    1, 2, 4 or 8 bytes are compared as big-endian integers; wider ones are read 8
+    bytes at a time as big-endian uint64 words; each pass keeps the candidates
+    equal to the best word so far, so ties cost one pass per word. The first
+    of equal rows is found either way.
     """
     n, w = rows.shape
     if w == 0:
         return 0, 0
+    if w in (1, 2, 4, 8):       # one machine word per row: numpy's argmin/argmax
+        keys = np.ascontiguousarray(rows).view(f">{'i' if signed else 'u'}{w}").reshape(-1)
+        return int(np.argmin(keys)), int(np.argmax(keys))
     pad = -w % 8
     if pad or signed:
         padded = np.zeros((n, w + pad), np.uint8)

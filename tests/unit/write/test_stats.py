@@ -746,3 +746,20 @@ def test_binary_min_max_is_the_unsigned_bytewise_order(values):
     lo, hi = binary_min_max(*_binary(values))
     assert values[lo] == min(values) and values[hi] == max(values)
     assert lo == values.index(min(values)) and hi == values.index(max(values))
+
+
+@settings(max_examples=150, deadline=None)
+@given(width=st.sampled_from([1, 2, 3, 4, 8, 9, 16]), signed=st.booleans(), data=st.data())
+def test_fixed_row_extremes_follow_the_byte_and_twos_complement_orders(width, signed, data):
+    # Rows of a machine word's width take numpy's argmin/argmax, the others the word
+    # passes; both give the first of the smallest and of the largest rows.
+    from pqkit.write.stats import _lex_argextremes
+    rows = data.draw(st.lists(st.binary(min_size=width, max_size=width) |
+                              st.sampled_from([b"\x00" * width, b"\xff" * width,
+                                               b"\x80" + b"\x00" * (width - 1)]),
+                              min_size=1, max_size=30))
+    key = (lambda r: int.from_bytes(r, "big", signed=True)) if signed else (lambda r: r)
+    lo, hi = _lex_argextremes(np.frombuffer(b"".join(rows), np.uint8).reshape(-1, width),
+                              signed)
+    keys = [key(r) for r in rows]
+    assert lo == keys.index(min(keys)) and hi == keys.index(max(keys))
