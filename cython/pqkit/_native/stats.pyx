@@ -49,6 +49,26 @@ cdef inline int _compare(const uint8_t* a, int64_t la, const uint8_t* b,
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
+cdef int _check_offsets(const int64_t[::1] o, Py_ssize_t n, Py_ssize_t size,
+                        str what) except -1:
+    """Raise ValueError unless 0 <= o[0] <= ... <= o[n] <= size: one branch-free pass,
+    then a search for the culprit only when it fails."""
+    cdef Py_ssize_t i
+    cdef bint bad = o[0] < 0 or o[n] > size
+    with nogil:
+        for i in range(n):
+            bad |= o[i + 1] < o[i]
+    if not bad:
+        return 0
+    for i in range(n):
+        if o[i] < 0 or o[i + 1] < o[i] or o[i + 1] > size:
+            raise ValueError(f"offsets of {what} {i} ({o[i]}..{o[i + 1]}) do not fit "
+                             f"{size} data bytes")
+    return 0
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
 def binary_min_max(offsets, data):
     """(index of the minimum, index of the maximum) of Arrow binary values, or None when empty.
 
@@ -59,10 +79,7 @@ def binary_min_max(offsets, data):
     cdef Py_ssize_t n = o.shape[0] - 1, i, lo = 0, hi = 0
     if n <= 0:
         return None
-    for i in range(n):
-        if o[i] < 0 or o[i + 1] < o[i] or o[i + 1] > d.shape[0]:
-            raise ValueError(f"offsets of value {i} ({o[i]}..{o[i + 1]}) do not fit "
-                             f"{d.shape[0]} data bytes")
+    _check_offsets(o, n, d.shape[0], "value")
     cdef const uint8_t* base = &d[0] if d.shape[0] else NULL
     # Safety: every offset was checked against the data length above.
     with nogil:
@@ -96,10 +113,7 @@ def dictionary_min_max(offsets, data, indices):
         return None
     if k <= 0:
         raise ValueError(f"{n} dictionary indices into an empty dictionary")
-    for i in range(k):
-        if o[i] < 0 or o[i + 1] < o[i] or o[i + 1] > d.shape[0]:
-            raise ValueError(f"offsets of entry {i} ({o[i]}..{o[i + 1]}) do not fit "
-                             f"{d.shape[0]} data bytes")
+    _check_offsets(o, k, d.shape[0], "entry")
     seen = np.zeros(k, np.uint8)
     cdef uint8_t[::1] sv = seen
     cdef const uint8_t* base = &d[0] if d.shape[0] else NULL
