@@ -21,7 +21,7 @@ each round times every contender once, starting one further each round, so a
 burst of load from the other users of the machine hits all of them alike. Ratios
 are to pyarrow (below 1: faster). File sizes are each writer's last file.
 ``--rss`` adds each writer's peak RSS while writing, measured in a fresh
-subprocess (``ru_maxrss`` minus the RSS after the input is built).
+subprocess (the peak while writing minus the RSS after the input is built).
 
 Usage: python tools/bench/write_bench.py [--rows N] [--repeat N] [--cases a,b]
        [--codecs snappy,zstd,none] [--writers pqkit,pyarrow,polars,duckdb]
@@ -137,18 +137,35 @@ def best_cpu_interleaved(fns, repeat):
     return best
 
 
+def _status_bytes(field):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no {field} in /proc/self/status")
+
+
 def rss_child(case, codec, writer, rows, directory):
-    """Print the bytes one write adds to the peak RSS (ru_maxrss minus the RSS after
-    the input is built)."""
+    """Print the bytes one write adds to the peak RSS: the peak while writing minus the
+    RSS after the input is built. Building the input (and importing four libraries)
+    peaks higher than many writes, so the peak is reset first (Linux: clear_refs 5
+    resets VmHWM); elsewhere ru_maxrss, which includes that earlier peak, is used."""
     pa.set_cpu_count(1)
     pa.set_io_thread_count(1)
     table = make_table(case, rows)
     fn = writers(table, codec, directory)[writer]
     gc.collect()
-    with open("/proc/self/statm") as f:
-        before = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    fn()
-    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before)
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        before = _status_bytes("VmRSS")
+        fn()
+        peak = _status_bytes("VmHWM")
+    except OSError:
+        before = 0
+        fn()
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(peak - before)
 
 
 def peak_rss(case, codec, writer, rows, directory):
