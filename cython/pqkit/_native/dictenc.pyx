@@ -177,20 +177,53 @@ def dictionary_encode(data, offsets, Py_ssize_t width, Py_ssize_t n, int64_t lim
         raise ValueError(f"{n} values of {width} bytes need {n * width} bytes, "
                          f"{d.shape[0]} given")
     indices = np.empty(max(n, 1), np.int32)
-    first = np.empty(max(n, 1), np.int64)
     cdef int32_t[::1] iv = indices
-    cdef int64_t[::1] fv = first
+    cdef int64_t[::1] fv
+    cdef Int64s firsts
     cdef const uint8_t* dp = &d[0] if d.shape[0] else NULL
-    # Safety: every value lies inside ``data`` (checked above); indices and first hold
-    # n entries.
-    with nogil:
-        if op == NULL and (width == 4 or width == 8):
-            done = _encode_words(dp, width, n, limit, overhead, &iv[0], &fv[0], &entries)
-        else:
-            done = _encode_bytes(dp, op, width, n, limit, overhead, &iv[0], &fv[0], &entries)
-    if done < 0:
-        raise MemoryError("no memory for the dictionary's hash table")
-    return indices[:done], first[:entries], done
+    firsts.cap = 256
+    firsts.data = <int64_t*>malloc(firsts.cap * sizeof(int64_t))
+    if firsts.data == NULL:
+        raise MemoryError("no memory for the dictionary's entries")
+    # Safety: every value lies inside ``data`` (checked above); indices hold n entries.
+    try:
+        with nogil:
+            if op == NULL and (width == 4 or width == 8):
+                done = _encode_words(dp, width, n, limit, overhead, &iv[0], &firsts,
+                                     &entries)
+            else:
+                done = _encode_bytes(dp, op, width, n, limit, overhead, &iv[0], &firsts,
+                                     &entries)
+        if done < 0:
+            raise MemoryError("no memory for the dictionary's hash table")
+        first = np.empty(entries, np.int64)
+        if entries:
+            fv = first
+            memcpy(&fv[0], firsts.data, entries * sizeof(int64_t))
+    finally:
+        free(firsts.data)
+    return indices[:done], first, done
+
+
+cdef struct Int64s:
+    # An int64 per entry, grown as entries come: a chunk of a million values with a
+    # thousand distinct ones keeps a thousand, not a million.
+    int64_t* data
+    Py_ssize_t cap
+
+
+cdef bint _put(Int64s* a, Py_ssize_t k, int64_t value) noexcept nogil:
+    """a[k] = value for the next entry k (k <= cap), growing the buffer; False when out
+    of memory."""
+    cdef void* grown
+    if k == a.cap:
+        grown = realloc(a.data, 2 * a.cap * sizeof(int64_t))
+        if grown == NULL:
+            return False
+        a.data = <int64_t*>grown
+        a.cap *= 2
+    a.data[k] = value
+    return True
 
 
 # ------------------------------------------------------------- byte strings
@@ -251,23 +284,16 @@ cdef struct EntryStore:
     # ends[k - 1] .. ends[k]): probes compare against this small block rather than
     # against the values' scattered first occurrences.
     uint8_t* data
-    int64_t* ends
+    Int64s ends
     int64_t data_cap
-    Py_ssize_t ends_cap
 
 
 cdef bint _store_add(EntryStore* st, Py_ssize_t k, const uint8_t* v,
                      Py_ssize_t length) noexcept nogil:
     """Append entry k's bytes; False when out of memory."""
-    cdef int64_t start = st.ends[k - 1] if k else 0
+    cdef int64_t start = st.ends.data[k - 1] if k else 0
     cdef int64_t cap
     cdef void* grown
-    if k == st.ends_cap:
-        grown = realloc(st.ends, 2 * st.ends_cap * sizeof(int64_t))
-        if grown == NULL:
-            return False
-        st.ends = <int64_t*>grown
-        st.ends_cap *= 2
     if start + length > st.data_cap:
         cap = 2 * st.data_cap
         while start + length > cap:
@@ -279,19 +305,18 @@ cdef bint _store_add(EntryStore* st, Py_ssize_t k, const uint8_t* v,
         st.data_cap = cap
     if length:
         memcpy(st.data + start, v, length)
-    st.ends[k] = start + length
-    return True
+    return _put(&st.ends, k, start + length)
 
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
 cdef Py_ssize_t _encode_bytes(const uint8_t* data, const int64_t* offsets, Py_ssize_t width,
                               Py_ssize_t n, int64_t limit, int64_t overhead, int32_t* indices,
-                              int64_t* first, Py_ssize_t* entries) noexcept nogil:
+                              Int64s* first, Py_ssize_t* entries) noexcept nogil:
     """Encode values until the limit; returns how many (-1: out of memory).
 
     # Safety: dictionary_encode checked that every value lies inside ``data`` and
-    # that ``indices``/``first`` hold n entries. Entry e's bytes are
+    # that ``indices`` holds n entries. Entry e's bytes are
     # store.data[ends[e - 1] .. ends[e]], kept inside data_cap by _store_add.
     """
     cdef Py_ssize_t size = FIRST_SIZE, i = 0, length, k = 0
@@ -303,10 +328,10 @@ cdef Py_ssize_t _encode_bytes(const uint8_t* data, const int64_t* offsets, Py_ss
     cdef const uint8_t* v
     cdef bint failed = False
     store.data_cap = 4096
-    store.ends_cap = 256
+    store.ends.cap = 256
     store.data = <uint8_t*>malloc(store.data_cap)
-    store.ends = <int64_t*>malloc(store.ends_cap * sizeof(int64_t))
-    if table == NULL or store.data == NULL or store.ends == NULL:
+    store.ends.data = <int64_t*>malloc(store.ends.cap * sizeof(int64_t))
+    if table == NULL or store.data == NULL or store.ends.data == NULL:
         failed = True
         n = 0
     while i < n:
@@ -318,8 +343,8 @@ cdef Py_ssize_t _encode_bytes(const uint8_t* data, const int64_t* offsets, Py_ss
             if e < 0:
                 break
             if table[slot].key == h:
-                start = store.ends[e - 1] if e else 0
-                if store.ends[e] - start == length and \
+                start = store.ends.data[e - 1] if e else 0
+                if store.ends.data[e] - start == length and \
                         _same_bytes(store.data + start, v, length):
                     break
             slot = (slot + 1) & mask
@@ -333,12 +358,11 @@ cdef Py_ssize_t _encode_bytes(const uint8_t* data, const int64_t* offsets, Py_ss
                     break
                 slot = e
                 mask = size - 1
-            if not _store_add(&store, k, v, length):
+            if not _store_add(&store, k, v, length) or not _put(first, k, i):
                 failed = True
                 break
             table[slot].key = h
             table[slot].entry = k
-            first[k] = i
             used += length + overhead
             e = k
             k += 1
@@ -346,7 +370,7 @@ cdef Py_ssize_t _encode_bytes(const uint8_t* data, const int64_t* offsets, Py_ss
         i += 1
     free(table)
     free(store.data)
-    free(store.ends)
+    free(store.ends.data)
     entries[0] = k
     return -1 if failed else i
 
@@ -363,11 +387,11 @@ cdef inline uint64_t _word(const uint8_t* data, Py_ssize_t width, Py_ssize_t i) 
 @cython.wraparound(False)
 cdef Py_ssize_t _encode_words(const uint8_t* data, Py_ssize_t width, Py_ssize_t n,
                               int64_t limit, int64_t overhead, int32_t* indices,
-                              int64_t* first, Py_ssize_t* entries) noexcept nogil:
+                              Int64s* first, Py_ssize_t* entries) noexcept nogil:
     """_encode_bytes for values of ``width`` (4 or 8) bytes, compared as words.
 
-    # Safety: dictionary_encode checked that data holds n * width bytes; indices and
-    # first hold n entries.
+    # Safety: dictionary_encode checked that data holds n * width bytes; indices hold
+    # n entries.
     """
     cdef Py_ssize_t size = FIRST_SIZE, i, k = 0
     cdef int shift = 64 - FIRST_BITS
@@ -393,9 +417,11 @@ cdef Py_ssize_t _encode_words(const uint8_t* data, Py_ssize_t width, Py_ssize_t 
                     return -1
                 slot = e
                 mask = size - 1
+            if not _put(first, k, i):
+                free(table)
+                return -1
             table[slot].key = v
             table[slot].entry = k
-            first[k] = i
             used += width + overhead
             e = k
             k += 1
