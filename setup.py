@@ -26,6 +26,7 @@ EXTENSIONS = [
     ("pqkit._native.bss", "cython/pqkit/_native/bss.pyx"),
     ("pqkit._native.levels", "cython/pqkit/_native/levels.pyx"),
     ("pqkit._native.shred", "cython/pqkit/_native/shred.pyx"),
+    ("pqkit._native.page_bounds", "cython/pqkit/_native/page_bounds.pyx"),
     ("pqkit._native.expand", "cython/pqkit/_native/expand.pyx"),
     ("pqkit._native.hashing", "cython/pqkit/_native/hashing.pyx"),
     ("pqkit._native.dictenc", "cython/pqkit/_native/dictenc.pyx"),

@@ -5,13 +5,8 @@
 # output buffers first (see each `# Safety:` comment in hybrid_encode.pyx).
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 
-# Pack n values (padded with zeros to a multiple of 8) into ceil(n/8)*w bytes.
-cdef void pack_values(const uint32_t* values, Py_ssize_t n, uint8_t* dst, int w) noexcept nogil
-
 # Upper bound on the encoded size of n values at width w (no prefix).
 cdef Py_ssize_t hybrid_bound(Py_ssize_t n, int w) noexcept nogil
-# Encode n values (each < 2^w) into dst (hybrid_bound bytes); returns bytes written.
-cdef Py_ssize_t hybrid_encode(const uint32_t* v, Py_ssize_t n, int w, uint8_t* dst) noexcept nogil
 
 # Write v as an unsigned LEB128 varint at d (at most 10 bytes); returns its length.
 # Shared by the hybrid run headers and the DELTA_* headers.
@@ -26,5 +21,4 @@ cdef inline Py_ssize_t put_uvarint(uint8_t* d, uint64_t v) noexcept nogil:
 
 # Module-local helpers (declared for their exception specs; not for cimport).
 cdef Py_ssize_t _emit_rle(uint32_t value, Py_ssize_t run, int w, uint8_t* d) noexcept nogil
-cdef Py_ssize_t _emit_packed(const uint32_t* v, Py_ssize_t n, int w, uint8_t* d) noexcept nogil
 cdef object _as_u32(values, int bit_width)

@@ -18,7 +18,7 @@ A tail of one repeated value is always an RLE run.
 """
 cimport cython
 from libc.string cimport memcpy, memset
-from libc.stdint cimport UINT32_MAX, int16_t, int64_t
+from libc.stdint cimport UINT32_MAX, int16_t, int32_t, int64_t
 
 import sys
 
@@ -31,40 +31,59 @@ cdef enum:
     MAX_RUN = 2147483647                 # run lengths are at most 2^31 - 1 values
     ENCODE_MAX_GROUPS = 63               # keeps every bit-packed header in one byte
 
+# What the encoder reads: uint32 values (the Python API), int16 levels and int32
+# dictionary indices as the writer holds them, each checked to be in 0..2^w - 1 first,
+# so no copy to uint32 is made.
+ctypedef fused small_t:
+    uint32_t
+    int16_t
+    int32_t
+
 
 # ------------------------------------------------------------------ packing
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-cdef inline void _pack_group(const uint32_t* v, uint8_t* d, int w) noexcept nogil:
-    # Safety: writes exactly w bytes at d. Value i lands in words[k] and
-    # words[k + 1] (k = i*w / 64); the spill-over shift is split in two so
-    # that it is 0, not undefined, when nothing spills.
-    cdef uint64_t words[5]
-    cdef uint64_t x, m = (<uint64_t>1 << w) - 1
-    cdef int i, bit, k, sh
-    words[0] = words[1] = words[2] = words[3] = words[4] = 0
+cdef inline void _pack_group(const small_t* v, uint8_t* d, int w) noexcept nogil:
+    # Safety: writes exactly w bytes at d (8 values of w bits, little-endian).
+    cdef uint64_t acc, m = (<uint64_t>1 << w) - 1
+    cdef int i, bit
+    if w == 1:              # levels of a flat nullable column, or of one list
+        d[0] = <uint8_t>((v[0] & 1) | (v[1] & 1) << 1 | (v[2] & 1) << 2 | (v[3] & 1) << 3 |
+                         (v[4] & 1) << 4 | (v[5] & 1) << 5 | (v[6] & 1) << 6 |
+                         (v[7] & 1) << 7)
+        return
+    if w == 2:
+        d[0] = <uint8_t>((v[0] & 3) | (v[1] & 3) << 2 | (v[2] & 3) << 4 | (v[3] & 3) << 6)
+        d[1] = <uint8_t>((v[4] & 3) | (v[5] & 3) << 2 | (v[6] & 3) << 4 | (v[7] & 3) << 6)
+        return
+    # Wider values: shifted into a 64-bit accumulator, 32 bits stored at a time (a
+    # value of w <= 32 bits above fewer than 32 pending bits always fits).
+    acc = 0
+    bit = 0
     for i in range(8):
-        x = v[i] & m
-        bit = i * w
-        k = bit >> 6
-        sh = bit & 63
-        words[k] |= x << sh
-        words[k + 1] |= (x >> 1) >> (63 - sh)
-    memcpy(d, words, w)
+        acc |= (<uint64_t><uint32_t>v[i] & m) << bit
+        bit += w
+        if bit >= 32:
+            memcpy(d, &acc, 4)
+            d += 4
+            acc >>= 32
+            bit -= 32
+    if bit:
+        memcpy(d, &acc, bit >> 3)     # 8 * w bits in all: whole bytes remain
 
 
-cdef void pack_values(const uint32_t* values, Py_ssize_t n, uint8_t* dst, int w) noexcept nogil:
+cdef void pack_values(const small_t* values, Py_ssize_t n, uint8_t* dst, int w) noexcept nogil:
     # Safety: dst holds ceil(n / 8) * w bytes; the last group is zero-padded.
     cdef Py_ssize_t g, full = n >> 3, rest = n & 7
-    cdef uint32_t tmp[8]
+    cdef small_t tmp[8]
     if w == 0:
         return
     for g in range(full):
         _pack_group(values + g * 8, dst + g * w, w)
     if rest:
         memset(tmp, 0, sizeof(tmp))
-        memcpy(tmp, values + full * 8, rest * sizeof(uint32_t))
+        memcpy(tmp, values + full * 8, rest * sizeof(small_t))
         _pack_group(tmp, dst + full * w, w)
 
 
@@ -83,7 +102,7 @@ cdef Py_ssize_t _emit_rle(uint32_t value, Py_ssize_t run, int w, uint8_t* d) noe
     return pos
 
 
-cdef Py_ssize_t _emit_packed(const uint32_t* v, Py_ssize_t n, int w, uint8_t* d) noexcept nogil:
+cdef Py_ssize_t _emit_packed(const small_t* v, Py_ssize_t n, int w, uint8_t* d) noexcept nogil:
     cdef Py_ssize_t pos = 0, m, groups
     while n > 0:
         m = n if n < ENCODE_MAX_GROUPS * 8 else ENCODE_MAX_GROUPS * 8
@@ -104,7 +123,7 @@ cdef Py_ssize_t hybrid_bound(Py_ssize_t n, int w) noexcept nogil:
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
-cdef Py_ssize_t hybrid_encode(const uint32_t* v, Py_ssize_t n, int w, uint8_t* dst) noexcept nogil:
+cdef Py_ssize_t hybrid_encode(const small_t* v, Py_ssize_t n, int w, uint8_t* dst) noexcept nogil:
     # Repeats of 8 or more become RLE runs; everything else goes into
     # bit-packed runs. A bit-packed run must hold whole groups of 8, so the
     # literal block before a repeat borrows values from the repeat to fill
@@ -113,7 +132,9 @@ cdef Py_ssize_t hybrid_encode(const uint32_t* v, Py_ssize_t n, int w, uint8_t* d
     # cnt is the length of the run of equal values ending at j (branch-free
     # update); a run becomes interesting only once it reaches 8.
     while j < n:
-        cnt = cnt + 1 if v[j] == v[j - 1] else 1
+        # A mask, not a branch: in short mixed runs (levels of small lists) the
+        # comparison is unpredictable.
+        cnt = (cnt & -<Py_ssize_t>(v[j] == v[j - 1])) + 1
         if cnt == 8:
             s = j - 7
             e = j + 1
@@ -125,7 +146,7 @@ cdef Py_ssize_t hybrid_encode(const uint32_t* v, Py_ssize_t n, int w, uint8_t* d
             if run - pad >= 8:
                 if pending + pad:
                     pos += _emit_packed(v + lit, pending + pad, w, dst + pos)
-                pos += _emit_rle(v[s], run - pad, w, dst + pos)
+                pos += _emit_rle(<uint32_t>v[s], run - pad, w, dst + pos)
                 lit = e
             j = e       # v[e] != v[e - 1], so cnt restarts at 1 there
             continue
@@ -135,7 +156,7 @@ cdef Py_ssize_t hybrid_encode(const uint32_t* v, Py_ssize_t n, int w, uint8_t* d
         while j < n and v[j] == v[lit]:
             j += 1
         if j == n:      # a short tail of one value: an RLE run is never larger
-            pos += _emit_rle(v[lit], n - lit, w, dst + pos)
+            pos += _emit_rle(<uint32_t>v[lit], n - lit, w, dst + pos)
         else:
             pos += _emit_packed(v + lit, n - lit, w, dst + pos)
     return pos
@@ -200,26 +221,39 @@ def encode_hybrid(values, int bit_width, bint prefixed=False):
     bytes
     """
     cdef const uint32_t[::1] v = _as_u32(values, bit_width)
-    return _encoded(v, bit_width, prefixed)
+    return _encoded(v, bit_width, HEAD_LENGTH if prefixed else HEAD_NONE)
 
 
-cdef bytes _encoded(const uint32_t[::1] v, int w, bint prefixed):
-    """The hybrid encoding of ``v`` at width ``w``, behind its 4-byte little-endian
-    length when ``prefixed``."""
-    cdef Py_ssize_t n = v.shape[0], head = 4 if prefixed else 0, used = 0
+cdef enum:
+    HEAD_NONE = 0               # v2 levels
+    HEAD_WIDTH = 1              # dictionary indices: the bit-width byte
+    HEAD_LENGTH = 4             # v1 levels, RLE booleans: the 4-byte length
+
+
+cdef bytes _encoded(const small_t[::1] v, int w, int head):
+    """The hybrid encoding of ``v`` at width ``w`` behind ``head`` (HEAD_*)."""
+    cdef Py_ssize_t n = v.shape[0], used = 0
     buf = np.empty(head + hybrid_bound(n, w), dtype=np.uint8)
     cdef uint8_t[::1] dst = buf
     if n:
         with nogil:
             used = hybrid_encode(&v[0], n, w, &dst[head])
-    if prefixed:
-        if used > UINT32_MAX:
-            raise ValueError(f"encoded levels of {used} bytes exceed the 4-byte length prefix")
-        dst[0] = <uint8_t>used
-        dst[1] = <uint8_t>(used >> 8)
-        dst[2] = <uint8_t>(used >> 16)
-        dst[3] = <uint8_t>(used >> 24)
+    if head == HEAD_LENGTH:
+        _put_length(&dst[0], used)
+    elif head == HEAD_WIDTH:
+        dst[0] = <uint8_t>w
     return buf[:head + used].tobytes()
+
+
+cdef int _put_length(uint8_t* d, Py_ssize_t used) except -1:
+    """The 4-byte little-endian length prefix of v1 levels and RLE booleans."""
+    if used > UINT32_MAX:
+        raise ValueError(f"encoded levels of {used} bytes exceed the 4-byte length prefix")
+    d[0] = <uint8_t>used
+    d[1] = <uint8_t>(used >> 8)
+    d[2] = <uint8_t>(used >> 16)
+    d[3] = <uint8_t>(used >> 24)
+    return 0
 
 
 @cython.boundscheck(False)
@@ -227,9 +261,9 @@ cdef bytes _encoded(const uint32_t[::1] v, int w, bint prefixed):
 def encode_levels_counted(levels, int max_level, bint prefixed):
     """Hybrid-encode int16 levels at the width of ``max_level`` and count each level.
 
-    One pass checks every level against ``0..max_level``, widens it for the
-    encoder and counts it, so a page's levels and their histogram (the
-    SizeStatistics / ColumnIndex level histograms) cost one read of the levels.
+    One pass checks every level against ``0..max_level`` and counts it (the
+    SizeStatistics / ColumnIndex level histograms); the encoder then reads the
+    int16 levels themselves.
 
     Returns
     -------
@@ -244,10 +278,10 @@ def encode_levels_counted(levels, int max_level, bint prefixed):
     cdef int w = 0
     while (1 << w) <= max_level:
         w += 1
-    counts = np.zeros(max_level + 1, np.int64)
-    wide = np.empty(max(n, 1), np.uint32)
-    cdef int64_t[::1] cv = counts
-    cdef uint32_t[::1] wv = wide
+    # Four interleaved histograms: consecutive equal levels would otherwise wait on
+    # each other's increment of the same counter.
+    lanes = np.zeros((4, max_level + 1), np.int64)
+    cdef int64_t[:, ::1] cv = lanes
     cdef int16_t level
     with nogil:
         for i in range(n):
@@ -255,8 +289,36 @@ def encode_levels_counted(levels, int max_level, bint prefixed):
             if level < 0 or level > max_level:
                 bad = i
                 break
-            cv[level] += 1
-            wv[i] = <uint32_t>level
+            cv[i & 3, level] += 1
+    counts = lanes.sum(axis=0)
     if bad >= 0:
         raise ValueError(f"level {lv[bad]} at entry {bad} is outside 0..{max_level}")
-    return _encoded(wv[:n], w, prefixed), counts
+    return _encoded(lv, w, HEAD_LENGTH if prefixed else HEAD_NONE), counts
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def encode_dictionary_indices(indices, Py_ssize_t dict_len):
+    """A dictionary-index page body: the bit-width byte (that of ``dict_len - 1``), then
+    the hybrid runs of the int32 ``indices``, each checked to be in ``0..dict_len - 1``."""
+    cdef const int32_t[::1] iv = np.ascontiguousarray(indices, dtype=np.int32).reshape(-1)
+    cdef Py_ssize_t n = iv.shape[0], i, bad = -1
+    cdef int w = 0
+    if dict_len < 0 or dict_len > 2147483648:
+        raise ValueError(f"dictionary of {dict_len} entries")
+    while (<int64_t>1 << w) < dict_len:
+        w += 1
+    cdef uint32_t top = 0, limit = <uint32_t>max(dict_len, 1) - 1
+    with nogil:
+        # A branch-free (vectorizable) pass finds whether any index is out of range
+        # (negative ones are huge as unsigned); only then is it looked for.
+        for i in range(n):
+            top |= <uint32_t>(<uint32_t>iv[i] > limit)
+        if top or (dict_len == 0 and n):
+            for i in range(n):
+                if iv[i] < 0 or iv[i] >= dict_len:
+                    bad = i
+                    break
+    if bad >= 0:
+        raise ValueError(f"dictionary index {iv[bad]} at {bad} is not below {dict_len}")
+    return _encoded(iv, w, HEAD_WIDTH)

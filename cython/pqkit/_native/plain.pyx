@@ -20,6 +20,7 @@ Dictionary pages are PLAIN too; expanding dictionary indices into their
 values is :mod:`pqkit._native.take`.
 """
 cimport cython
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from libc.string cimport memcpy
 
 import sys
@@ -360,15 +361,19 @@ def encode_byte_array(const int64_t[::1] offsets, const uint8_t[::1] data):
                 longest = offsets[i + 1] - offsets[i]
     if longest > 0x7FFFFFFF:
         raise ValueError(f"a BYTE_ARRAY value of {longest} bytes exceeds 2^31 - 1")
-    out = np.empty(4 * n + (offsets[n] - offsets[0]), dtype=np.uint8)
-    cdef uint8_t[::1] o = out
+    # The size is exact, so the values are written straight into a new bytes object
+    # (not yet shared with anyone) instead of into an array copied out afterwards.
+    out = PyBytes_FromStringAndSize(NULL, 4 * n + (offsets[n] - offsets[0]))
+    cdef uint8_t* o = <uint8_t*>PyBytes_AS_STRING(out)
     cdef uint32_t n32
+    # Safety: the offsets were checked against the data; out holds 4 bytes per value
+    # plus every value's bytes, exactly what is written.
     with nogil:
         for i in range(n):
             length = offsets[i + 1] - offsets[i]
             n32 = <uint32_t>length
-            memcpy(&o[pos], &n32, 4)
+            memcpy(o + pos, &n32, 4)
             if length:
-                memcpy(&o[pos + 4], &data[offsets[i]], length)
+                memcpy(o + pos + 4, &data[offsets[i]], length)
             pos += 4 + length
-    return out.tobytes()
+    return out

@@ -56,6 +56,7 @@ cdef void shred_run(const LevelPlan* plan, ShredState* st, Py_ssize_t i, Py_ssiz
     cdef int16_t* rr
     if st.counting or st.count + n > st.capacity:
         st.count += n
+        st.covered += n
         return
     dd = st.defs + st.count
     rr = st.reps + st.count
@@ -63,15 +64,17 @@ cdef void shred_run(const LevelPlan* plan, ShredState* st, Py_ssize_t i, Py_ssiz
         for t in range(n):
             dd[t] = d0 + st.below_def[b + t]
     else:
+        d0 += st.below_const
         for t in range(n):
             dd[t] = d0
     rr[0] = r
     for t in range(1, n):
         rr[t] = max_rep
-    if st.below_alive != NULL:
-        memcpy(st.value_mask + b, st.below_alive + b, n)
-    else:
-        memset(st.value_mask + b, 1, n)
+    if st.value_mask != NULL:
+        if st.below_alive != NULL:
+            memcpy(st.value_mask + b, st.below_alive + b, n)
+        else:
+            memset(st.value_mask + b, 1, n)
     st.count += n
 
 
@@ -135,16 +138,130 @@ cdef void shred_records(const LevelPlan* plan, ShredState* st,
                 active -= 1
 
 
+cdef struct TopLevels:
+    # Per record, what the non-repeated nodes above a path's only list give: the
+    # def level reached (NULL: every record reaches def_const) and whether the
+    # list slot is there (NULL: every record's is).
+    const int16_t* defs
+    const uint8_t* alive
+    int16_t def_const
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
-cdef Py_ssize_t below_levels(const LevelPlan* plan, Py_ssize_t first, int16_t* defs,
-                             uint8_t* alive, Py_ssize_t n) noexcept nogil:
-    """Def levels added by the non-repeated nodes first..leaf for each of their n slots.
+cdef void one_list_records(const LevelPlan* plan, ShredState* st, const TopLevels* top,
+                           Py_ssize_t num_records) noexcept nogil:
+    """shred_records for a path with one REPEATED node (max_rep 1): each record is one
+    entry (null above the list, or an empty list) or a run of its elements; counting
+    is then a sum over the offsets, with no descent per record."""
+    # Safety: the nodes above the list are not REPEATED, so they have num_records
+    # slots, as top.defs / top.alive do; the list's offsets hold num_records + 1
+    # validated entries (check_layout). shred_run and emit stop at capacity.
+    cdef Py_ssize_t k, total = 0
+    cdef Py_ssize_t i = plan.rep_node[1]
+    cdef const int64_t* off = plan.nodes[i].offsets
+    cdef int64_t b, e, length
+    cdef int16_t d = top.def_const
+    cdef Py_ssize_t covered = 0
+    if st.counting:
+        for k in range(num_records):
+            length = off[k + 1] - off[k]
+            if top.alive != NULL and not top.alive[k]:
+                length = 0
+            covered += length
+            total += length if length > 0 else 1
+        st.count += total
+        st.covered += covered
+        return
+    if st.below_def == NULL and st.value_mask == NULL:
+        _one_list_fill(plan, st, top, num_records)
+        return
+    for k in range(num_records):
+        if top.defs != NULL:
+            d = top.defs[k]
+        b = off[k]
+        e = off[k + 1]
+        if b == e or (top.alive != NULL and not top.alive[k]):
+            emit(st, 0, d)
+        else:
+            shred_run(plan, st, i, b, e, 0)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef void _one_list_fill(const LevelPlan* plan, ShredState* st, const TopLevels* top,
+                         Py_ssize_t num_records) noexcept nogil:
+    """The filling pass of one_list_records when every element holds a value at one def
+    level (no nulls below the list, no mask to keep): the levels are first set to an
+    element's (def full, rep 1), then each record writes only its first entry's rep
+    and, when it has no elements, that entry's def."""
+    # Safety: as one_list_records; every write is at pos < capacity (checked per
+    # record), and defs/reps hold capacity entries.
+    cdef Py_ssize_t k, t, pos = st.count, cap = st.capacity
+    cdef const int64_t* off = plan.nodes[plan.rep_node[1]].offsets
+    cdef int16_t full = plan.nodes[plan.rep_node[1]].def_level + st.below_const
+    cdef int16_t d = top.def_const
+    cdef int64_t length
+    for t in range(pos, cap):
+        st.defs[t] = full
+        st.reps[t] = 1
+    for k in range(num_records):
+        length = off[k + 1] - off[k]
+        if top.alive != NULL and not top.alive[k]:
+            length = 0
+        if pos >= cap:
+            pos += length if length > 0 else 1
+            continue
+        st.reps[pos] = 0
+        if length > 0:
+            pos += length
+        else:
+            if top.defs != NULL:
+                d = top.defs[k]
+            st.defs[pos] = d
+            pos += 1
+    st.count = pos
+
+
+cdef class _OneList:
+    """The TopLevels of a one-list path, and the arrays they point into."""
+    cdef TopLevels top
+    cdef object defs, alive
+
+    def __cinit__(self):
+        self.defs = self.alive = None
+
+    cdef void fill(self, LevelPlan* plan, Py_ssize_t num_records):
+        cdef Py_ssize_t i, first = plan.rep_node[1]
+        cdef bint nullable = False
+        self.top.defs = NULL
+        self.top.alive = NULL
+        self.top.def_const = 0
+        for i in range(first):
+            if plan.nodes[i].kind == REP_OPTIONAL:
+                self.top.def_const += 1
+                nullable |= plan.nodes[i].validity != NULL
+        if not nullable or num_records == 0:
+            return
+        self.defs = np.empty(num_records, dtype=np.int16)
+        self.alive = np.empty(num_records, dtype=np.uint8)
+        self.top.defs = <int16_t*>ptr_i16(self.defs)
+        self.top.alive = <uint8_t*>ptr_u8(self.alive)
+        with nogil:
+            below_levels(plan, 0, first, <int16_t*>self.top.defs, <uint8_t*>self.top.alive,
+                         num_records)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef Py_ssize_t below_levels(const LevelPlan* plan, Py_ssize_t first, Py_ssize_t stop,
+                             int16_t* defs, uint8_t* alive, Py_ssize_t n) noexcept nogil:
+    """Def levels added by the non-repeated nodes first..stop-1 for each of their n slots.
 
     alive[k] ends 1 where slot k is valid all the way down (it holds a value);
     returns how many do. defs may be NULL (no OPTIONAL node on the path).
     """
-    # Safety: defs (if not NULL) and alive hold n entries; nodes first..leaf
+    # Safety: defs (if not NULL) and alive hold n entries; nodes first..stop-1
     # are not REPEATED, so each validity is NULL or holds n bytes (checked by
     # check_layout).
     cdef Py_ssize_t i, k, values = 0
@@ -152,7 +269,7 @@ cdef Py_ssize_t below_levels(const LevelPlan* plan, Py_ssize_t first, int16_t* d
     memset(alive, 1, n)
     if defs != NULL:
         memset(defs, 0, n * sizeof(int16_t))
-    for i in range(first, plan.depth):
+    for i in range(first, stop):
         if plan.nodes[i].kind != REP_OPTIONAL:
             continue
         v = plan.nodes[i].validity
@@ -261,12 +378,13 @@ cdef tuple _shred_flat(LevelPlan* plan, Py_ssize_t n):
         dptr = <int16_t*>ptr_i16(defs)
     aptr = <uint8_t*>ptr_u8(alive.view(np.uint8))
     with nogil:
-        values = below_levels(plan, 0, dptr, aptr, n)
+        values = below_levels(plan, 0, plan.depth, dptr, aptr, n)
     return defs, None, (None if values == n else alive), values
 
 
 cdef tuple _shred_nested(LevelPlan* plan, Py_ssize_t num_records, str where):
     cdef ShredState st
+    cdef _OneList one
     cdef Py_ssize_t i, entries, values, deepest = plan.rep_node[plan.max_rep]
     cdef Py_ssize_t leaf_slots = plan.nodes[plan.depth - 1].slots
     cdef int16_t* bdef
@@ -274,16 +392,18 @@ cdef tuple _shred_nested(LevelPlan* plan, Py_ssize_t num_records, str where):
     cdef bint optional_below = False
     memset(&st, 0, sizeof(ShredState))
     for i in range(deepest + 1, plan.depth):
-        optional_below |= plan.nodes[i].kind == REP_OPTIONAL
+        if plan.nodes[i].kind == REP_OPTIONAL:
+            st.below_const += 1
+            optional_below |= plan.nodes[i].validity != NULL
     below_def = below_alive = None
-    if optional_below:
+    if optional_below:          # else every slot below holds a value at +below_const
         below_def = np.empty(leaf_slots, dtype=np.int16)
         below_alive = np.empty(leaf_slots, dtype=np.uint8)
         if leaf_slots:
             bdef = <int16_t*>ptr_i16(below_def)
             balive = <uint8_t*>ptr_u8(below_alive)
             with nogil:
-                below_levels(plan, deepest + 1, bdef, balive, leaf_slots)
+                below_levels(plan, deepest + 1, plan.depth, bdef, balive, leaf_slots)
             st.below_def = bdef
             st.below_alive = balive
     st.cur = <Py_ssize_t*>PyMem_Malloc((plan.max_rep + 1) * sizeof(Py_ssize_t))
@@ -292,21 +412,35 @@ cdef tuple _shred_nested(LevelPlan* plan, Py_ssize_t num_records, str where):
         if st.cur == NULL or st.end == NULL:
             raise MemoryError()
         st.counting = True
-        with nogil:
-            shred_records(plan, &st, num_records)
+        if plan.max_rep == 1:
+            one = _OneList()
+            one.fill(plan, num_records)
+            with nogil:
+                one_list_records(plan, &st, &one.top, num_records)
+        else:
+            with nogil:
+                shred_records(plan, &st, num_records)
         entries = st.count
         defs = np.empty(entries, dtype=np.int16)
         reps = np.empty(entries, dtype=np.int16)
-        value_mask = np.zeros(leaf_slots, dtype=np.bool_)
-        st.value_mask = <uint8_t*>ptr_u8(value_mask.view(np.uint8))
+        value_mask = None
+        if st.below_alive != NULL or st.covered != leaf_slots:
+            # Some leaf slots hold no value (nulls below the list, or slots no list
+            # uses): only then is the mask of those that do needed.
+            value_mask = np.zeros(leaf_slots, dtype=np.bool_)
+            st.value_mask = <uint8_t*>ptr_u8(value_mask.view(np.uint8))
         st.defs = <int16_t*>ptr_i16(defs)
         st.reps = <int16_t*>ptr_i16(reps)
         st.capacity = entries
         st.count = 0
         st.counting = False
         with nogil:
-            shred_records(plan, &st, num_records)
-            values = count_set(st.value_mask, leaf_slots)
+            if plan.max_rep == 1:
+                one_list_records(plan, &st, &one.top, num_records)
+            else:
+                shred_records(plan, &st, num_records)
+            values = leaf_slots if st.value_mask == NULL else \
+                count_set(st.value_mask, leaf_slots)
         if st.count != entries:
             raise SchemaError(f"layout changed while being shredded{where_suffix(where)}")
         return defs, reps, (None if values == leaf_slots else value_mask), values

@@ -30,6 +30,7 @@ from pqkit._native.bitpack import (
     decode_hybrid_prefixed,
     unpack_bits,
 )
+from pqkit._native.hybrid_encode import encode_dictionary_indices as _encode_indices
 from pqkit._native.hybrid_encode import encode_hybrid, pack_bits
 from pqkit.errors import EncodingError
 
@@ -175,7 +176,8 @@ def decode_dictionary_indices(data, offset: int, count: int, dict_len: int | Non
 def encode_dictionary_indices(indices, dict_len: int) -> bytes:
     """Encode a dictionary-index page body: bit-width byte, then hybrid runs.
 
-    The width is that of ``dict_len - 1``, so every index of the dictionary fits.
+    The width is that of ``dict_len - 1``, so every index of the dictionary fits;
+    an index outside the dictionary raises ValueError. int32 indices (the
+    writer's) are encoded without a copy.
     """
-    width = bit_width_of(max(dict_len - 1, 0))
-    return bytes((width,)) + encode_hybrid(np.asarray(indices), width)
+    return _encode_indices(indices, max(int(dict_len), 0))

@@ -29,6 +29,7 @@ import numpy as np
 from pqkit import format as fmt
 from pqkit._native.hashing import crc32, xxh64_byte_arrays, xxh64_fixed
 from pqkit._native.hybrid_encode import encode_levels_counted
+from pqkit._native.page_bounds import page_bounds
 from pqkit.bloom import SplitBlockBloomFilter, optimal_num_bytes
 from pqkit.compression import compress
 from pqkit.encodings.bss import encode_bss
@@ -186,7 +187,7 @@ class ColumnChunkWriter:
         self.encodings = []
         values, n_values = leaf.values, leaf.num_values
         plain_encoding = self._plain_encoding()
-        bounds = self._page_bounds(leaf, values)
+        bounds, page_rows = self._page_layout(leaf, values)
         dictionary, dict_offset = None, None
         if self.opt.encoding is None and self.opt.use_dictionary and n_values \
                 and self.physical != Type.BOOLEAN:
@@ -194,12 +195,10 @@ class ColumnChunkWriter:
             if dictionary is not None:
                 dict_offset = self.pos
                 self._dictionary_page(dictionary)
-        reps = leaf.rep_levels
         pages = []
         row = 0
-        for e0, e1, v0, v1 in bounds:
+        for (e0, e1, v0, v1), rows in zip(bounds, page_rows):
             use_dict = dictionary is not None and v1 <= dictionary.encoded
-            rows = e1 - e0 if reps is None else int(np.count_nonzero(reps[e0:e1] == 0))
             page = self._data_page(leaf, e0, e1, v0, v1, rows,
                                    dictionary if use_dict else None, plain_encoding, row)
             pages.append(page)
@@ -286,71 +285,29 @@ class ColumnChunkWriter:
         return Encoding.PLAIN
 
     def _page_bounds(self, leaf, values):
-        """[(first entry, end entry, first value, end value)] of each data page.
+        """[(first entry, end entry, first value, end value)] of each data page."""
+        return self._page_layout(leaf, values)[0]
+
+    def _page_layout(self, leaf, values):
+        """(page bounds as :meth:`_page_bounds` gives them, records of each page).
 
         A page ends once its values reach ``data_page_size`` bytes (estimated) or it
-        holds MAX_ROWS_PER_PAGE rows, and, for repeated columns, at a record start.
+        holds MAX_ROWS_PER_PAGE rows, and, for repeated columns, at a record start
+        (:mod:`pqkit._native.page_bounds`).
         """
         n = leaf.num_entries
         if n == 0:
-            return [(0, 0, 0, 0)]
+            return [(0, 0, 0, 0)], [0]
         per_value = self._value_size(values, leaf.num_values)
         per_page = max(1, int(self.opt.data_page_size // max(per_value, 1e-9)))
-        if leaf.def_levels is None or leaf.num_values == n:      # entry e is value e
-            if leaf.rep_levels is None:
-                step = min(per_page, MAX_ROWS_PER_PAGE)
-                return [(e, min(e + step, n), e, min(e + step, n)) for e in range(0, n, step)]
-            return self._record_bounds(leaf, None, per_page)
-        if leaf.rep_levels is None:
-            return self._flat_bounds(leaf.def_levels, n, per_page)
-        vcum = np.empty(n + 1, np.int32 if n < 2**31 else np.int64)
-        vcum[0] = 0
-        np.cumsum(leaf.def_levels == self.max_def, out=vcum[1:])
-        return self._record_bounds(leaf, vcum, per_page)
-
-    def _flat_bounds(self, defs, n, per_page):
-        """Page bounds of an unrepeated column with nulls: values are counted in each
-        page's window of at most MAX_ROWS_PER_PAGE entries, never over the whole chunk."""
-        bounds, e0, v0 = [], 0, 0
-        while e0 < n:
-            window = defs[e0:min(e0 + MAX_ROWS_PER_PAGE, n)] == self.max_def
-            counts = np.cumsum(window, dtype=np.int32)
-            if len(window) > per_page:
-                # the first entry at which the page's values reach the target
-                k = int(np.searchsorted(counts, np.int32(per_page), side="left"))
-                cut = min(k + 1, len(window))
-            else:
-                cut = len(window)
-            v1 = v0 + int(counts[cut - 1])
-            bounds.append((e0, e0 + cut, v0, v1))
-            e0, v0 = e0 + cut, v1
-        return bounds
-
-    def _record_bounds(self, leaf, vcum, per_page):
-        """Page bounds of a repeated column: pages end at record starts. ``vcum[e]`` is
-        the number of values before entry e (None: e itself)."""
-        n, total = leaf.num_entries, leaf.num_values
-        starts = np.flatnonzero(leaf.rep_levels == 0)
-        bounds, e0 = [], 0
-        while e0 < n:
-            # the entry where this page's values would exceed the target
-            if vcum is None:
-                e1 = min(e0 + per_page, n)
-            else:
-                target = int(vcum[e0]) + per_page
-                # A key of the array's own dtype: a wider one would make numpy convert
-                # the whole array on every call.
-                e1 = n + 1 if target > total else \
-                    int(np.searchsorted(vcum, vcum.dtype.type(target), side="left"))
-            e1 = max(e1, e0 + 1)
-            k0 = int(np.searchsorted(starts, e0, side="right"))   # records after e0
-            k1 = int(np.searchsorted(starts, e1, side="left"))
-            k1 = min(max(k1, k0), k0 + MAX_ROWS_PER_PAGE - 1)
-            e1 = int(starts[k1]) if k1 < len(starts) else n
-            v0, v1 = (e0, e1) if vcum is None else (int(vcum[e0]), int(vcum[e1]))
-            bounds.append((e0, e1, v0, v1))
-            e0 = e1
-        return bounds
+        defs = None if leaf.def_levels is None or leaf.num_values == n else leaf.def_levels
+        if defs is None and leaf.rep_levels is None:          # entry e is value e and row e
+            step = min(per_page, MAX_ROWS_PER_PAGE)
+            bounds = [(e, min(e + step, n), e, min(e + step, n)) for e in range(0, n, step)]
+            return bounds, [e1 - e0 for e0, e1, _, _ in bounds]
+        table = page_bounds(leaf.rep_levels, defs, n, self.max_def, per_page,
+                            MAX_ROWS_PER_PAGE).tolist()
+        return [tuple(page[:4]) for page in table], [page[4] for page in table]
 
     def _value_size(self, values, count):
         if values is None or count == 0:
@@ -378,10 +335,12 @@ class ColumnChunkWriter:
         n_entries = e1 - e0
         nulls = n_entries - (v1 - v0)
         page_values = _slice_values(leaf.values, v0, v1, self.physical, self.type_length)
-        stats = self.stats.page(page_values, nulls) if self.stats is not None else None
+        indices = None if dictionary is None else dictionary.indices[v0:v1]
+        stats = None if self.stats is None else self.stats.page(
+            page_values, nulls, None if indices is None else (dictionary.values, indices))
         if dictionary is not None:
             encoding = Encoding.RLE_DICTIONARY
-            body = encode_dictionary_indices(dictionary.indices[v0:v1], len(dictionary))
+            body = encode_dictionary_indices(indices, len(dictionary))
         else:
             # Encoded even when empty: RLE booleans and DELTA_* have headers readers expect.
             encoding = plain_encoding

@@ -124,7 +124,9 @@ def physical_values(col, spec, where):
         return np.zeros(0, np.int32)
     if isinstance(col, BinaryColumn):
         o0, o1 = int(col.offsets[0]), int(col.offsets[-1])
-        return col.offsets - o0, col.data[o0:o1]
+        # Offsets already starting at 0 are used as they are: no copy of n + 1 int64s.
+        offsets = col.offsets if o0 == 0 else col.offsets - o0
+        return offsets, col.data[o0:o1]
     if isinstance(col, DecimalColumn):
         if conv == "decimal_int":           # INT32 / INT64 storage of up to 18 digits
             unscaled = col.to_be_bytes(8).view(">i8").reshape(-1)

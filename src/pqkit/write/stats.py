@@ -27,7 +27,7 @@ SIGNED, as Arrow C++ (and parquet-java) do, FLBA decimals and FLOAT16 included.
 import numpy as np
 
 from pqkit import format as fmt
-from pqkit._native.stats import binary_min_max
+from pqkit._native.stats import binary_min_max, dictionary_min_max
 from pqkit.encodings.physical import PLAIN_WIDTH
 from pqkit.format import Type
 from pqkit.statistics import SIGNED, bound_kind, is_text, sort_order
@@ -74,7 +74,7 @@ class StatisticsAccumulator:
         self.nan_count = 0
         self.lo = self.hi = None            # (key, raw): the chunk's exact extremes
 
-    def page(self, values, null_count):
+    def page(self, values, null_count, dictionary=None):
         """Statistics of one page; also folds them into the chunk's.
 
         Parameters
@@ -88,6 +88,10 @@ class StatisticsAccumulator:
             Level entries on the page below the leaf's max definition level:
             nulls at any nesting level, null and empty lists included
             (PARQUET-2067).
+        dictionary : (dictionary values, indices) or None
+            For a dictionary-encoded page: the chunk's dictionary (physical layout)
+            and the page's indices into it, the same values as ``values``. Byte
+            arrays then compare each distinct entry once instead of every value.
 
         Returns
         -------
@@ -97,7 +101,7 @@ class StatisticsAccumulator:
         lo = hi = None
         nans = 0
         if self.kind is not None:
-            lo, hi, nans = self._extremes(values)
+            lo, hi, nans = self._extremes(values, dictionary)
         self.null_count += null_count
         self.nan_count += nans
         if lo is not None:
@@ -136,9 +140,13 @@ class StatisticsAccumulator:
         return st
 
     # -- per kind: ((key, raw), (key, raw), nan_count); keys compare in the sort order ----
-    def _extremes(self, values):
+    def _extremes(self, values, dictionary=None):
         kind = self.kind
         if kind == "bytes" and self.physical == Type.BYTE_ARRAY:
+            if dictionary is not None:
+                (offsets, data), indices = dictionary
+                return _binary_extremes(offsets, data, dictionary_min_max(offsets, data,
+                                                                          indices)) + (0,)
             return _binary_extremes(*values) + (0,)
         if kind == "decimal" and self.physical == Type.BYTE_ARRAY:
             return _decimal_binary_extremes(*values) + (0,)
@@ -232,13 +240,18 @@ def _lex_argextremes(rows, signed):
     """Indices of the smallest and largest rows of an (n, w) uint8 array, n > 0.
 
     Rows compare bytewise unsigned, or as big-endian two's complement when
-    ``signed`` (flipping the top bit of byte 0 makes that order bytewise). Rows
-    are read 8 bytes at a time as big-endian uint64 words; each pass keeps the
-    candidates equal to the best word so far, so ties cost one pass per word.
+    ``signed`` (flipping the top bit of byte 0 makes that order bytewise). Rows of
+    1, 2, 4 or 8 bytes are compared as big-endian integers; wider ones are read 8
+    bytes at a time as big-endian uint64 words; each pass keeps the candidates
+    equal to the best word so far, so ties cost one pass per word. The first
+    of equal rows is found either way.
     """
     n, w = rows.shape
     if w == 0:
         return 0, 0
+    if w in (1, 2, 4, 8):       # one machine word per row: numpy's argmin/argmax
+        keys = np.ascontiguousarray(rows).view(f">{'i' if signed else 'u'}{w}").reshape(-1)
+        return int(np.argmin(keys)), int(np.argmax(keys))
     pad = -w % 8
     if pad or signed:
         padded = np.zeros((n, w + pad), np.uint8)
@@ -267,9 +280,11 @@ def _check_offsets(offsets, size):
                          f"non-decreasing within {size} data bytes")
 
 
-def _binary_extremes(offsets, data):
-    """Unsigned bytewise extremes of BYTE_ARRAY values (one C pass, see _native.stats)."""
-    found = binary_min_max(offsets, data)
+def _binary_extremes(offsets, data, found=False):
+    """Unsigned bytewise extremes of BYTE_ARRAY values (one C pass, see _native.stats);
+    ``found``, when given, is the (min, max) pair of value positions already known."""
+    if found is False:
+        found = binary_min_max(offsets, data)
     if found is None:
         return None, None
     data = np.asarray(data, np.uint8).reshape(-1)

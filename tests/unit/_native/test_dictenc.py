@@ -97,3 +97,27 @@ def test_bad_arguments():
         dictionary_encode(np.zeros(7, np.uint8), None, 8, 1, 100)
     with pytest.raises(ValueError, match="offsets"):
         dictionary_encode(np.zeros(2, np.uint8), np.array([0, 3]), 0, 1, 100)
+
+
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(st.binary(min_size=0, max_size=40), min_size=1, max_size=40),
+       repeat=st.integers(1, 60), limit=st.sampled_from([1 << 40, 2000]))
+def test_byte_arrays_of_every_length_class_and_growth(values, repeat, limit):
+    # Lengths 0-3, 4-7, 8-16 and above 16 take different hashing and comparing paths;
+    # the suffixes make well over 512 entries, so the table grows during the loop.
+    values = [v + str(i % 700).encode() for i in range(repeat) for v in values]
+    data = np.frombuffer(b"".join(values), np.uint8) if any(values) else np.zeros(0, np.uint8)
+    offsets = np.concatenate([[0], np.cumsum([len(v) for v in values])]).astype(np.int64)
+    _same(dictionary_encode(data, offsets, 0, len(values), limit, 4),
+          dictionary_encode_ref(values, limit, 4))
+
+
+def test_values_differing_only_in_their_middle_bytes_stay_distinct():
+    # The short-value hash reads the first and last 8 bytes; a 24-byte value is read in
+    # full. Values equal at both ends must still compare unequal.
+    values = [b"A" * 8 + bytes([i, j]) + b"Z" * 14 for i in range(40) for j in range(40)]
+    data = np.frombuffer(b"".join(values), np.uint8)
+    offsets = np.arange(len(values) + 1, dtype=np.int64) * 24
+    indices, first, done = dictionary_encode(data, offsets, 0, len(values), 1 << 40, 4)
+    assert done == len(values) and len(first) == len(values)
+    assert np.array_equal(indices, np.arange(len(values)))

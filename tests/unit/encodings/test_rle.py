@@ -228,6 +228,27 @@ def test_dictionary_indices_max_and_range_check():
     assert bp.decode_dict_indices(b"", 0, -1, 0, out[:0]) == (0, -1)
 
 
+@FAST
+@given(st.integers(1, 5000).flatmap(
+    lambda k: st.tuples(st.just(k), st.lists(st.integers(0, k - 1), max_size=200))),
+    st.integers(1, 20))
+def test_dictionary_indices_equal_the_generic_encoder(k_indices, repeat):
+    # The writer's int32 indices go to the encoder without a copy; the bytes are those of
+    # the width byte and encode_hybrid of the same values.
+    k, indices = k_indices
+    arr = np.repeat(np.array(indices, np.int32), repeat)
+    width = rle.bit_width_of(k - 1)
+    assert rle.encode_dictionary_indices(arr, k) == \
+        bytes([width]) + rle.encode_hybrid(arr.astype(np.uint32), width)
+
+
+def test_dictionary_indices_outside_the_dictionary_are_refused():
+    with pytest.raises(ValueError, match="index 6 at 1 is not below 6"):
+        rle.encode_dictionary_indices(np.array([0, 6], np.int32), 6)
+    with pytest.raises(ValueError, match="index -1 at 0"):
+        rle.encode_dictionary_indices(np.array([-1], np.int32), 6)
+
+
 def test_dictionary_indices_width_zero():
     out, used = rle.decode_dictionary_indices(b"\x00" + ref.rle_run(0, 5, 0), 0, 5, 1)
     assert out.tolist() == [0] * 5

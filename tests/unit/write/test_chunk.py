@@ -86,17 +86,22 @@ def _reference_bounds(writer, leaf):
     return bounds, vcum
 
 
-@settings(max_examples=60, deadline=None)
-@given(n=st.integers(0, 3000), null_rate=st.sampled_from([0, 0.1, 0.9, 1]),
-       nested=st.booleans(), page_size=st.sampled_from([8, 100, 1000, 1 << 20]),
-       seed=st.integers(0, 2**16))
-def test_page_bounds_equal_full_count_reference(n, null_rate, nested, page_size, seed):
+def _page_case(n, null_rate, nested, page_size, seed):
+    """(leaf, column writer) of n random int64s, some null, maybe in lists."""
     rng = np.random.default_rng(seed)
     values = pa.array(rng.integers(0, 100, n), mask=rng.random(n) < null_rate)
     if nested:
         offsets = np.concatenate([[0], np.sort(rng.integers(0, n + 1, n // 3)), [n]])
         values = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values)
-    leaf, writer = _leaf_and_writer(values, data_page_size=page_size)
+    return _leaf_and_writer(values, data_page_size=page_size)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(0, 3000), null_rate=st.sampled_from([0, 0.1, 0.9, 1]),
+       nested=st.booleans(), page_size=st.sampled_from([8, 100, 1000, 1 << 20]),
+       seed=st.integers(0, 2**16))
+def test_page_bounds_equal_full_count_reference(n, null_rate, nested, page_size, seed):
+    leaf, writer = _page_case(n, null_rate, nested, page_size, seed)
     expected, vcum = _reference_bounds(writer, leaf)
     assert writer._page_bounds(leaf, leaf.values) == \
         [(e0, e1, int(vcum[e0]), int(vcum[e1])) for e0, e1 in expected]
@@ -238,3 +243,24 @@ def test_v2_page_without_values_is_flagged_uncompressed(codec):
     assert flags[0][2] == 2          # the definition levels: one RLE run of 30 zeros
     assert pq.read_table(io.BytesIO(data)).column("c").to_pylist() == values
     assert pqkit.read_table(data).column("c").to_pylist() == values
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 3000), null_rate=st.sampled_from([0, 0.3]), nested=st.booleans(),
+       page_size=st.sampled_from([8, 100, 1 << 20]), seed=st.integers(0, 2**16))
+def test_page_rows_are_the_record_starts_of_each_page(n, null_rate, nested, page_size, seed):
+    leaf, writer = _page_case(n, null_rate, nested, page_size, seed)
+    bounds, rows = writer._page_layout(leaf, leaf.values)
+    reps = leaf.rep_levels
+    assert rows == [e1 - e0 if reps is None else int(np.count_nonzero(reps[e0:e1] == 0))
+                    for e0, e1, _, _ in bounds]
+
+
+def test_page_bounds_kernel_refuses_levels_of_the_wrong_length():
+    from pqkit._native.page_bounds import page_bounds
+    with pytest.raises(ValueError, match="3 repetition levels for 4 entries"):
+        page_bounds(np.zeros(3, np.int16), None, 4, 1, 10, 10)
+    with pytest.raises(ValueError, match="invalid page bounds"):
+        page_bounds(None, None, 4, 1, 0, 10)
+    assert page_bounds(np.array([0, 1, 0, 0, 1], np.int16), None, 5, 0, 2, 100).tolist() == \
+        [[0, 2, 0, 2, 1], [2, 5, 2, 5, 2]]

@@ -700,3 +700,66 @@ def test_property_fixed_unsigned(values, data):
 def test_property_boolean(values, data):
     _, chunk = run_pages(make_node(Type.BOOLEAN), values, lambda v: np.array(v, bool), data)
     assert chunk.min_value == bytes([min(values)]) and chunk.max_value == bytes([max(values)])
+
+
+# -- dictionary-encoded pages ------------------------------------------------------------------
+def _binary(values):
+    data = np.frombuffer(b"".join(values), np.uint8) if any(values) else np.zeros(0, np.uint8)
+    offsets = np.concatenate([[0], np.cumsum([len(v) for v in values])]).astype(np.int64)
+    return offsets, data
+
+
+@settings(max_examples=150, deadline=None)
+@given(entries=st.lists(st.binary(max_size=20), min_size=1, max_size=12, unique=True),
+       picks=st.lists(st.integers(0, 11), max_size=60), truncate=st.sampled_from([None, 3]))
+def test_dictionary_page_bounds_equal_the_values_bounds(entries, picks, truncate):
+    # A page given as dictionary indices gets the same statistics, byte for byte, as the
+    # same values given directly (the writer passes both for dictionary pages).
+    indices = np.array([p % len(entries) for p in picks], np.int32)
+    page = _binary([entries[i] for i in indices])
+    node = make_node(Type.BYTE_ARRAY, logical=fmt.LogicalType(STRING=fmt.StringType()))
+    direct = StatisticsAccumulator(node, truncate_length=truncate)
+    via = StatisticsAccumulator(node, truncate_length=truncate)
+    assert via.page(page, 2, (_binary(entries), indices)) == direct.page(page, 2)
+    assert via.chunk() == direct.chunk()
+
+
+def test_dictionary_min_max_rejects_an_index_outside_the_dictionary():
+    from pqkit._native.stats import dictionary_min_max
+    offsets, data = _binary([b"a", b"b"])
+    assert dictionary_min_max(offsets, data, np.array([1, 0, 1], np.int32)) == (0, 1)
+    assert dictionary_min_max(offsets, data, np.zeros(0, np.int32)) is None
+    with pytest.raises(ValueError, match="index 2"):
+        dictionary_min_max(offsets, data, np.array([0, 2], np.int32))
+    with pytest.raises(ValueError, match="index -1"):
+        dictionary_min_max(offsets, data, np.array([-1], np.int32))
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.binary(max_size=30) | st.sampled_from(
+    [b"", b"\x00", b"\xff" * 9, b"abcdefgh", b"abcdefgh\x00", b"abcdefgi", b"\x80" * 17]),
+    min_size=1, max_size=40))
+def test_binary_min_max_is_the_unsigned_bytewise_order(values):
+    # Compared 8 bytes at a time as big-endian words: bytes >= 0x80 and values that
+    # share a prefix of 8 or more bytes must order as Python's bytes do.
+    from pqkit._native.stats import binary_min_max
+    lo, hi = binary_min_max(*_binary(values))
+    assert values[lo] == min(values) and values[hi] == max(values)
+    assert lo == values.index(min(values)) and hi == values.index(max(values))
+
+
+@settings(max_examples=150, deadline=None)
+@given(width=st.sampled_from([1, 2, 3, 4, 8, 9, 16]), signed=st.booleans(), data=st.data())
+def test_fixed_row_extremes_follow_the_byte_and_twos_complement_orders(width, signed, data):
+    # Rows of a machine word's width take numpy's argmin/argmax, the others the word
+    # passes; both give the first of the smallest and of the largest rows.
+    from pqkit.write.stats import _lex_argextremes
+    rows = data.draw(st.lists(st.binary(min_size=width, max_size=width) |
+                              st.sampled_from([b"\x00" * width, b"\xff" * width,
+                                               b"\x80" + b"\x00" * (width - 1)]),
+                              min_size=1, max_size=30))
+    key = (lambda r: int.from_bytes(r, "big", signed=True)) if signed else (lambda r: r)
+    lo, hi = _lex_argextremes(np.frombuffer(b"".join(rows), np.uint8).reshape(-1, width),
+                              signed)
+    keys = [key(r) for r in rows]
+    assert lo == keys.index(min(keys)) and hi == keys.index(max(keys))
