@@ -141,7 +141,10 @@ class MergedChunk:
                 return
             raw = _read(handles[p.source], offset, length, "offset index", p.where)
             index, _ = fmt.decode(fmt.OffsetIndex, raw, 0, len(raw), offset)
-            for loc in index.page_locations or []:
+            for i, loc in enumerate(index.page_locations or []):
+                if None in (loc.offset, loc.compressed_page_size, loc.first_row_index):
+                    raise CorruptFileError(f"{p.where}: OffsetIndex at offset {offset}: page "
+                                           f"location {i} lacks a required field")
                 loc.offset += p.delta
                 loc.first_row_index += p.rows_before
                 pages.append(loc)
