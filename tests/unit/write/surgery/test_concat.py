@@ -12,6 +12,7 @@ from pqkit import format as fmt
 from pqkit.inspect.verify import verify_file
 from pqkit.write.existing import read_existing
 from unit.write.test_existing import OLD
+from verify_files import edit_index, rewrite_footer
 
 
 def test_concat_names_the_first_schema_difference(tmp_path):
@@ -117,73 +118,46 @@ def test_concat_sees_dictionary_pages_without_dictionary_page_offset(tmp_path):
         [k % 3 for k in range(10)] + [10 + k % 3 for k in range(10)]
 
 
-def _with_footer_edit(path, edit):
-    """Rewrite the footer of ``path`` with ``edit(FileMetaData)`` applied."""
-    data = open(path, "rb").read()
-    existing = read_existing(path)
-    edit(existing.meta)
-    footer = fmt.encode(existing.meta)
-    open(path, "wb").write(data[:existing.footer_offset] + footer +
-                           struct.pack("<I", len(footer)) + b"PAR1")
-
-
-def _with_offset_index_edit(path, edit):
-    """Append to ``path``'s data a copy of its first chunk's OffsetIndex with
-    ``edit(OffsetIndex)`` applied, and point the footer at it."""
-    data = open(path, "rb").read()
-    existing = read_existing(path)
-    chunk = existing.meta.row_groups[0].columns[0]
-    index, _ = fmt.decode(fmt.OffsetIndex, data, chunk.offset_index_offset,
-                          chunk.offset_index_length, 0)
-    edit(index)
-    raw = fmt.encode(index)
-    body = data[:existing.footer_offset]
-    chunk.offset_index_offset, chunk.offset_index_length = len(body), len(raw)
-    footer = fmt.encode(existing.meta)
-    open(path, "wb").write(body + raw + footer + struct.pack("<I", len(footer)) + b"PAR1")
-
-
-def _first_location(**fields):
+def _offset_index_edit(**fields):
+    """Set fields of the first chunk's first OffsetIndex page location."""
     def edit(index):
         for name, value in fields.items():
             setattr(index.page_locations[0], name, value)
-    return edit
+    return lambda src, dst: edit_index(src, dst, 0, "offset_index", edit)
 
 
-def _first_group(**fields):
-    def edit(meta):
+def _group_edit(**fields):
+    """Set fields of the first row group in the footer."""
+    def edit(meta, _):
         for name, value in fields.items():
             setattr(meta.row_groups[0], name, value)
-    return edit
+    return lambda src, dst: rewrite_footer(src, dst, edit)
 
 
-def _first_chunk(**fields):
-    def edit(meta):
+def _chunk_edit(**fields):
+    """Set fields of the first chunk's ColumnMetaData in the footer."""
+    def edit(meta, _):
         for name, value in fields.items():
             setattr(meta.row_groups[0].columns[0].meta_data, name, value)
-    return edit
+    return lambda src, dst: rewrite_footer(src, dst, edit)
 
 
 @pytest.mark.parametrize("damage, message", [
-    ((_with_offset_index_edit, _first_location(offset=None)), "lacks a required field"),
-    ((_with_offset_index_edit, _first_location(first_row_index=None)),
-     "lacks a required field"),
-    ((_with_footer_edit, _first_group(num_rows=None)), "num_rows None"),
-    ((_with_footer_edit, _first_group(columns=None)), "no column chunks"),
-    ((_with_footer_edit, _first_chunk(total_uncompressed_size=None)),
-     "total_uncompressed_size is None"),
+    (_offset_index_edit(offset=None), "lacks a required field"),
+    (_offset_index_edit(first_row_index=None), "lacks a required field"),
+    (_group_edit(num_rows=None), "num_rows None"),
+    (_group_edit(columns=None), "no column chunks"),
+    (_chunk_edit(total_uncompressed_size=None), "total_uncompressed_size is None"),
 ])
 @pytest.mark.parametrize("row_group_size", [None, 10_000])
 def test_concat_of_a_source_lacking_fields_fails_cleanly(tmp_path, damage, message,
                                                          row_group_size):
     """A source whose footer or OffsetIndex lacks a field concat moves (once a TypeError)
     gives a CorruptFileError naming it, and the target keeps its bytes."""
-    good, bad = str(tmp_path / "good.parquet"), str(tmp_path / "bad.parquet")
-    for path in (good, bad):
-        pqkit.write_table({"i": list(range(300)), "s": [f"v{i % 7}" for i in range(300)]},
-                          path, data_page_size=200, row_group_size=150)
-    rewrite, edit = damage
-    rewrite(bad, edit)
+    good = str(tmp_path / "good.parquet")
+    pqkit.write_table({"i": list(range(300)), "s": [f"v{i % 7}" for i in range(300)]},
+                      good, data_page_size=200, row_group_size=150)
+    bad = damage(good, str(tmp_path / "bad.parquet"))
     target = tmp_path / "target.parquet"
     target.write_bytes(b"earlier contents")
     with pytest.raises(pqkit.CorruptFileError, match=message):
