@@ -1,6 +1,11 @@
 """Comparing fuzzed results with the values they must equal."""
 import random
 
+try:    # imported by pqkit on the first value that needs it: not inside a timed input
+    import pandas  # noqa: F401
+except ImportError:
+    pass
+
 
 def rows_of(table):
     """A table's values as ``{column: [value, ...]}``; None when they cannot be

@@ -169,6 +169,7 @@ def _nested_node(column, bitmap, nulls, views):
 
 def _decimal_le(column):
     """Arrow's decimal storage: little-endian two's complement of 16 or 32 bytes per row."""
+    column.check_precision()
     width = column.type.bit_width // 8
     v = column.values
     if v.ndim == 1 and v.dtype in (np.int32, np.int64):
@@ -279,8 +280,14 @@ class TableStream:
 
 
 def table_stream_capsule(fields, columns, num_rows, metadata=None, views=False):
-    """``__arrow_c_stream__`` of a table: its schema, then the table as one batch."""
-    return stream_capsule(fields, iter([(columns, num_rows)]), metadata, views)
+    """``__arrow_c_stream__`` of a table: its schema, then the table as one batch.
+
+    The batch is converted before the capsule is made, so a value Arrow cannot hold
+    raises its :class:`pqkit.ParquetError` from the export call, not from the
+    consumer's read of the stream (where pyarrow reports any error as an OSError).
+    """
+    return arrow_c.export_stream(table_schema_node(fields, metadata, views),
+                                 iter([table_array_node(columns, num_rows, views)]))
 
 
 def stream_capsule(fields, batches, metadata=None, views=False):

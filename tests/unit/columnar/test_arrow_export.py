@@ -399,3 +399,40 @@ def test_pyarrow_is_not_imported(tmp_path):
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_decimal_values_beyond_the_precision_are_refused(tmp_path):
+    """A file may store any integer its physical type holds in a decimal(4, 2) column;
+    exported, pyarrow's full validation failed ("does not fit in precision"). Export
+    raises ValueRangeError naming the row; nulls keep whatever their slot holds."""
+    from verify_files import rewrite_footer
+
+    path = tmp_path / "wide.parquet"
+    pqkit.write_table(pa.table({"d": pa.array([Decimal("1.25"), Decimal("123.45"), None],
+                                               pa.decimal128(9, 2))}), str(path))
+
+    def narrow(raw, _):
+        element = raw.schema[1]
+        element.precision = element.logicalType.DECIMAL.precision = 4
+
+    narrowed = rewrite_footer(str(path), tmp_path / "narrow.parquet", narrow)
+    table = pqkit.read_table(narrowed)
+    assert str(table.schema[0].type) == "decimal128(4, 2)"
+    with pytest.raises(pqkit.ParquetError, match="row 1: the unscaled value 12345 has more "
+                                                 "than 4 digits"):
+        pa.table(table)
+    pa.table(table.slice(0, 1)).validate(full=True)
+
+
+@pytest.mark.parametrize("width, precision", [(2, 3), (8, 18), (12, 20), (16, 38), (32, 60)])
+def test_decimal_precision_checked_on_every_storage_width(width, precision):
+    type_ = T.DecimalType(precision, 0)
+    limit = 10 ** precision
+    values = [limit - 1, -limit + 1, limit, -limit, 0]
+    rows = np.array([list(v.to_bytes(width, "big", signed=True)) for v in values], np.uint8)
+    valid = np.array([True, True, False, False, True])
+    column = DecimalColumn(type_, rows, valid)
+    column.check_precision()            # the out-of-range values are in null slots
+    for i in (2, 3):
+        with pytest.raises(pqkit.ParquetError, match=f"row 0: the unscaled value {values[i]}"):
+            DecimalColumn(type_, rows[i:i + 1]).check_precision()
