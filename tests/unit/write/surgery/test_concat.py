@@ -165,3 +165,20 @@ def test_concat_of_a_source_lacking_fields_fails_cleanly(tmp_path, damage, messa
     assert target.read_bytes() == b"earlier contents"
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "bad.parquet", "good.parquet", "target.parquet"]
+
+
+@pytest.mark.parametrize("kind", ["column_index", "offset_index"])
+def test_concat_of_an_index_at_a_negative_offset_fails_cleanly(tmp_path, kind):
+    """A page index at a negative offset made concat's seek raise OSError."""
+    good = str(tmp_path / "good.parquet")
+    pqkit.write_table({"i": list(range(300))}, good, data_page_size=200)
+
+    def negative(meta, _):
+        setattr(meta.row_groups[0].columns[0], kind + "_offset", -5)
+
+    bad = rewrite_footer(good, str(tmp_path / "bad.parquet"), negative)
+    target = tmp_path / "target.parquet"
+    target.write_bytes(b"earlier contents")
+    with pytest.raises(pqkit.CorruptFileError, match="at offset -5"):
+        pqkit.concat([bad], str(target))
+    assert target.read_bytes() == b"earlier contents"
