@@ -43,7 +43,13 @@ _INT32_MAX = np.iinfo(np.int32).max
 
 def field_node(field, views=False):
     """The schema node of a :class:`~pqkit.datatypes.Field` (string and binary types as
-    ``vu``/``vz`` views if ``views``)."""
+    ``vu``/``vz`` views if ``views``).
+
+    Raises SchemaError for a name holding a NUL character: the C data interface
+    passes names as NUL-terminated strings, so a consumer would see it cut short."""
+    if "\0" in field.name:
+        raise SchemaError(f"field {field.name!r} cannot be exported to Arrow: its name holds "
+                          "a NUL character, which ends a name in the Arrow C data interface")
     return _schema_node(field.name, field.type, field.nullable, field.metadata, views)
 
 

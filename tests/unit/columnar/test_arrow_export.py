@@ -6,6 +6,7 @@ refused and checks buffer addresses. The consumers of the ecosystem are in
 tests/interop/test_arrow_exchange.py.
 """
 import gc
+import io
 import subprocess
 import sys
 import textwrap
@@ -436,3 +437,17 @@ def test_decimal_precision_checked_on_every_storage_width(width, precision):
     for i in (2, 3):
         with pytest.raises(pqkit.ParquetError, match=f"row 0: the unscaled value {values[i]}"):
             DecimalColumn(type_, rows[i:i + 1]).check_precision()
+
+
+def test_a_field_name_with_a_nul_is_refused():
+    """The C data interface ends names at a NUL: a column "\\0\\0le_col" (a fuzzed
+    alltypes_plain.parquet) reached pyarrow as "" until export refused it by name."""
+    def read_back(data):
+        out = io.BytesIO()
+        pqkit.write_table(data, out)
+        return pqkit.read_table(out.getvalue())
+
+    for data in ({"a\0b": [1]}, {"s": [{"x\0": 1}]}):
+        with pytest.raises(SchemaError, match="holds a NUL character"):
+            pa.table(read_back(data))
+    assert pa.table(read_back({"ab": [1]})).column_names == ["ab"]
