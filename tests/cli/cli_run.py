@@ -1,4 +1,6 @@
-"""Running pqinspect in-process for the CLI tests."""
+"""Running pqinspect in-process for the CLI tests, and damaging a file's footer."""
+import pqkit
+from pqkit import format as fmt
 from pqkit.cli.main import main
 
 
@@ -18,3 +20,14 @@ def dataset_doc(capsys, *argv, code=0, common=()):
     doc = json.loads(out)
     assert set(common) <= set(doc) and doc["exit_code"] == code and doc["schema_version"] == 1
     return doc
+
+
+def rewrite_footer(src, dst, edit):
+    """Copy `src` to `dst` (a pathlib.Path) with edit(FileMetaData) applied to its footer;
+    returns `dst` as a string."""
+    md = pqkit.read_metadata(src)
+    edit(md.raw)
+    body = open(src, "rb").read()[:md.footer_offset]
+    footer = fmt.encode(md.raw)
+    dst.write_bytes(body + footer + len(footer).to_bytes(4, "little") + b"PAR1")
+    return str(dst)

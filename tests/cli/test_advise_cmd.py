@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from cli_run import run
+from cli_run import rewrite_footer, run
 
 from pqkit.inspect.verify import verify_file
 
@@ -89,3 +89,19 @@ def test_human_view(bench_files, capsys):
     assert "projected" in out and "suggestion per column" in out and "DELTA_BINARY" in out
     code, _, err = run(capsys, "advise", bench_files["int64"], "--sample-rows", "0")
     assert code == 2 and "--sample-rows must be positive" in err
+
+
+def test_encoding_and_codec_values_outside_the_enums(capsys, tmp_path):
+    """An encoding number the format does not define in a chunk's metadata (once a
+    ValueError from the Encoding enum) is shown as UNKNOWN(n)."""
+    path = tmp_path / "plain.parquet"
+    pq.write_table(pa.table({"x": list(range(100))}), path)
+
+    def odd(raw):
+        raw.row_groups[0].columns[0].meta_data.encodings = [0, 99]
+
+    odd_path = rewrite_footer(str(path), tmp_path / "odd.parquet", odd)
+    code, out, err = run(capsys, "advise", odd_path, "--codec", "zstd", "--json")
+    assert code == 0, err
+    (chunk,) = json.loads(out)["chunks"]
+    assert chunk["encodings"] == ["PLAIN", "UNKNOWN(99)"] and chunk["codec"] == "snappy"

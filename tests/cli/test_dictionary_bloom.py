@@ -484,3 +484,18 @@ def test_help_has_examples(command, capsys):
 def test_manifest_lists_the_bloom_files():
     paths = {e["path"] for e in MANIFEST if e["has_bloom_filter"] and not e["encrypted"]}
     assert paths == set(BLOOM_FILES) or not MANIFEST
+
+
+def test_dictionary_page_bounded_by_the_read_options(tmp_path):
+    """A dictionary page is not decompressed past ReadOptions.max_dictionary_size (pqinspect
+    dictionary decompressed a page declaring 1 GiB that read_table refuses: 3 GiB resident
+    and a minute of brotli)."""
+    from pqkit.inspect.dictionary_pages import read_dictionary_page
+
+    path = tmp_path / "dict.parquet"
+    pqkit.write_table({"s": [f"value {i % 40}" for i in range(400)]}, str(path))
+    with pqkit.ParquetFile(str(path)) as f:
+        assert read_dictionary_page(f, "s", 0).num_values == 40
+    with pqkit.ParquetFile(str(path), options=pqkit.ReadOptions(max_dictionary_size=100)) as f:
+        with pytest.raises(pqkit.AllocationLimitError, match="max_dictionary_size = 100"):
+            read_dictionary_page(f, "s", 0)

@@ -12,11 +12,10 @@ import re
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from cli_run import run
+from cli_run import rewrite_footer, run
 
 import pqkit
 from corpus import entries, path_of
-from pqkit import format as fmt
 from pqkit.cli.main import main
 
 COMMANDS = ("pages", "index", "layout")
@@ -303,22 +302,12 @@ def test_layout_html_is_self_contained(capsys, tmp_path):
     assert code == 0 and "a<b>&[red]" in human
 
 
-def _rewrite_footer(src, dst, edit):
-    """Copy `src` to `dst` with edit(FileMetaData) applied to its footer."""
-    md = pqkit.read_metadata(src)
-    edit(md.raw)
-    body = open(src, "rb").read()[:md.footer_offset]
-    footer = fmt.encode(md.raw)
-    dst.write_bytes(body + footer + len(footer).to_bytes(4, "little") + b"PAR1")
-    return str(dst)
-
-
 def test_overlapping_and_bad_index_ranges(capsys, indexed, tmp_path):
     def overlap(raw):
         a, b = raw.row_groups[0].columns[:2]
         b.column_index_offset = a.column_index_offset + 1
 
-    path = _rewrite_footer(indexed, tmp_path / "overlap.parquet", overlap)
+    path = rewrite_footer(indexed, tmp_path / "overlap.parquet", overlap)
     code, out, err = run(capsys, "layout", path, "--json")
     doc = json.loads(out)
     assert code == 1 and len(doc["overlaps"]) >= 1
@@ -330,7 +319,7 @@ def test_overlapping_and_bad_index_ranges(capsys, indexed, tmp_path):
     def beyond(raw):
         raw.row_groups[1].columns[0].offset_index_offset = 10**7
 
-    path = _rewrite_footer(indexed, tmp_path / "beyond.parquet", beyond)
+    path = rewrite_footer(indexed, tmp_path / "beyond.parquet", beyond)
     code, out, err = run(capsys, "index", path, "--json")
     doc = json.loads(out)
     assert code == 1 and [(p["kind"], p["offset"]) for p in doc["problems"]] == \
@@ -356,3 +345,18 @@ def test_help_has_examples(capsys):
             main([command, "--help"])
         out, _ = capsys.readouterr()
         assert "example" in out.lower()
+
+
+def test_index_of_a_row_group_without_num_rows(capsys, indexed, tmp_path):
+    """A row group lacking num_rows (once a TypeError from page_row_ranges) is a
+    problem of each chunk's offset index."""
+    def no_rows(raw):
+        raw.row_groups[1].num_rows = None
+
+    path = rewrite_footer(indexed, tmp_path / "no_rows.parquet", no_rows)
+    code, out, err = run(capsys, "index", path, "--json")
+    doc = json.loads(out)
+    assert code == 1 and "Traceback" not in err
+    kinds = {(p["kind"], p["row_group"]) for c in doc["chunks"] for p in c["problems"]}
+    assert kinds == {("bad_row_ranges", 1)}
+    assert "row group 1: the row group's num_rows is None" in err

@@ -21,7 +21,8 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 HARNESSES = ("thrift", "metadata", "pages", "levels", "read_table", "iter_batches", "verify",
-             "text", "manifest", "encrypted")
+             "text", "manifest", "encrypted", "take", "filtered", "arrow_export", "from_arrow",
+             "surgery", "cli", "dataset_meta")
 
 
 def run(name, seconds, artifacts):

@@ -56,6 +56,35 @@ def pqkit_files():
         yield out.getvalue()
 
 
+def paged_files():
+    """Small pqkit files with a page index: several row groups of small pages, over
+    flat columns of the common types, a list and a struct."""
+    import datetime
+    import pqkit
+    n = 120
+    data = {"i": np.arange(n, dtype=np.int32) * 3 - 50,
+            "s": [None if i % 7 == 0 else f"k{i % 11}" for i in range(n)],
+            "f": [float("nan") if i % 13 == 0 else i / 8 for i in range(n)],
+            "b": [i % 3 == 0 for i in range(n)],
+            "d": [datetime.date(2024, 1, 1) + datetime.timedelta(days=i // 5) for i in range(n)],
+            "l": [[i] * (i % 3) if i % 4 else None for i in range(n)],
+            "st": [{"x": i, "y": str(i % 5)} for i in range(n)]}
+    for opts in ({}, {"use_dictionary": False, "data_page_version": "2.0"},
+                 {"compression": "none", "write_statistics": False}):
+        out = io.BytesIO()
+        pqkit.write_table(data, out, row_group_size=50, data_page_size=96, **opts)
+        yield out.getvalue()
+
+
+def led_by(width, variants=3):
+    """A transform: each file as ``variants`` seeds, each led by ``width`` control bytes
+    (the harness's own choices: rows, a filter, a command)."""
+    def transform(blob):
+        return [bytes([(v * 37 + k) % 256 for k in range(width)]) + blob
+                for v in range(variants)]
+    return transform
+
+
 def testing_files():
     """The small files of the parquet-testing corpus (bad_data included)."""
     if TESTING is None:
@@ -65,16 +94,18 @@ def testing_files():
             yield path.read_bytes()
 
 
-def all_seeds(transform=None):
-    """The seed files, each turned into seeds by ``transform`` when given."""
-    for blob in list(testing_files()) + list(pqkit_files()):
+def all_seeds(transform=None, extra=()):
+    """The seed files (and the ``extra`` ones), each turned into seeds by ``transform``
+    when given."""
+    for blob in list(testing_files()) + list(pqkit_files()) + list(extra):
         yield from (transform(blob) if transform else [blob])
 
 
-def prepare(name, transform=None, seeds_of=None):
+def prepare(name, transform=None, seeds_of=None, paged=False):
     """Fill ``name``'s seed directory (once) and append it and the default flags to
     ``sys.argv``; ``transform(file_bytes)`` turns each file into seeds of the harness's
-    input kind (e.g. its footer), or ``seeds_of()`` gives the seeds instead of files."""
+    input kind (e.g. its footer), or ``seeds_of()`` gives the seeds instead of files;
+    ``paged`` adds :func:`paged_files` to the files."""
     given = [a for a in sys.argv[1:] if not a.startswith("-")]
     flags = [f for f in DEFAULT_FLAGS if not any(a.startswith(f.split("=")[0] + "=")
                                                  for a in sys.argv[1:])]
@@ -84,9 +115,18 @@ def prepare(name, transform=None, seeds_of=None):
     root = pathlib.Path(os.environ.get("PQKIT_FUZZ_DIR", "/tmp/pqkit-fuzz")) / name
     if not root.exists():
         root.mkdir(parents=True)
-        for count, seed in enumerate(seeds_of() if seeds_of else all_seeds(transform)):
+        extra = list(paged_files()) if paged else []
+        for count, seed in enumerate(seeds_of() if seeds_of else all_seeds(transform, extra)):
             (root / f"seed-{count:05d}").write_bytes(seed)
     sys.argv.append(str(root))
+
+
+def scratch_dir(name):
+    """A new directory for the files a harness writes per input, in memory where the
+    system has /dev/shm (opening and syncing files on disk would dominate each input)."""
+    import tempfile
+    return tempfile.mkdtemp(prefix=f"pqkit-fuzz-{name}-",
+                            dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
 
 
 def fuzz(name, test_one, **prepare_args):

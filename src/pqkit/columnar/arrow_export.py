@@ -43,7 +43,13 @@ _INT32_MAX = np.iinfo(np.int32).max
 
 def field_node(field, views=False):
     """The schema node of a :class:`~pqkit.datatypes.Field` (string and binary types as
-    ``vu``/``vz`` views if ``views``)."""
+    ``vu``/``vz`` views if ``views``).
+
+    Raises SchemaError for a name holding a NUL character: the C data interface
+    passes names as NUL-terminated strings, so a consumer would see it cut short."""
+    if "\0" in field.name:
+        raise SchemaError(f"field {field.name!r} cannot be exported to Arrow: its name holds "
+                          "a NUL character, which ends a name in the Arrow C data interface")
     return _schema_node(field.name, field.type, field.nullable, field.metadata, views)
 
 
@@ -183,6 +189,7 @@ def _nested_node(column, bitmap, nulls, views):
 
 def _decimal_le(column):
     """Arrow's decimal storage: little-endian two's complement of 16 or 32 bytes per row."""
+    column.check_precision()
     width = column.type.bit_width // 8
     v = column.values
     if v.ndim == 1 and v.dtype in (np.int32, np.int64):
@@ -293,8 +300,14 @@ class TableStream:
 
 
 def table_stream_capsule(fields, columns, num_rows, metadata=None, views=False):
-    """``__arrow_c_stream__`` of a table: its schema, then the table as one batch."""
-    return stream_capsule(fields, iter([(columns, num_rows)]), metadata, views)
+    """``__arrow_c_stream__`` of a table: its schema, then the table as one batch.
+
+    The batch is converted before the capsule is made, so a value Arrow cannot hold
+    raises its :class:`pqkit.ParquetError` from the export call, not from the
+    consumer's read of the stream (where pyarrow reports any error as an OSError).
+    """
+    return arrow_c.export_stream(table_schema_node(fields, metadata, views),
+                                 iter([table_array_node(columns, num_rows, views)]))
 
 
 def stream_capsule(fields, batches, metadata=None, views=False):

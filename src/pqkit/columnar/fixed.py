@@ -98,6 +98,32 @@ def _resize_be(data, width, type_):
     return np.ascontiguousarray(kept)
 
 
+def _beyond_precision(values, limit):
+    """Boolean mask of the unscaled ``values`` (int32/int64, or big-endian rows) whose
+    magnitude reaches ``limit`` (10 ** precision)."""
+    if values.ndim == 1:
+        if limit > np.iinfo(values.dtype).max:
+            return np.zeros(len(values), np.bool_)
+        return (values >= limit) | (values <= -limit)
+    n, width = values.shape
+    if limit >= 1 << (8 * width - 1):           # every value of this width fits
+        return np.zeros(n, np.bool_)
+    if width <= 8:
+        return _beyond_precision(pv.be_bytes_to_int64(values), limit)
+    if width > 16:                              # decimal256 storage: rare, row by row
+        return np.array([abs(v) >= limit for v in pv.unscaled_ints(values)], np.bool_)
+    # 128 bits as a signed high and an unsigned low word, compared with limit and -limit
+    rows = _resize_be(values, 16, None)
+    hi = rows[:, :8].copy().view(">i8").reshape(n)
+    lo = rows[:, 8:].copy().view(">u8").reshape(n)
+    top, low = limit >> 64, limit & ((1 << 64) - 1)
+    neg = (1 << 128) - limit
+    neg_top, neg_low = (neg >> 64) - (1 << 64), neg & ((1 << 64) - 1)
+    above = (hi > top) | ((hi == top) & (lo >= np.uint64(low)))
+    below = (hi < neg_top) | ((hi == neg_top) & (lo <= np.uint64(neg_low)))
+    return above | below
+
+
 class DecimalColumn(Column):
     """Decimals as a Parquet decoder produces them; ``Decimal`` objects only on request.
 
@@ -171,6 +197,19 @@ class DecimalColumn(Column):
         elif self.validity is not None:
             v = np.where(self.validity[:, None], v, np.uint8(0))
         return _resize_be(v, width, self.type)
+
+    def check_precision(self):
+        """Raise ValueRangeError naming the first non-null value with more digits than the
+        type's precision (a file may store any integer its physical type holds; Arrow
+        refuses a decimal array holding such a value)."""
+        beyond = _beyond_precision(self.values, 10 ** self.type.precision)
+        if self.validity is not None:
+            beyond &= self.validity
+        if beyond.any():
+            i = int(np.argmax(beyond))
+            value = pv.unscaled_ints(self.values[i:i + 1])[0]
+            raise pv.ValueRangeError(f"{self.type} value at row {i}: the unscaled value "
+                                     f"{value} has more than {self.type.precision} digits")
 
     def to_int64(self):
         """The unscaled values as int64 (null slots 0); ValueRangeError if one does not fit."""

@@ -31,6 +31,7 @@ from pqkit.filesystems import file_size
 from pqkit.format import CompressionCodec, Encoding, Type
 from pqkit.read.file import ParquetFile, read_table
 from pqkit.read.fetch.footer import read_metadata
+from pqkit.schema.tree import enum_name
 from pqkit.write.chunk import value_encodings
 from pqkit.write.file import ParquetWriter, write_table
 
@@ -134,12 +135,12 @@ def _chunk(md, g, node, sample, scale, codecs):
     return {"row_group": g, "column": leaf, "physical_type": Type(node.physical_type).name,
             "rows": md.row_group(g).num_rows, "sampled_rows": sample.num_rows,
             "bytes": meta.total_compressed_size,
-            "encodings": sorted({Encoding(e).name for e in meta.encodings or []}),
+            "encodings": sorted({enum_name(Encoding, e) for e in meta.encodings or []}),
             "codec": _codec_name(meta.codec), "trials": trials}
 
 
 def _codec_name(codec):
-    return CompressionCodec(codec).name.lower()
+    return enum_name(CompressionCodec, codec).lower()
 
 
 def _suggestions(leaves, chunks):

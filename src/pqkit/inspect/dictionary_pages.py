@@ -95,6 +95,8 @@ def read_dictionary_page(parquet_file, column, row_group):
     ------
     CorruptFileError, EncodingError, ThriftDecodeError
         Naming the offset of the bad header, payload or value.
+    AllocationLimitError
+        The page decompresses to more than the file's ``ReadOptions.max_dictionary_size``.
     EncryptedFileError
         The chunk is encrypted.
     """
@@ -125,10 +127,10 @@ def read_dictionary_page(parquet_file, column, row_group):
     if header.type != PageType.DICTIONARY_PAGE:
         return None
     return _read_page(read, node, cmd.codec, header, start, header_size, start + length,
-                      where)
+                      where, parquet_file.row_group_reader.options)
 
 
-def _read_page(read, node, codec, header, offset, header_size, chunk_end, where):
+def _read_page(read, node, codec, header, offset, header_size, chunk_end, where, options):
     dph = header.dictionary_page_header
     size = header.compressed_page_size
     if dph is None or dph.num_values is None or dph.num_values < 0:
@@ -138,6 +140,9 @@ def _read_page(read, node, codec, header, offset, header_size, chunk_end, where)
             or header.uncompressed_page_size < 0:
         raise CorruptFileError(f"dictionary page at offset {offset} in {where} has invalid "
                                f"sizes {size} / {header.uncompressed_page_size}")
+    # The reader's bound on a dictionary's decompressed size, before decompressing it.
+    options.check("max_dictionary_size", header.uncompressed_page_size, "decompressed bytes",
+                  f"dictionary page at offset {offset} in {where}")
     payload_offset = offset + header_size
     if payload_offset + size > chunk_end:
         raise CorruptFileError(f"dictionary page at offset {offset} in {where} claims {size} "

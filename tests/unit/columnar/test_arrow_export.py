@@ -6,6 +6,7 @@ refused and checks buffer addresses. The consumers of the ecosystem are in
 tests/interop/test_arrow_exchange.py.
 """
 import gc
+import io
 import subprocess
 import sys
 import textwrap
@@ -446,3 +447,54 @@ def test_a_column_name_that_is_not_utf8_is_refused_by_export_naming_it(tmp_path)
                                           r"rename the column"):
         pa.table(t)
     assert pa.table(t.rename_columns(["x"])).column("x").to_pylist() == [1, 2]
+
+
+def test_decimal_values_beyond_the_precision_are_refused(tmp_path):
+    """A file may store any integer its physical type holds in a decimal(4, 2) column;
+    exported, pyarrow's full validation failed ("does not fit in precision"). Export
+    raises ValueRangeError naming the row; nulls keep whatever their slot holds."""
+    from verify_files import rewrite_footer
+
+    path = tmp_path / "wide.parquet"
+    pqkit.write_table(pa.table({"d": pa.array([Decimal("1.25"), Decimal("123.45"), None],
+                                               pa.decimal128(9, 2))}), str(path))
+
+    def narrow(raw, _):
+        element = raw.schema[1]
+        element.precision = element.logicalType.DECIMAL.precision = 4
+
+    narrowed = rewrite_footer(str(path), tmp_path / "narrow.parquet", narrow)
+    table = pqkit.read_table(narrowed)
+    assert str(table.schema[0].type) == "decimal128(4, 2)"
+    with pytest.raises(pqkit.ParquetError, match="row 1: the unscaled value 12345 has more "
+                                                 "than 4 digits"):
+        pa.table(table)
+    pa.table(table.slice(0, 1)).validate(full=True)
+
+
+@pytest.mark.parametrize("width, precision", [(2, 3), (8, 18), (12, 20), (16, 38), (32, 60)])
+def test_decimal_precision_checked_on_every_storage_width(width, precision):
+    type_ = T.DecimalType(precision, 0)
+    limit = 10 ** precision
+    values = [limit - 1, -limit + 1, limit, -limit, 0]
+    rows = np.array([list(v.to_bytes(width, "big", signed=True)) for v in values], np.uint8)
+    valid = np.array([True, True, False, False, True])
+    column = DecimalColumn(type_, rows, valid)
+    column.check_precision()            # the out-of-range values are in null slots
+    for i in (2, 3):
+        with pytest.raises(pqkit.ParquetError, match=f"row 0: the unscaled value {values[i]}"):
+            DecimalColumn(type_, rows[i:i + 1]).check_precision()
+
+
+def test_a_field_name_with_a_nul_is_refused():
+    """The C data interface ends names at a NUL: a column "\\0\\0le_col" (a fuzzed
+    alltypes_plain.parquet) reached pyarrow as "" until export refused it by name."""
+    def read_back(data):
+        out = io.BytesIO()
+        pqkit.write_table(data, out)
+        return pqkit.read_table(out.getvalue())
+
+    for data in ({"a\0b": [1]}, {"s": [{"x\0": 1}]}):
+        with pytest.raises(SchemaError, match="holds a NUL character"):
+            pa.table(read_back(data))
+    assert pa.table(read_back({"ab": [1]})).column_names == ["ab"]

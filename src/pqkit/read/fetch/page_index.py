@@ -282,9 +282,11 @@ def page_row_ranges(offset_index, num_rows, where="the row group"):
     Raises
     ------
     pqkit.CorruptFileError
-        The first page does not start at row 0, first_row_index decreases, or
-        a page starts beyond the row group.
+        The first page does not start at row 0, first_row_index decreases,
+        a page starts beyond the row group, or ``num_rows`` is missing.
     """
+    if num_rows is None or num_rows < 0:
+        raise CorruptFileError(f"OffsetIndex of {where}: the row group's num_rows is {num_rows}")
     locs = offset_index.page_locations or []
     firsts = [loc.first_row_index for loc in locs]
     if firsts and firsts[0] != 0:

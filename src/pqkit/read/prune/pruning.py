@@ -456,6 +456,14 @@ def _candidates(groups, rg, g, dnf, alive, leaves, decoders, plan):
     return np.flatnonzero(result) if limited and not result.all() else None
 
 
+def _can_be_null_page(node, null_count):
+    """Whether a page the ColumnIndex marks as nulls only can be one: its leaf must be
+    nullable and its null count, when given, positive. parquet-mr 1.13 wrote null_pages
+    true, null_count -1 and no bounds for every page of a REQUIRED column with values
+    (parquet-testing's datapage_v1-snappy-compressed-checksum.parquet)."""
+    return node.max_definition_level > 0 and (null_count is None or null_count > 0)
+
+
 def _term_rows(groups, rg, g, node, term, decode, plan):
     if term[1] == INTERSECTS:           # the spec has no page-level geo statistics
         return None
@@ -475,9 +483,12 @@ def _term_rows(groups, rg, g, node, term, decode, plan):
     pages = []
     for i, ((a, b), loc) in enumerate(zip(spans, oi.page_locations)):
         nulls = ci.null_counts[i] if ci.null_counts else None
-        if ci.null_pages[i]:
+        if ci.null_pages[i] and _can_be_null_page(node, nulls):
             ok = term[1] == "not in"           # only nulls: only `not in` holds
             detail = "a page of nulls only"
+        elif ci.null_pages[i]:
+            ok = True
+            detail = f"null page with null_count {nulls} in a column that may not be null"
         else:
             ok = term_may_match(term, decode, ci.min_values[i], ci.max_values[i], nulls,
                                 None, is_float)

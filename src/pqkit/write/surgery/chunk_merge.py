@@ -42,10 +42,16 @@ def can_merge(earlier, later):
     return None
 
 
-def _read(handle, offset, length, what, where):
-    if offset is None or length is None or length < 0 or length > MAX_INDEX_BYTES:
-        raise CorruptFileError(f"{where}: {what} at offset {offset} has length {length}")
+def _seek(handle, offset, what, where):
+    if offset is None or offset < 0:
+        raise CorruptFileError(f"{where}: {what} at offset {offset}")
     handle.seek(offset)
+
+
+def _read(handle, offset, length, what, where):
+    if length is None or length < 0 or length > MAX_INDEX_BYTES:
+        raise CorruptFileError(f"{where}: {what} at offset {offset} has length {length}")
+    _seek(handle, offset, what, where)
     data = handle.read(length)
     if len(data) != length:
         raise CorruptFileError(f"{where}: {what} at offset {offset} with {length} bytes runs "
@@ -55,7 +61,7 @@ def _read(handle, offset, length, what, where):
 
 def _bloom_bytes(handle, offset, length, where):
     if length is None:          # optional in the footer: the header gives it
-        handle.seek(offset)
+        _seek(handle, offset, "bloom filter", where)
         header, used = read_bloom_filter_header(handle.read(64), origin=offset)
         length = used + header.numBytes
     return _read(handle, offset, length, "bloom filter", where)
@@ -141,7 +147,10 @@ class MergedChunk:
                 return
             raw = _read(handles[p.source], offset, length, "offset index", p.where)
             index, _ = fmt.decode(fmt.OffsetIndex, raw, 0, len(raw), offset)
-            for loc in index.page_locations or []:
+            for i, loc in enumerate(index.page_locations or []):
+                if None in (loc.offset, loc.compressed_page_size, loc.first_row_index):
+                    raise CorruptFileError(f"{p.where}: OffsetIndex at offset {offset}: page "
+                                           f"location {i} lacks a required field")
                 loc.offset += p.delta
                 loc.first_row_index += p.rows_before
                 pages.append(loc)

@@ -120,6 +120,7 @@ def _plan(files, target, result):
     groups, rows = [], 0
     for fi, f in enumerate(files):
         for gi, rg in enumerate(f.meta.row_groups):
+            _check_group(f, gi, rg)
             if groups and target and rows + rg.num_rows <= target:
                 prev_f, prev_g = groups[-1][-1]
                 reason = can_merge(files[prev_f].meta.row_groups[prev_g], rg)
@@ -170,9 +171,6 @@ def _copy_group(files, handles, members, out, ordinal, result):
     parts, rows = [], 0         # (file, row group, RowGroup, rows before it)
     for fi, gi in members:
         rg = files[fi].meta.row_groups[gi]
-        if len(rg.columns) != ncols:
-            raise CorruptFileError(f"{files[fi].path}: row group {gi} has {len(rg.columns)} "
-                                   f"column chunks for {ncols} leaf columns")
         parts.append((fi, gi, rg, rows))
         rows += rg.num_rows
     # Column by column: the parts of a merged chunk must lie back to back.
@@ -194,6 +192,18 @@ def _copy_group(files, handles, members, out, ordinal, result):
     return rg, merged
 
 
+def _check_group(f, gi, rg):
+    """Raise CorruptFileError unless row group ``gi`` has the fields a copy relies on:
+    one chunk per leaf and a row count (checked before anything is written)."""
+    ncols = len(f.schema.columns)
+    if rg.columns is None or len(rg.columns) != ncols:
+        raise CorruptFileError(f"{f.path}: row group {gi} has "
+                               f"{'no' if rg.columns is None else len(rg.columns)} "
+                               f"column chunks for {ncols} leaf columns")
+    if rg.num_rows is None or rg.num_rows < 0:
+        raise CorruptFileError(f"{f.path}: row group {gi} has num_rows {rg.num_rows}")
+
+
 def _chunk_span(f, handle, chunk, where):
     """(start, length) of a chunk's pages, exactly (:func:`pqkit.chunk_range.exact_chunk_range`).
 
@@ -212,6 +222,9 @@ def _chunk_span(f, handle, chunk, where):
 
     start, length = exact_chunk_range(chunk, f.data_end, where, f.meta.created_by, read)
     meta = chunk.meta_data
+    if meta.total_uncompressed_size is None or meta.total_uncompressed_size < 0:
+        raise CorruptFileError(f"{where}: total_uncompressed_size is "
+                               f"{meta.total_uncompressed_size}")
     missing = length - meta.total_compressed_size
     if missing:
         meta.total_compressed_size += missing

@@ -203,3 +203,24 @@ def test_statistics_that_prove_every_row_matches_skip_the_filter(dnf, every_row)
     if every_row is True:       # every column decoded once, whole: no filter pass
         assert stats.pages_skipped == 0 and \
             all(c["chunks_whole"] == f.num_row_groups for c in stats.by_column.values())
+
+
+@pytest.mark.parametrize("null_count", [-1, 0])
+def test_null_pages_of_a_required_column_are_not_trusted(tmp_path, null_count):
+    """parquet-mr 1.13 marked every page of a REQUIRED column with values as a null page
+    (null_count -1, no bounds): a filter then skipped every page and returned no rows.
+    A null page of a leaf that cannot be null, or whose null count is not positive, is
+    read like a page without bounds."""
+    from verify_files import edit_index, write_base
+
+    base = write_base(tmp_path / "base.parquet")
+
+    def all_null(ci):
+        n = len(ci.null_pages)
+        ci.null_pages, ci.null_counts = [True] * n, [null_count] * n
+        ci.min_values = ci.max_values = [b""] * n
+
+    bad = edit_index(base, tmp_path / "null_pages.parquet", 0, "column_index", all_null)
+    want = pqkit.read_table(base, filters=[("x", ">=", 1030)]).to_pydict()
+    assert len(want["x"]) > 1000
+    assert pqkit.read_table(bad, filters=[("x", ">=", 1030)]).to_pydict() == want

@@ -12,6 +12,7 @@ from pqkit import format as fmt
 from pqkit.inspect.verify import verify_file
 from pqkit.write.existing import read_existing
 from unit.write.test_existing import OLD
+from verify_files import edit_index, rewrite_footer
 
 
 def test_concat_names_the_first_schema_difference(tmp_path):
@@ -115,3 +116,69 @@ def test_concat_sees_dictionary_pages_without_dictionary_page_offset(tmp_path):
     assert all("dictionary page" in r for r in result.merges_refused)
     assert pq.read_table(tmp_path / "out.parquet").column("id").to_pylist() == \
         [k % 3 for k in range(10)] + [10 + k % 3 for k in range(10)]
+
+
+def _offset_index_edit(**fields):
+    """Set fields of the first chunk's first OffsetIndex page location."""
+    def edit(index):
+        for name, value in fields.items():
+            setattr(index.page_locations[0], name, value)
+    return lambda src, dst: edit_index(src, dst, 0, "offset_index", edit)
+
+
+def _group_edit(**fields):
+    """Set fields of the first row group in the footer."""
+    def edit(meta, _):
+        for name, value in fields.items():
+            setattr(meta.row_groups[0], name, value)
+    return lambda src, dst: rewrite_footer(src, dst, edit)
+
+
+def _chunk_edit(**fields):
+    """Set fields of the first chunk's ColumnMetaData in the footer."""
+    def edit(meta, _):
+        for name, value in fields.items():
+            setattr(meta.row_groups[0].columns[0].meta_data, name, value)
+    return lambda src, dst: rewrite_footer(src, dst, edit)
+
+
+@pytest.mark.parametrize("damage, message", [
+    (_offset_index_edit(offset=None), "lacks a required field"),
+    (_offset_index_edit(first_row_index=None), "lacks a required field"),
+    (_group_edit(num_rows=None), "num_rows None"),
+    (_group_edit(columns=None), "no column chunks"),
+    (_chunk_edit(total_uncompressed_size=None), "total_uncompressed_size is None"),
+])
+@pytest.mark.parametrize("row_group_size", [None, 10_000])
+def test_concat_of_a_source_lacking_fields_fails_cleanly(tmp_path, damage, message,
+                                                         row_group_size):
+    """A source whose footer or OffsetIndex lacks a field concat moves (once a TypeError)
+    gives a CorruptFileError naming it, and the target keeps its bytes."""
+    good = str(tmp_path / "good.parquet")
+    pqkit.write_table({"i": list(range(300)), "s": [f"v{i % 7}" for i in range(300)]},
+                      good, data_page_size=200, row_group_size=150)
+    bad = damage(good, str(tmp_path / "bad.parquet"))
+    target = tmp_path / "target.parquet"
+    target.write_bytes(b"earlier contents")
+    with pytest.raises(pqkit.CorruptFileError, match=message):
+        pqkit.concat([good, bad], str(target), row_group_size=row_group_size)
+    assert target.read_bytes() == b"earlier contents"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "bad.parquet", "good.parquet", "target.parquet"]
+
+
+@pytest.mark.parametrize("kind", ["column_index", "offset_index"])
+def test_concat_of_an_index_at_a_negative_offset_fails_cleanly(tmp_path, kind):
+    """A page index at a negative offset made concat's seek raise OSError."""
+    good = str(tmp_path / "good.parquet")
+    pqkit.write_table({"i": list(range(300))}, good, data_page_size=200)
+
+    def negative(meta, _):
+        setattr(meta.row_groups[0].columns[0], kind + "_offset", -5)
+
+    bad = rewrite_footer(good, str(tmp_path / "bad.parquet"), negative)
+    target = tmp_path / "target.parquet"
+    target.write_bytes(b"earlier contents")
+    with pytest.raises(pqkit.CorruptFileError, match="at offset -5"):
+        pqkit.concat([bad], str(target))
+    assert target.read_bytes() == b"earlier contents"
