@@ -302,6 +302,18 @@ def _nested_metadata(doc, depth, fmt):
         bytes([0x80 | (len(doc) + 1)]) + body + nested)
 
 
+def test_kartothek_msgpack_with_a_map_as_a_map_key_is_manifest_corrupted(tmp_path):
+    # found by the dataset-metadata fuzz harness: msgpack raised TypeError (unhashable)
+    import zstandard
+    store = str(tmp_path / "store")
+    built = build(store, "msgpack")
+    with open(built["metadata_path"], "wb") as f:
+        f.write(zstandard.ZstdCompressor(write_content_size=True).compress(
+            b"\x81\x81\xa1a\x01\x02"))           # {{"a": 1}: 2}
+    with pytest.raises(ManifestCorrupted, match="not msgpack"):
+        pds.open_kartothek(store, table="core")
+
+
 def test_kartothek_msgpack_infinity_is_manifest_corrupted(tmp_path):
     store = str(tmp_path / "store")
     built = build(store, "msgpack")

@@ -1,26 +1,14 @@
-"""Failures the new harnesses tolerate because issue 31 fixes them in other changes.
+"""Failures the harnesses tolerate while a fix for them is under way elsewhere.
 
-Each entry names its class of issue 31 and matches only where that class was found:
-the exception's type and the function (and module) of its innermost pqkit frame.
-Anything else stays a finding. Remove an entry once its fix has landed.
+Each entry names its issue and matches only where the failure was found: the
+exception's type and the function (and module) of its innermost pqkit frame.
+Anything else stays a finding. Remove an entry once its fix has landed; the classes of
+issue 31 tolerated while the harnesses were written (3, 4, 7, 8, 11) have all landed.
 """
 import os
 import traceback
 
-KNOWN = {
-    # class 7: IndexError escaping take and filtered reads
-    ("IndexError", "read/batches.py", "concat_row_groups"),
-    ("IndexError", "columnar/column.py", "take"),
-    # class 8: exporting key/value metadata or column names with lone surrogates, or
-    # a key/value entry without a value
-    ("UnicodeEncodeError", "columnar/arrow_export.py", None),
-    ("UnicodeEncodeError", "columnar/arrow_types.py", None),
-    ("TypeError", "columnar/arrow_types.py", "encode_metadata"),
-    # class 11: dataset metadata of the wrong types, nested too deeply or with numbers
-    # too large for a float, read without a check
-    *((kind, "/dataset/", None) for kind in ("AttributeError", "KeyError", "TypeError",
-                                             "RecursionError", "OverflowError")),
-}
+KNOWN = set()     # every failure class once tolerated here (7, 8, 11) is fixed
 # PQKIT_FUZZ_KNOWN_LOG names a file where each distinct known failure (type and
 # innermost pqkit frame) is appended once per process, for the report.
 LOG = os.environ.get("PQKIT_FUZZ_KNOWN_LOG")
@@ -43,29 +31,6 @@ def known(exc):
             with open(LOG, "a", encoding="utf-8") as f:
                 f.write(f"{where}: {str(exc)[:120]}\n")
     return found
-
-
-def invalid_utf8(exc):
-    """Class 3: a STRING column holding bytes that are not UTF-8 reaches Arrow as
-    ``string``, and pyarrow's full validation refuses it."""
-    return "invalid UTF8" in str(exc) or "Invalid UTF8" in str(exc)
-
-
-def null_in_dictionary(arrow_table):
-    """Class 4: ``Table.from_arrow`` of a dictionary array whose dictionary holds a null
-    writes the null as "" (at any depth of lists and structs)."""
-    import pyarrow as pa
-
-    def holds(array):
-        t = array.type
-        if pa.types.is_dictionary(t):
-            return array.dictionary.null_count > 0
-        if pa.types.is_struct(t):
-            return any(holds(array.field(i)) for i in range(t.num_fields))
-        if pa.types.is_list(t):
-            return holds(array.values)
-        return False
-    return any(holds(chunk) for column in arrow_table.columns for chunk in column.chunks)
 
 
 FAILED = object()

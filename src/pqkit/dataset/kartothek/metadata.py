@@ -103,7 +103,8 @@ def decode_document(data, suffix, where):
                                 f"{MAX_METADATA_BYTES} bytes: {exc}") from None
     try:
         return msgpack.unpackb(raw, raw=False, strict_map_key=False)
-    except (ValueError, msgpack.UnpackException) as exc:
+    except (ValueError, TypeError, msgpack.UnpackException) as exc:
+        # TypeError: a map or array used as a map key (unhashable in Python)
         raise ManifestCorrupted(f"{where}: not msgpack: {exc}") from None
 
 
