@@ -106,7 +106,7 @@ def write_dataset(df, root, partition_by, mode, writer_options, run_id=None,
                              "entry string").collect()
     entries = [json.loads(r.entry) for r in rows]
     commit_mode = "create" if current is None else mode
-    fields = [T.field(c.name, c.type, c.nullable) for c in data]
+    fields = [c.field for c in data]
     schema = fields if commit_mode in ("create", "overwrite") else None
     version = pds.commit(root, entries, mode=commit_mode,
                          partition_by=partition_by or (None if current else []),

@@ -27,7 +27,6 @@ import os
 from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMessage
 
 import pqkit.dataset as pds
-from pqkit import datatypes as T
 from pqkit.errors import DatasetNotFound, SchemaError
 from pqkit.filesystems import is_url
 from pqkit.spark.dataset import discard_staged
@@ -113,7 +112,7 @@ class DatasetStreamWriter(DataSourceStreamArrowWriter):
         if not entries and (current is None or not self.overwrite):
             return             # no rows, no version (a later batch's run id supersedes this)
         mode = "create" if current is None else "overwrite" if self.overwrite else "append"
-        fields = [T.field(c.name, c.type, c.nullable) for c in self.data]
+        fields = [c.field for c in self.data]
         pds.commit(self.root, entries, mode=mode, partition_by=self.partition_by,
                    run_id=run_id, schema=fields if mode != "append" else None,
                    storage_options=self.storage_options)
