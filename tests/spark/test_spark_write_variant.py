@@ -9,6 +9,7 @@ import pytest
 from variant_samples import as_json
 
 import pqkit
+import pqkit.dataset as pds
 import pqkit.spark
 from pqkit.errors import SchemaError
 from pqkit.variant import decode, decode_column
@@ -110,3 +111,28 @@ def test_variant_column_beside_partitions(spark, tmp_path):
     rows = spark.read.parquet(path).selectExpr("i", "p", "to_json(v)").collect()
     assert {r[0]: None if r[2] is None else json.loads(r[2]) for r in rows} == EXPECTED
     assert all(r[1] == r[0] % 2 for r in rows)
+
+
+def test_dataset_targets_refuse_variants_before_any_task(spark, tmp_path):
+    """A PQDS/1 schema does not record VARIANT yet: each writer says so instead of making
+    a dataset that reads back as plain structs."""
+    from pyspark.sql import types as S
+
+    from pqkit.spark.stream_sink import DatasetStreamWriter
+    pqkit.spark.register(spark)
+    root = str(tmp_path / "ds")
+    pqkit.spark.write(spark.range(2), root, dataset=True)
+    with pytest.raises(Exception, match="column 'v' is a VARIANT.*PQDS/1") as failed:
+        _frame(spark).write.format("pqkit").mode("append").save(root)
+    assert "SchemaError" in str(failed.value)
+    with pytest.raises(SchemaError, match="column 'v' is a VARIANT.*PQDS/1"):
+        pqkit.spark.write(_frame(spark), str(tmp_path / "new"), dataset=True)
+    assert not (tmp_path / "new" / "_pqkit").exists()
+    checkpoint = tmp_path / "ck"
+    checkpoint.mkdir()
+    (checkpoint / "metadata").write_text('{"id":"q"}\n')
+    schema = S.StructType([S.StructField("i", S.LongType()), S.StructField("v", S.VariantType())])
+    with pytest.raises(SchemaError, match="column 'v' is a VARIANT.*PQDS/1"):
+        DatasetStreamWriter({"path": str(tmp_path / "stream"),
+                             "checkpointLocation": str(checkpoint)}, schema, False)
+    assert len(pds.open(root).versions()) == 1

@@ -41,6 +41,7 @@ from pqkit.spark.write_plan import (
     STAGING_DIR,
     ColumnPlan,
     WriteConfig,
+    check_dataset_columns,
     column_type,
     spark_metadata,
 )
@@ -131,6 +132,7 @@ class SourceWriter(DataSourceArrowWriter):
         self.is_dataset = is_url(path) or os.path.isdir(os.path.join(path, "_pqkit"))
         self.root = path if is_url(path) else os.path.abspath(path)
         if self.is_dataset:
+            check_dataset_columns(self.data, self.root)
             self._prepare_dataset()
         else:
             self.created_root = not os.path.exists(self.root)

@@ -38,6 +38,7 @@ from pqkit.spark.source_write import (
     _partitioned,
     _writer_options,
 )
+from pqkit.spark.write_plan import check_dataset_columns
 
 __all__ = ["DatasetStreamWriter", "StagedFiles"]
 
@@ -79,6 +80,7 @@ class DatasetStreamWriter(DataSourceStreamArrowWriter):
         self.partition_by = _partition_by(opts, schema) if opts.get("partition_by") \
             is not None else self._current_partitioning()
         self.data, self.parts = _column_plans(schema, self.partition_by)
+        check_dataset_columns(self.data, self.root)
         self.writer_options = _writer_options(opts, schema, self.partition_by)
         self.timezone = "UTC"
 

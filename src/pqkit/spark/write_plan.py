@@ -138,6 +138,16 @@ def plan_columns(schema, partition_by):
     return data, parts, exprs
 
 
+def check_dataset_columns(data, root):
+    """Refuse VARIANT columns for a PQDS/1 target: a dataset's schema records types without
+    the VARIANT annotation, so the dataset would read back as plain structs."""
+    for c in data:
+        if c.transport == "variant":
+            raise SchemaError(f"column {c.name!r} is a VARIANT, which a PQDS/1 dataset's "
+                              f"schema ({root}) does not record yet; write it to a plain "
+                              f"directory, or store to_json({c.name}) as a string")
+
+
 def check_options(fields, writer_options):
     try:
         ParquetWriter(io.BytesIO(), fields, **writer_options).close()
