@@ -143,3 +143,24 @@ def test_dataset_targets_refuse_variants_before_any_task(spark, tmp_path):
         DatasetStreamWriter({"path": str(tmp_path / "stream"),
                              "checkpointLocation": str(checkpoint)}, schema, False)
     assert len(pds.open(root).versions()) == 1
+
+
+@pytest.mark.parametrize("binary", ["binary", "large_binary"])
+def test_spark_arrow_pair_becomes_the_variant_group(binary):
+    """Spark's struct<value, metadata> (large binaries too, as with useLargeVarTypes) ->
+    the unshredded group pqkit writes; anything else is named as not Spark's pair."""
+    import pyarrow as pa
+
+    from pqkit import Table
+    from pqkit.spark.variant_bytes import variant_group
+    from pqkit.variant.column import UNSHREDDED
+    kind = getattr(pa, binary)()
+    pair = pa.struct([pa.field("value", kind, False), pa.field("metadata", kind, False)])
+    rows = [{"value": b"\x0c\x03", "metadata": b"\x01\x00\x00"}, None]
+    table = Table.from_arrow(pa.table({"v": pa.array(rows, pair)}))
+    group = variant_group(table.column("v"), "v")
+    assert group.type == UNSHREDDED
+    assert decode_column(group, "v") == [3, None]
+    bad = Table.from_arrow(pa.table({"v": pa.array([{"x": b""}])}))
+    with pytest.raises(SchemaError, match="variant column 'v' arrived as"):
+        variant_group(bad.column("v"), "v")
