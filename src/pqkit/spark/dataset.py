@@ -28,7 +28,12 @@ from pqkit.dataset.detect import refuse_foreign_root
 from pqkit.errors import DatasetNotFound, SchemaError, UnsupportedFeature
 from pqkit.spark.plan import SourceFile
 from pqkit.spark.schema import ready_type
-from pqkit.spark.write_plan import WriteResult, check_partition_by, plan_columns
+from pqkit.spark.write_plan import (
+    WriteResult,
+    check_dataset_columns,
+    check_partition_by,
+    plan_columns,
+)
 from pqkit.spark.write_task import partitioned_tables
 
 __all__ = ["dataset_files", "dataset_fields", "write_dataset", "discard_staged"]
@@ -96,6 +101,7 @@ def write_dataset(df, root, partition_by, mode, writer_options, run_id=None,
         raise SchemaError(f"the dataset at {root} is partitioned by {current.partition_by}, "
                           f"not {partition_by}")
     data, parts, exprs = plan_columns(df.schema, partition_by)
+    check_dataset_columns(data, root)
     config = _StageConfig(tuple(data), tuple(parts), root,
                           df.sparkSession.conf.get("spark.sql.session.timeZone"),
                           dict(writer_options), int(rows_per_file), storage_options)
@@ -106,7 +112,7 @@ def write_dataset(df, root, partition_by, mode, writer_options, run_id=None,
                              "entry string").collect()
     entries = [json.loads(r.entry) for r in rows]
     commit_mode = "create" if current is None else mode
-    fields = [T.field(c.name, c.type, c.nullable) for c in data]
+    fields = [c.field for c in data]
     schema = fields if commit_mode in ("create", "overwrite") else None
     version = pds.commit(root, entries, mode=commit_mode,
                          partition_by=partition_by or (None if current else []),

@@ -2,7 +2,7 @@
 
 ``frame_to_table`` rebuilds exact columns from the transport projection that
 :func:`pqkit.spark.write_plan.plan_columns` set up (numbers plus null flags,
-timestamps as micros); ``partition_texts`` and ``partition_dir`` give each row's
+timestamps as micros, variants as ``VariantVal``s); ``partition_texts`` and ``partition_dir`` give each row's
 Hive directory as Spark names it (session-zone wall time for timestamps).
 """
 import datetime
@@ -13,6 +13,7 @@ from pqkit import datatypes as T
 from pqkit.columnar.column import PrimitiveColumn
 from pqkit.columnar.table import Table
 from pqkit.convert import column_from_values
+from pqkit.spark.variant_bytes import variant_from_objects
 from pqkit.spark.write_plan import HIVE_NULL, escape_partition_text
 
 
@@ -26,10 +27,12 @@ def frame_to_table(frame, config):
             if _has_nested_instant(c.type) and config.timezone != "UTC":
                 values = values.map(lambda v, t=c.type: _localize(v, t, config.timezone))
             col = column_from_values(values, c.type)
+        elif c.transport == "variant":
+            col = variant_from_objects(frame[c.name], c.name)
         else:
             col = _transported(frame, c)
         cols.append(col)
-    return Table(cols, [T.field(c.name, c.type, c.nullable) for c in config.data])
+    return Table(cols, [c.field for c in config.data])
 
 
 def _transported(frame, c):

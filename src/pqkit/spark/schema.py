@@ -42,10 +42,12 @@ Float/Double, Boolean, String (also Char/Varchar), Binary, Decimal, Date,
 Timestamp (UTC-adjusted INT64 micros), TimestampNTZ (local INT64 micros),
 DayTimeInterval (INT64 micros, restored by Spark from its row metadata),
 Time (Spark >= 4.1: TIME(MICROS) of local time, as Spark writes it), Array,
-Map, Struct and Null; a user-defined type as its SQL type, as Spark stores it.
+Map, Struct and Null; a user-defined type as its SQL type, as Spark stores it; a
+top-level Variant as a Parquet VARIANT (:func:`pqkit.spark.write_plan.column_type`).
 The other Spark types are refused naming the column and what to do instead:
 year-month and calendar intervals (no Arrow type takes them to Python),
-Geometry and Geography (pqkit writes no GEOMETRY/GEOGRAPHY logical type yet).
+Geometry and Geography (pqkit writes no GEOMETRY/GEOGRAPHY logical type yet), a
+Variant inside an array, map or struct (pqkit writes VARIANT columns at the top level).
 """
 import datetime
 import decimal
@@ -297,6 +299,8 @@ _REFUSED = {
                     "(WKB) as binary",
     "GeographyType": ": pqkit writes no GEOGRAPHY logical type yet; store st_asbinary(col) "
                      "(WKB) as binary",
+    "VariantType": ": pqkit writes VARIANT only as a top-level column; select the variant "
+                   "as a column of its own or store to_json(col) as string",
 }
 
 

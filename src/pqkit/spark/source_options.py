@@ -52,6 +52,8 @@ WRITE_OPTIONS = {
     "data_page_size": "target bytes per data page",
     "write_statistics": "true (default) or false",
     "dictionary": "true (default) or false: dictionary encoding",
+    "variantshredding": "auto (VARIANT columns shredded by a schema inferred from each "
+                        "file's first row group, so files may differ) or none (default)",
     "job_id": "idempotency key: a PQDS/1 target commits one version per job id",
     "storage_options": "JSON object of fsspec options for a URL target",
 }

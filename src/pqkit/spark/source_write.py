@@ -31,14 +31,20 @@ from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 
 import pqkit.dataset as pds
 from pqkit import Table
-from pqkit import datatypes as T
 from pqkit.errors import DatasetNotFound, SchemaError
 from pqkit.filesystems import is_url
 from pqkit.spark.dataset import _StageConfig, _Stager
-from pqkit.spark.schema import from_spark
 from pqkit.spark.source_options import SourceOptions
+from pqkit.spark.variant_bytes import variant_group
 from pqkit.spark.write_job import _commit, _remove_staging
-from pqkit.spark.write_plan import STAGING_DIR, ColumnPlan, WriteConfig, spark_metadata
+from pqkit.spark.write_plan import (
+    STAGING_DIR,
+    ColumnPlan,
+    WriteConfig,
+    check_dataset_columns,
+    column_type,
+    spark_metadata,
+)
 from pqkit.spark.write_task import _TaskFiles
 from pqkit.write.file import ParquetWriter
 
@@ -66,6 +72,13 @@ def _writer_options(opts, schema, partition_by):
     for name, arg in _FLAG_OPTIONS.items():
         if opts.get(name) is not None:
             out[arg] = opts.flag(name, True)
+    shredding = opts.get("variantshredding")
+    if shredding is not None:
+        if str(shredding).strip().lower() not in ("auto", "none"):
+            raise SchemaError(f"option variantShredding must be auto or none, not "
+                              f"{shredding!r}")
+        if str(shredding).strip().lower() == "auto":
+            out["shredding"] = "auto"
     out["key_value_metadata"] = {"org.apache.spark.sql.parquet.row.metadata":
                                  spark_metadata(schema, partition_by)}
     return out
@@ -87,7 +100,9 @@ def _partition_by(opts, schema):
 def _column_plans(schema, partition_by):
     data, parts = [], []
     for f in schema.fields:
-        plan = ColumnPlan(f.name, from_spark(f.dataType, f.name), True, "value", None)
+        pq_type, transport = column_type(f.dataType, f.name)
+        plan = ColumnPlan(f.name, pq_type, True, "variant" if transport == "variant" else
+                          "value", None)
         (parts if f.name in partition_by else data).append(plan)
     parts.sort(key=lambda c: partition_by.index(c.name))
     return tuple(data), tuple(parts)
@@ -106,7 +121,7 @@ class SourceWriter(DataSourceArrowWriter):
         self.partition_by = _partition_by(opts, schema)
         self.data, self.parts = _column_plans(schema, self.partition_by)
         self.writer_options = _writer_options(opts, schema, self.partition_by)
-        fields = [T.field(c.name, c.type, c.nullable) for c in self.data]
+        fields = [c.field for c in self.data]
         try:
             ParquetWriter(io.BytesIO(), fields, **self.writer_options).close()
         except TypeError as exc:
@@ -117,6 +132,7 @@ class SourceWriter(DataSourceArrowWriter):
         self.is_dataset = is_url(path) or os.path.isdir(os.path.join(path, "_pqkit"))
         self.root = path if is_url(path) else os.path.abspath(path)
         if self.is_dataset:
+            check_dataset_columns(self.data, self.root)
             self._prepare_dataset()
         else:
             self.created_root = not os.path.exists(self.root)
@@ -158,7 +174,7 @@ class SourceWriter(DataSourceArrowWriter):
     def commit(self, messages):
         rows = [r for m in messages if m is not None for r in m.rows]
         if self.is_dataset:
-            fields = [T.field(c.name, c.type, c.nullable) for c in self.data]
+            fields = [c.field for c in self.data]
             schema = fields if self.commit_mode in ("create", "overwrite") else None
             pds.commit(self.root, rows, mode=self.commit_mode,
                        partition_by=self.partition_by or (None if self.commit_mode != "create"
@@ -166,7 +182,7 @@ class SourceWriter(DataSourceArrowWriter):
                        run_id=self.job_id, schema=schema,
                        storage_options=self.storage_options)
             return
-        fields = [T.field(c.name, c.type, c.nullable) for c in self.data]
+        fields = [c.field for c in self.data]
         _commit(self.root, self.staging, rows, self.mode, fields, self.writer_options,
                 self.job_id, bool(self.parts))
 
@@ -248,8 +264,14 @@ def _stored(t):
 
 def _table(batch, data):
     """A pqkit Table of an Arrow batch, typed as the writer's fields: Spark tags
-    timestamps with the session zone, pqkit stores them as UTC instants."""
+    timestamps with the session zone, pqkit stores them as UTC instants; a VARIANT's
+    ``struct<value, metadata>`` becomes the variant group."""
     schema = pa.schema([f.with_type(_stored(f.type)) for f in batch.schema])
     if schema != batch.schema:
         batch = batch.cast(schema)
-    return Table.from_arrow(batch)
+    table = Table.from_arrow(batch)
+    if not any(c.transport == "variant" for c in data):
+        return table
+    columns = [variant_group(col, c.name) if c.transport == "variant" else col
+               for c, col in zip(data, table.columns)]
+    return Table(columns, [c.field for c in data], table.metadata)

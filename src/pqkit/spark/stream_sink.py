@@ -27,7 +27,6 @@ import os
 from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMessage
 
 import pqkit.dataset as pds
-from pqkit import datatypes as T
 from pqkit.errors import DatasetNotFound, SchemaError
 from pqkit.filesystems import is_url
 from pqkit.spark.dataset import discard_staged
@@ -39,6 +38,7 @@ from pqkit.spark.source_write import (
     _partitioned,
     _writer_options,
 )
+from pqkit.spark.write_plan import check_dataset_columns
 
 __all__ = ["DatasetStreamWriter", "StagedFiles"]
 
@@ -80,6 +80,7 @@ class DatasetStreamWriter(DataSourceStreamArrowWriter):
         self.partition_by = _partition_by(opts, schema) if opts.get("partition_by") \
             is not None else self._current_partitioning()
         self.data, self.parts = _column_plans(schema, self.partition_by)
+        check_dataset_columns(self.data, self.root)
         self.writer_options = _writer_options(opts, schema, self.partition_by)
         self.timezone = "UTC"
 
@@ -113,7 +114,7 @@ class DatasetStreamWriter(DataSourceStreamArrowWriter):
         if not entries and (current is None or not self.overwrite):
             return             # no rows, no version (a later batch's run id supersedes this)
         mode = "create" if current is None else "overwrite" if self.overwrite else "append"
-        fields = [T.field(c.name, c.type, c.nullable) for c in self.data]
+        fields = [c.field for c in self.data]
         pds.commit(self.root, entries, mode=mode, partition_by=self.partition_by,
                    run_id=run_id, schema=fields if mode != "append" else None,
                    storage_options=self.storage_options)

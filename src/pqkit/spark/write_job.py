@@ -38,7 +38,6 @@ import shutil
 import time
 import uuid
 
-from pqkit import datatypes as T
 from pqkit.errors import SchemaError
 from pqkit.filesystems import is_url
 from pqkit.spark.dataset import write_dataset
@@ -127,7 +126,7 @@ def write(df, path, partition_by=None, mode="append", *, dataset=None, run_id=No
         raise SchemaError("run_id applies to dataset writes only")
     partition_by = check_partition_by(df, partition_by)
     data, parts, exprs = plan_columns(df.schema, partition_by)
-    fields = [T.field(c.name, c.type, c.nullable) for c in data]
+    fields = [c.field for c in data]
     writer_options = dict(writer_options)
     kv = dict(writer_options.pop("key_value_metadata", None) or {})
     kv.setdefault("org.apache.spark.sql.parquet.row.metadata",

@@ -2,16 +2,20 @@
 
 :func:`plan_columns` maps each Spark column to a :class:`ColumnPlan`: its pqkit
 type and how it travels to pandas (``number``: coalesced to 0 with a null
-flag column; ``micros``: a TIMESTAMP as ``unix_micros``; ``value``: as pyspark
-hands it over). A :class:`WriteConfig` holds those plans with the job's
+flag column; ``micros``: a TIMESTAMP as ``unix_micros``; ``variant``: a top-level
+VARIANT, as pyspark's ``VariantVal``s or Arrow's ``struct<value, metadata>``, stored
+as a Parquet VARIANT; ``value``: as pyspark hands it over). A :class:`WriteConfig` holds those plans with the job's
 staging directory, session time zone and writer options; :class:`WriteResult`
 is what the driver returns once the files are committed.
 """
 import io
 from dataclasses import dataclass
 
+from pqkit import datatypes as T
 from pqkit.errors import SchemaError
+from pqkit.schema.annotations import variant_field
 from pqkit.spark.schema import from_spark
+from pqkit.variant.column import UNSHREDDED
 from pqkit.write.file import ParquetWriter
 
 STAGING_DIR = "_pqkit_staging"
@@ -65,8 +69,26 @@ class ColumnPlan:
     name: str
     type: object            # pqkit type
     nullable: bool
-    transport: str          # "number", "micros" or "value"
+    transport: str          # "number", "micros", "variant" or "value"
     flag: str               # name of the null-flag column, or None
+
+    @property
+    def field(self):
+        """The pqkit field the files store (a VARIANT-marked one for a variant)."""
+        if self.transport == "variant":
+            return variant_field(self.name, self.type, self.nullable)
+        return T.field(self.name, self.type, self.nullable)
+
+
+def column_type(dt, name):
+    """(pqkit type, transport) of a top-level column of Spark type ``dt``; a VARIANT is
+    stored unshredded unless the writer's ``shredding`` option says otherwise."""
+    kind = type(dt).__name__
+    if kind == "VariantType":
+        return UNSHREDDED, "variant"
+    transport = "number" if kind in _NUMBER_TYPES else \
+        "micros" if kind == "TimestampType" else "value"
+    return from_spark(dt, name), transport
 
 
 @dataclass(frozen=True)
@@ -99,10 +121,9 @@ def plan_columns(schema, partition_by):
         if is_part and kind not in _PARTITION_TYPES:
             raise SchemaError(f"partition column {f.name!r} has type "
                               f"{f.dataType.simpleString()}; partition by atomic columns")
-        transport = "number" if kind in _NUMBER_TYPES else \
-            "micros" if kind == "TimestampType" else "value"
+        pq_type, transport = column_type(f.dataType, f.name)
         col = quote(f.name)
-        flag = _FLAG.format(i) if transport != "value" and f.nullable else None
+        flag = _FLAG.format(i) if transport in ("number", "micros") and f.nullable else None
         if transport == "micros":
             col = f"unix_micros({col})"
         if flag:
@@ -110,11 +131,21 @@ def plan_columns(schema, partition_by):
             zero = "long" if transport == "micros" else f.dataType.simpleString()
             col = f"coalesce({col}, cast(0 as {zero}))"
         exprs.append(f"{col} as {quote(f.name)}")
-        spec = ColumnPlan(f.name, from_spark(f.dataType, f.name), f.nullable, transport, flag)
+        spec = ColumnPlan(f.name, pq_type, f.nullable, transport, flag)
         (parts if is_part else data).append(spec)
     order = {name: i for i, name in enumerate(partition_by)}
     parts.sort(key=lambda c: order[c.name])
     return data, parts, exprs
+
+
+def check_dataset_columns(data, root):
+    """Refuse VARIANT columns for a PQDS/1 target: a dataset's schema records types without
+    the VARIANT annotation, so the dataset would read back as plain structs."""
+    for c in data:
+        if c.transport == "variant":
+            raise SchemaError(f"column {c.name!r} is a VARIANT, which a PQDS/1 dataset's "
+                              f"schema ({root}) does not record yet; write it to a plain "
+                              f"directory, or store to_json({c.name}) as a string")
 
 
 def check_options(fields, writer_options):

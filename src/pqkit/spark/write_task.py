@@ -13,7 +13,6 @@ import json
 import os
 import shutil
 
-from pqkit import datatypes as T
 from pqkit.spark.frames import frame_to_table, partition_dir, partition_texts
 from pqkit.spark.stats import file_bounds
 from pqkit.write.file import ParquetWriter
@@ -84,7 +83,7 @@ class _TaskFiles:
 
 
 def _fields(config):
-    return [T.field(c.name, c.type, c.nullable) for c in config.data]
+    return [c.field for c in config.data]
 
 
 def _groups(keys):
