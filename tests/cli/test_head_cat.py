@@ -278,7 +278,8 @@ def test_invalid_utf8_is_shown_replaced(tmp_path, capsys):
     assert code == 0, err
     assert [r["s"] for r in jsonl(out)] == ["ok", "\ufffdbad", None]
     code, out, err = run(capsys, "convert", path, tmp_path / "out.jsonl")
-    assert code == 2 and "EncodingError: column 's'" in err and "row 1" in err
+    # a conversion refuses the row as every read does (issue 31: text is valid UTF-8)
+    assert code == 2 and "InvalidStringError: column s" in err and "row 1" in err
 
 
 def test_table_format_streams_every_row(typed_file, capsys):

@@ -29,10 +29,11 @@ def footer_location(path):
     return f"footer of {length} bytes at offset {start}"
 
 
-def open_parquet(path, verify_checksums=True):
-    """A ParquetFile; a ParquetError from its footer or schema names the footer's offset."""
+def open_parquet(path, verify_checksums=True, options=None):
+    """A ParquetFile (read with the pqkit.ReadOptions ``options``); a ParquetError from
+    its footer or schema names the footer's offset."""
     try:
-        return ParquetFile(path, verify_checksums=verify_checksums)
+        return ParquetFile(path, verify_checksums=verify_checksums, options=options)
     except ParquetError as exc:
         where = footer_location(path)
         if where is None or "offset" in str(exc):

@@ -42,7 +42,11 @@ from pqkit.cli.common import (
 )
 from pqkit.cli.opening import open_parquet
 from pqkit.cli.row_view import CELL_WIDTH, print_rows, short_cell
-from pqkit.errors import ParquetError
+from pqkit import datatypes as T
+from pqkit.columnar.column import BinaryColumn
+from pqkit.columnar.table import Table
+from pqkit.errors import InvalidStringError, ParquetError
+from pqkit.read.options import ReadOptions
 from pqkit.chunk_range import chunk_start
 from pqkit.read.prune.filter_text import parse_filter
 from pqkit.textio.render import (
@@ -141,16 +145,48 @@ def _failure_place(md, g, message):
     return f"row group {g} at file offset {_row_group_offset(md, g)}"
 
 
-def _batches(pf, columns, batch_rows, filters=None):
+def _as_declared(batch, declared):
+    """``batch``, read with its text as binary, with its top-level text columns typed as
+    the file declares them again: for display only, where the viewer shows invalid
+    UTF-8 replaced (reads and conversions refuse such rows)."""
+    fields, cols = [], []
+    for c, f, d in zip(batch.columns, batch.schema, declared):
+        if type(c) is BinaryColumn and T.is_text_type(d.type) and c.type != d.type:
+            c, f = BinaryColumn(d.type, c.offsets, c.data, c.validity), d
+        fields.append(f)
+        cols.append(c)
+    return Table(cols, fields, batch.metadata, num_rows=None if cols else batch.num_rows)
+
+
+def _batches(pf, columns, batch_rows, filters=None, unchecked=None):
     """(batch Table) for every batch of every row group, in file order; with ``filters``
-    only the rows that match."""
+    only the rows that match. ``unchecked()`` opens the file with its text read as
+    binary: a row group holding invalid UTF-8 is then shown from it (see _as_declared)."""
     only = {} if filters is None else {"filters": filters}
+    declared = pf.read(columns=columns, row_groups=[]).schema
     for g in range(pf.num_row_groups):
         try:
-            yield from pf.iter_batches(batch_rows, columns=columns, row_groups=[g], **only)
+            try:
+                batches = list(pf.iter_batches(batch_rows, columns=columns, row_groups=[g],
+                                               **only))
+            except InvalidStringError:
+                if unchecked is None:
+                    raise
+                with unchecked() as raw:
+                    batches = [_as_declared(b, declared) for b in raw.iter_batches(
+                        batch_rows, columns=columns, row_groups=[g], **only)]
+            yield from batches
         except ParquetError as exc:
             place = _failure_place(pf.metadata, g, str(exc))
             raise _RowGroupFailure(f"{place}: {type(exc).__name__}: {exc}") from None
+
+
+def _unchecked(path, verify_checksums, style):
+    """How to open the file with its text unchecked, when ``style`` shows invalid UTF-8
+    replaced; else None."""
+    if style.invalid_utf8 != "replace":
+        return None
+    return lambda: open_parquet(path, verify_checksums, ReadOptions(strings_as_binary=True))
 
 
 def _rows(table, style):
@@ -184,7 +220,8 @@ def build_head(path, rows=DEFAULT_HEAD_ROWS, columns=None, style=VIEWER_STYLE,
         empty = pf.read(columns=names, row_groups=[])
         out = []
         if rows:
-            for batch in _batches(pf, names, min(rows, 65536), filters):
+            for batch in _batches(pf, names, min(rows, 65536), filters,
+                                  _unchecked(path, verify_checksums, style)):
                 out.extend(_rows(batch.slice(0, rows - len(out)), style))
                 if len(out) >= rows:
                     break
@@ -328,7 +365,8 @@ def write_rows(path, out, form="table", columns=None, style=VIEWER_STYLE,
             sink = _Csv(out, names, null_text) if form == "csv" else \
                 {"table": _TextTable, "jsonl": _JsonLines}[form](out, names)
         try:
-            for batch in _batches(pf, names_list, CAT_BATCH_ROWS, filters):
+            for batch in _batches(pf, names_list, CAT_BATCH_ROWS, filters,
+                                  _unchecked(path, verify_checksums, style)):
                 sink.write(_rows(batch, style))
         except _RowGroupFailure as exc:
             sink.close(str(exc))
