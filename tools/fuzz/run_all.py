@@ -51,10 +51,13 @@ def main(argv=None):
     parser.add_argument("--seconds", type=int, default=15)
     parser.add_argument("--only", help="comma-separated harness names")
     parser.add_argument("--jobs", type=int, default=1, help="harnesses run at once")
+    parser.add_argument("--skip", help="comma-separated harness names to leave out")
     parser.add_argument("--artifacts", default=os.environ.get("PQKIT_FUZZ_ARTIFACTS",
                                                               "/tmp/pqkit-fuzz-artifacts"))
     args = parser.parse_args(argv)
     names = args.only.split(",") if args.only else HARNESSES
+    skipped = set(args.skip.split(",")) if args.skip else set()
+    names = [n for n in names if n not in skipped]
     os.makedirs(args.artifacts, exist_ok=True)
     failed = []
     pool = concurrent.futures.ThreadPoolExecutor(max(1, args.jobs))
