@@ -41,11 +41,30 @@ def vocabulary(path):
     return words
 
 
+def cell_contents(line):
+    """What each table cell of ``line`` holds, as the cell-edge pattern of
+    ``broken_tokens`` sees it: the text before the first edge from the line's start, and
+    after each edge the text past at most one space; each up to the next edge."""
+    parts = re.split("[" + CELL_EDGE + "]", line)
+    cells = [parts[0]]
+    cells += [p[1:] if p[:1].isspace() else p for p in parts[1:]]
+    return cells
+
+
 def broken_tokens(text, tokens):
     """Tokens some table cell shows only a head of at the end of a line's cell, the
-    rest on the next line (rich's fold), e.g. "BYTE_A" then "RRAY"."""
-    broken = set()
+    rest on the next line (rich's fold), e.g. "BYTE_A" then "RRAY".
+
+    A head counts where a cell holds exactly it, trailing spaces aside; the cells of
+    every line are indexed once, so each token's heads are dictionary look-ups."""
     lines = text.splitlines()
+    where = {}  # a cell's text without trailing spaces -> [(line number, cell text)]
+    for i, line in enumerate(lines[:-1]):
+        for cell in cell_contents(line):
+            key = cell.rstrip()
+            if key:
+                where.setdefault(key, []).append((i, cell))
+    broken = set()
     for token in tokens:
         if len(token) < 4:
             continue
@@ -53,10 +72,8 @@ def broken_tokens(text, tokens):
             head, tail = token[:k], token[k:]
             if head in tokens:
                 continue
-            pattern = re.compile(r"(^|[" + CELL_EDGE + r"]\s?)" + re.escape(head) +
-                                 r"\s*([" + CELL_EDGE + r"]|$)")
-            for i, line in enumerate(lines[:-1]):
-                if pattern.search(line) and tail[:2] in lines[i + 1]:
+            for i, cell in where.get(head.rstrip(), ()):
+                if cell.startswith(head) and tail[:2] in lines[i + 1]:
                     broken.add(token)
     return broken
 
