@@ -13,7 +13,6 @@ from pqkit.cli import (
     advise_cmd,
     bloom_cmd,
     convert_cmd,
-    dataset_cmd,
     dictionary_cmd,
     diff_cmd,
     explain_cmd,
@@ -28,6 +27,7 @@ from pqkit.cli import (
     verify_cmd,
 )
 from pqkit.cli.common import add_wide_argument
+from pqkit.cli.dataset import dataset_cmd
 from pqkit.cli.surgery import append_cmd, concat_cmd, edit_cmd, recover_cmd
 from pqkit.cli.urls import (
     StorageOptionError,
