@@ -12,7 +12,6 @@ from pqkit import __version__
 from pqkit.cli import (
     advise_cmd,
     bloom_cmd,
-    convert_cmd,
     dictionary_cmd,
     diff_cmd,
     explain_cmd,
@@ -21,13 +20,12 @@ from pqkit.cli import (
     meta_cmd,
     pages_cmd,
     render,
-    rows_cmd,
     schema_cmd,
-    take_cmd,
     verify_cmd,
 )
 from pqkit.cli.common import add_wide_argument
 from pqkit.cli.dataset import dataset_cmd
+from pqkit.cli.rows import convert_cmd, rows_cmd, take_cmd
 from pqkit.cli.surgery import append_cmd, concat_cmd, edit_cmd, recover_cmd
 from pqkit.cli.urls import (
     StorageOptionError,
