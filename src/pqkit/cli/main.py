@@ -9,7 +9,10 @@ import sys
 import traceback
 
 from pqkit import __version__
-from pqkit.cli import (
+from pqkit.cli import render
+from pqkit.cli.common import add_wide_argument
+from pqkit.cli.dataset import dataset_cmd
+from pqkit.cli.file import (
     advise_cmd,
     bloom_cmd,
     dictionary_cmd,
@@ -19,12 +22,9 @@ from pqkit.cli import (
     layout_cmd,
     meta_cmd,
     pages_cmd,
-    render,
     schema_cmd,
     verify_cmd,
 )
-from pqkit.cli.common import add_wide_argument
-from pqkit.cli.dataset import dataset_cmd
 from pqkit.cli.rows import convert_cmd, rows_cmd, take_cmd
 from pqkit.cli.surgery import append_cmd, concat_cmd, edit_cmd, recover_cmd
 from pqkit.cli.urls import (
