@@ -189,7 +189,7 @@ def test_progress_bar_only_on_a_terminal(capsys, monkeypatch, tmp_path):
     (tmp_path / "in.csv").write_text(CSV_TEXT)
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     calls = []
-    from pqkit.cli import convert_cmd
+    from pqkit.cli.rows import convert_cmd
     real = convert_cmd._Bar.__call__
     monkeypatch.setattr(convert_cmd._Bar, "__call__",
                         lambda self, done, total: calls.append((done, total)) or

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pqkit.cli.layout_cmd import _COLORS
+from pqkit.cli.file.layout_cmd import _COLORS
 from pqkit.cli.main import main
 
 CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))

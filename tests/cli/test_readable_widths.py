@@ -182,7 +182,7 @@ def test_meta_geospatial_statistics(capsys, monkeypatch, corpus):
 
 
 def test_geo_type_names_follow_duckdb():
-    from pqkit.cli.meta_cmd import geo_type_name
+    from pqkit.cli.file.meta_cmd import geo_type_name
     assert [geo_type_name(c) for c in (1, 3, 1003, 2006, 3007, 9)] == [
         "point", "polygon", "polygon_z", "multipolygon_m", "geometrycollection_zm",
         "unknown(9)"]

@@ -15,7 +15,7 @@ from cli_run import run
 
 import pqkit
 from corpus import entries, path_of
-from pqkit.cli import verify_cmd
+from pqkit.cli.file import verify_cmd
 from pqkit.cli.main import main
 from pqkit.inspect.verify import RULES
 

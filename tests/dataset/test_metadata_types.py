@@ -18,7 +18,7 @@ from kartothek_build import build, encode
 
 import pqkit.dataset as pds
 from pqkit import ParquetError
-from pqkit.cli.dataset_cmd import build_info
+from pqkit.cli.dataset.dataset_cmd import build_info
 from pqkit.cli.main import main
 from pqkit.dataset import ManifestCorrupted
 from pqkit.dataset.pqds import file_list

@@ -55,6 +55,32 @@ def test_every_package_of_pqkit_has_a_layer():
     assert placed - packages == set()
 
 
+# DESIGN.md: folders of about 15 modules at most; past that a folder is split into
+# sub-packages by what its modules do.
+MOST_MODULES_IN_A_FOLDER = 15
+
+
+def modules_per_folder(root):
+    """{folder under ``root``: its modules, the .py files other than __init__.py}."""
+    return {folder: sorted(p.name for p in folder.glob("*.py") if p.name != "__init__.py")
+            for folder in [root, *(p for p in root.rglob("*") if p.is_dir())]}
+
+
+def test_no_folder_of_pqkit_holds_more_than_15_modules():
+    crowded = {folder.relative_to(SRC).as_posix(): len(names)
+               for folder, names in modules_per_folder(SRC / "pqkit").items()
+               if len(names) > MOST_MODULES_IN_A_FOLDER}
+    assert crowded == {}, f"folders over {MOST_MODULES_IN_A_FOLDER} modules: {crowded}"
+
+
+def test_modules_per_folder_counts_only_its_own_modules(tmp_path):
+    _tree(tmp_path, {"pkg/__init__.py": "", "pkg/a.py": "", "pkg/b.py": "", "pkg/notes.md": "",
+                     "pkg/sub/__init__.py": "", "pkg/sub/c.py": "", "pkg/sub/deep/d.py": ""})
+    counts = {f.relative_to(tmp_path).as_posix(): names
+              for f, names in modules_per_folder(tmp_path / "pkg").items()}
+    assert counts == {"pkg": ["a.py", "b.py"], "pkg/sub": ["c.py"], "pkg/sub/deep": ["d.py"]}
+
+
 def _tree(tmp_path, files):
     for name, text in files.items():
         p = tmp_path / name

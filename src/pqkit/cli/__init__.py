@@ -1,1 +1,2 @@
-"""The pqinspect command line (one module per subcommand; formatting only)."""
+"""The pqinspect command line (one module per subcommand, grouped by what the commands do
+in file/, rows/, surgery/ and dataset/; formatting only)."""

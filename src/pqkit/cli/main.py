@@ -9,29 +9,24 @@ import sys
 import traceback
 
 from pqkit import __version__
-from pqkit.cli import (
-    append_cmd,
+from pqkit.cli import render
+from pqkit.cli.common import add_wide_argument
+from pqkit.cli.dataset import dataset_cmd
+from pqkit.cli.file import (
     advise_cmd,
     bloom_cmd,
-    concat_cmd,
-    convert_cmd,
-    dataset_cmd,
     dictionary_cmd,
     diff_cmd,
-    edit_cmd,
     explain_cmd,
     index_cmd,
     layout_cmd,
     meta_cmd,
     pages_cmd,
-    render,
-    recover_cmd,
-    rows_cmd,
     schema_cmd,
-    take_cmd,
     verify_cmd,
 )
-from pqkit.cli.common import add_wide_argument
+from pqkit.cli.rows import convert_cmd, rows_cmd, take_cmd
+from pqkit.cli.surgery import append_cmd, concat_cmd, edit_cmd, recover_cmd
 from pqkit.cli.urls import (
     StorageOptionError,
     add_url_arguments,

@@ -13,7 +13,7 @@ Actions (``pqinspect dataset ACTION ROOT``):
 * ``repair``: :func:`pqkit.dataset.repair` and what it did;
 * ``vacuum``, ``compact``, ``restore``, ``tag``, ``publish``, ``index
   build|optimize``, ``merge --from FILE``: the maintenance actions of
-  :mod:`pqkit.cli.dataset_maintenance` (PQDS/1 only; ``--dry-run`` where they
+  :mod:`pqkit.cli.dataset.dataset_maintenance` (PQDS/1 only; ``--dry-run`` where they
   delete or rewrite).
 
 The layout is detected (``--layout`` forces one); plain Hive directories and
@@ -52,8 +52,9 @@ import re
 from rich.markup import escape
 
 from pqkit import dataset as pds, datatypes as T
-from pqkit.cli import dataset_maintenance, render
+from pqkit.cli import render
 from pqkit.cli.common import add_wide_argument
+from pqkit.cli.dataset import dataset_maintenance
 from pqkit.cli.urls import add_url_arguments
 from pqkit.dataset.core.canonical import field_to_json, type_to_json
 from pqkit.dataset.detect import LAYOUTS, layout_of

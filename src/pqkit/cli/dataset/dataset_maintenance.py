@@ -8,7 +8,7 @@ files for merge) and change nothing on disk. On a terminal, a long-running
 action shows a rich progress bar on stderr.
 
 JSON documents (``--json``, schema version 1) carry the common keys of
-:mod:`pqkit.cli.dataset_cmd` plus ``dry_run`` and:
+:mod:`pqkit.cli.dataset.dataset_cmd` plus ``dry_run`` and:
 
 * vacuum: ``result`` = :func:`pqkit.dataset.pqds.vacuum`'s dict (``versions_deleted``,
   ``files_deleted``, ``dirs_removed``);
@@ -40,7 +40,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from pqkit import dataset as pds
-from pqkit.cli.merge_source import FORMATS, read_source
+from pqkit.cli.dataset.merge_source import FORMATS, read_source
 from pqkit.errors import DatasetError
 from pqkit.textio import format_of
 

@@ -41,7 +41,7 @@ from pqkit.cli.common import (
     style_of,
 )
 from pqkit.cli.opening import open_parquet
-from pqkit.cli.row_view import CELL_WIDTH, print_rows, short_cell
+from pqkit.cli.rows.row_view import CELL_WIDTH, print_rows, short_cell
 from pqkit import datatypes as T
 from pqkit.columnar.column import BinaryColumn
 from pqkit.columnar.table import Table

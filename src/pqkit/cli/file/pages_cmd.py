@@ -17,7 +17,7 @@ import sys
 from rich.markup import escape
 
 from pqkit.cli import render
-from pqkit.cli.chunk_walk import walk_chunk
+from pqkit.cli.file.chunk_walk import walk_chunk
 from pqkit.cli.common import (
     add_limit_argument,
     add_selection_arguments,

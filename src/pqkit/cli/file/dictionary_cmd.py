@@ -22,7 +22,7 @@ import sys
 from rich.markup import escape
 
 from pqkit.cli import render
-from pqkit.cli.chunk_walk import walk_chunk
+from pqkit.cli.file.chunk_walk import walk_chunk
 from pqkit.cli.common import (
     VIEWER_STYLE,
     add_column_arguments,

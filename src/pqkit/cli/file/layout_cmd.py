@@ -29,7 +29,7 @@ from rich.markup import escape
 
 from pqkit import format as fmt
 from pqkit.cli import render
-from pqkit.cli.chunk_walk import walk_chunk
+from pqkit.cli.file.chunk_walk import walk_chunk
 from pqkit.cli.common import (
     json_document,
     limited_grid,

@@ -13,7 +13,7 @@ from rich.markup import escape
 from pqkit.cli import render
 from pqkit.cli.common import add_column_arguments, add_style_arguments, json_document, style_of
 from pqkit.cli.opening import open_parquet
-from pqkit.cli.row_view import print_rows
+from pqkit.cli.rows.row_view import print_rows
 from pqkit.read.read_statistics import ReadStatistics
 from pqkit.textio.render import json_values
 

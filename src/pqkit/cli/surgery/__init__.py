@@ -1,0 +1,2 @@
+"""pqinspect's file surgery: append, concat, edit (footer metadata) and recover, each a
+command over :mod:`pqkit.write.surgery`."""
