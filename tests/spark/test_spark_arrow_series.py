@@ -43,7 +43,7 @@ def flat_file(spark, tmp_path_factory):
 def _executor_frames(path):
     """Run the mapInPandas function in this process (so a patched probe applies)."""
     p = pqkit.spark.plan(path)
-    config = read_job._ReadConfig(
+    config = read_job.ReadConfig(
         fields=tuple(p.fields), specs=None, partition_fields=(), partition_index=(),
         batch_size=128, timezone="UTC", large_types=False)
     tasks = pack_tasks(p.splits, 2)

@@ -102,7 +102,7 @@ def write_dataset(df, root, partition_by, mode, writer_options, run_id=None,
                           f"not {partition_by}")
     data, parts, exprs = plan_columns(df.schema, partition_by)
     check_dataset_columns(data, root)
-    config = _StageConfig(tuple(data), tuple(parts), root,
+    config = StageConfig(tuple(data), tuple(parts), root,
                           df.sparkSession.conf.get("spark.sql.session.timeZone"),
                           dict(writer_options), int(rows_per_file), storage_options)
     frame = df.selectExpr(*exprs)
@@ -122,7 +122,7 @@ def write_dataset(df, root, partition_by, mode, writer_options, run_id=None,
     return WriteResult(root, files, sum(f["rows"] for f in files), uuid.uuid4().hex, version)
 
 
-class _StageConfig:
+class StageConfig:
     """Pickled into each task: the transport columns and where to stage."""
 
     def __init__(self, data, partitions, root, timezone, writer_options, rows_per_file,
@@ -136,7 +136,7 @@ class _StageConfig:
         self.rows_per_file = rows_per_file
 
 
-class _Stager:
+class Stager:
     """The files one task stages: pending tables per partition, flushed by stage_file."""
 
     def __init__(self, config):
@@ -193,7 +193,7 @@ def stage_task(frames, config):
     """mapInPandas function: transport frames in, one JSON file entry per staged file out."""
     import pandas as pd
 
-    stager = _Stager(config)
+    stager = Stager(config)
     try:
         for key, rows, frame, table in partitioned_tables(frames, config):
             # The typed values of a partition, from its first row.

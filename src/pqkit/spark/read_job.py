@@ -79,7 +79,7 @@ def plan(source, columns=None, filters=None, split_by="row_group", partition_typ
 
 
 @dataclass(frozen=True)
-class _ReadConfig:
+class ReadConfig:
     """What the executor function needs besides the splits (pickled into each task)."""
     fields: tuple
     specs: tuple              # column selection for pqkit (dotted paths), or None: all
@@ -157,7 +157,7 @@ def read(spark, source, columns=None, filters=None, split_by="row_group",
     timezone = spark.conf.get("spark.sql.session.timeZone")
     p = plan(source, columns, filters, split_by, partition_types, timezone, version,
              storage_options)
-    declared = _declared(p)
+    declared = declared_spark_types(p)
     spark_types = tuple([transport_type(f.type, d) for f, d in zip(p.fields, declared)] +
                         [to_spark(f.type) for f in p.partition_fields])
     schema = _schema(p.names, spark_types)
@@ -167,7 +167,7 @@ def read(spark, source, columns=None, filters=None, split_by="row_group",
             empty.selectExpr(*_output_order(columns, p.names))
     task_frame = _task_frame(spark, p.splits)
     specs = None if columns is None else tuple(c for c in columns if c not in p.partition_names)
-    config = _ReadConfig(
+    config = ReadConfig(
         fields=tuple(p.fields), specs=specs, partition_fields=tuple(p.partition_fields),
         partition_index=tuple(p.partition_names.index(f.name) for f in p.partition_fields),
         batch_size=batch_size, timezone=timezone,
@@ -210,7 +210,7 @@ def _task_frame(spark, splits):
     return spark.createDataFrame(sc.parallelize(rows, len(rows)), "task int, splits binary")
 
 
-def _declared(p):
+def declared_spark_types(p):
     """Per data field, the type Spark's row metadata declares for it where that needs more
     than the Parquet schema says (intervals, variants), else None; the first file that
     declares a column decides."""

@@ -26,7 +26,8 @@ from pqkit.errors import ParquetError, SchemaError
 from pqkit.read.read_statistics import ReadStatistics
 from pqkit.spark.convert import to_arrow
 from pqkit.spark.plan import pack_tasks
-from pqkit.spark.read_job import DEFAULT_BATCH_SIZE, _declared, _ReadConfig, plan, split_batches
+from pqkit.spark.read_job import (DEFAULT_BATCH_SIZE, ReadConfig, declared_spark_types, plan,
+                                  split_batches)
 from pqkit.spark.row_metadata import final_spark_type
 from pqkit.spark.schema import to_spark
 from pqkit.spark.source_options import DEFAULT_MAX_PARTITION_BYTES, SourceOptions
@@ -79,7 +80,7 @@ def plan_source(opts, columns, filters=None):
 
 def _spark_types(p):
     """Per output column of plan ``p``, the Spark type the source declares."""
-    declared = _declared(p)
+    declared = declared_spark_types(p)
     types = [final_spark_type(f.type, d, f.name) for f, d in zip(p.fields, declared)]
     return declared, types + [to_spark(f.type) for f in p.partition_fields]
 
@@ -134,7 +135,7 @@ class SplitsPartition(InputPartition):
     def __init__(self, index, splits, config, order):
         super().__init__(index)
         self.splits = splits
-        self.config = config      # the _ReadConfig of the whole read
+        self.config = config      # the ReadConfig of the whole read
         self.order = order        # planned column index of each output column
 
 
@@ -167,7 +168,7 @@ class SourceReader:
         declared, types = _spark_types(p)
         self._check_schema(p, types)
         order = tuple(p.names.index(n) for n in self.schema.names)
-        config = _ReadConfig(
+        config = ReadConfig(
             fields=tuple(p.fields), specs=tuple(c for c in self._columns()
                                                 if c not in p.partition_names),
             partition_fields=tuple(p.partition_fields),

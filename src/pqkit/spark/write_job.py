@@ -143,9 +143,10 @@ def write(df, path, partition_by=None, mode="append", *, dataset=None, run_id=No
     try:
         rows = _run_tasks(df.selectExpr(*exprs), partition_by, config)
     except BaseException:
-        _remove_staging(root, staging, created_root)
+        remove_staging(root, staging, created_root)
         raise
-    files = _commit(root, staging, rows, mode, fields, writer_options, job_id, bool(parts))
+    files = commit_part_files(root, staging, rows, mode, fields, writer_options, job_id,
+                              bool(parts))
     return WriteResult(root, files, sum(f["rows"] for f in files), job_id)
 
 
@@ -212,7 +213,9 @@ def _stop_job_group(sc, group, timeout=60.0):
         time.sleep(0.05)
 
 
-def _remove_staging(root, staging, created_root):
+def remove_staging(root, staging, created_root):
+    """Drop a job's staging directory, its parent when no other job stages there, and the
+    root when the job created it."""
     shutil.rmtree(staging, ignore_errors=True)
     parent = os.path.dirname(staging)
     try:
@@ -226,7 +229,9 @@ def _remove_staging(root, staging, created_root):
             pass
 
 
-def _commit(root, staging, rows, mode, fields, writer_options, job_id, partitioned):
+def commit_part_files(root, staging, rows, mode, fields, writer_options, job_id, partitioned):
+    """Move a job's staged part files into ``root`` (retiring the old contents on overwrite)
+    and write ``_SUCCESS`` last; the files written, as dicts."""
     success = os.path.join(root, "_SUCCESS")
     if os.path.exists(success):
         os.remove(success)
@@ -246,7 +251,7 @@ def _commit(root, staging, rows, mode, fields, writer_options, job_id, partition
     if not files and not partitioned and not _has_data(root):
         files.append(_empty_file(root, fields, writer_options, job_id))
     _write_success(success, job_id, files)
-    _remove_staging(root, staging, False)
+    remove_staging(root, staging, False)
     return files
 
 

@@ -22,7 +22,7 @@ __all__ = ["write_task"]
 _RESULT_COLUMNS = ["attempt", "path", "partition", "size", "rows", "stats"]
 
 
-class _TaskFiles:
+class TaskFiles:
     """The part files of one task attempt. With ``one_open`` (input sorted by partition) a
     new partition closes the previous file; else every partition's file stays open until
     :meth:`finish` (memory: one row group per partition seen)."""
@@ -116,7 +116,7 @@ def write_task(frames, config):
     import pandas as pd
     from pyspark import TaskContext
     ctx = TaskContext.get()
-    files = _TaskFiles(f"attempt-{ctx.taskAttemptId()}", ctx.partitionId(), config)
+    files = TaskFiles(f"attempt-{ctx.taskAttemptId()}", ctx.partitionId(), config)
     try:
         for key, _, _, table in partitioned_tables(frames, config):
             files.write(key, table)
