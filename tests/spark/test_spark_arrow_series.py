@@ -10,10 +10,10 @@ import pytest
 from spark_helpers import canonical_values, same_rows, spark_conf
 
 import pqkit.spark
-import pqkit.spark.convert as sc
-from pqkit.spark import read_job
-from pqkit.spark.plan import pack_tasks
-from pqkit.spark.schema import spark_schema
+import pqkit.spark.conversion.columns as sc
+from pqkit.spark.conversion.schema import spark_schema
+from pqkit.spark.jobs import read_job
+from pqkit.spark.jobs.plan import pack_tasks
 
 pytestmark = [pytest.mark.interop, pytest.mark.filterwarnings(
     "ignore:PySpark does not yet fully support pandas:FutureWarning")]

@@ -153,7 +153,7 @@ def _failing_frame(spark, target):
 
 
 def test_failed_task_leaves_target_unchanged(spark, tmp_path, monkeypatch):
-    from pqkit.spark import write_job as spark_write
+    from pqkit.spark.jobs import write_job as spark_write
     out = str(tmp_path / "target")
     pqkit.spark.write(spark.range(0, 50).withColumn("pad", F.lit("y")), out)
     before = _listing(out)

@@ -4,7 +4,7 @@ Reading: the driver opens the dataset at a version and asks its manifest for
 the files that may match the filters (partition values and per-file bounds;
 no directory listing). Those files, with their typed partition values and
 residual filters, go through the same planning as a directory
-(:mod:`pqkit.spark.plan`: row-group pruning by the footers' statistics). The
+(:mod:`pqkit.spark.jobs.plan`: row-group pruning by the footers' statistics). The
 output schema is the version's schema, widened by what the files hold.
 
 Writing: each ``mapInPandas`` task stages its rows with
@@ -26,15 +26,11 @@ from pqkit import datatypes as T
 from pqkit.columnar.table import concat_tables
 from pqkit.dataset.detect import refuse_foreign_root
 from pqkit.errors import DatasetNotFound, SchemaError, UnsupportedFeature
-from pqkit.spark.plan import SourceFile
-from pqkit.spark.schema import ready_type
-from pqkit.spark.write_plan import (
-    WriteResult,
-    check_dataset_columns,
-    check_partition_by,
-    plan_columns,
-)
-from pqkit.spark.write_task import partitioned_tables
+from pqkit.spark.conversion.schema import ready_type
+from pqkit.spark.jobs.plan import SourceFile
+from pqkit.spark.jobs.write_plan import (WriteResult, check_dataset_columns, check_partition_by,
+                                         plan_columns)
+from pqkit.spark.jobs.write_task import partitioned_tables
 
 __all__ = ["dataset_files", "dataset_fields", "write_dataset", "discard_staged"]
 

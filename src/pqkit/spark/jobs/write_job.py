@@ -2,9 +2,9 @@
 
 The job, for ``write(df, "/out", partition_by=["day"])``:
 
-1. The driver maps the Spark schema to pqkit fields (:func:`pqkit.spark.schema.from_spark`)
-   and checks the writer options on an in-memory writer, so bad options fail
-   before any task runs.
+1. The driver maps the Spark schema to pqkit fields
+   (:func:`pqkit.spark.conversion.schema.from_spark`) and checks the writer options on an
+   in-memory writer, so bad options fail before any task runs.
 2. A *transport* projection makes the pandas hand-over exact: nullable numeric
    columns travel as ``coalesce(c, 0)`` plus an ``isnull(c)`` flag (pandas would
    turn null ints into floats and merge null with NaN), and TIMESTAMP columns as
@@ -40,20 +40,12 @@ import uuid
 
 from pqkit.errors import SchemaError
 from pqkit.filesystems import is_url
-from pqkit.spark.dataset import write_dataset
-from pqkit.spark.read_job import is_connect
-from pqkit.spark.write_plan import (
-    RESULT_SCHEMA,
-    STAGING_DIR,
-    WriteConfig,
-    WriteResult,
-    check_options,
-    check_partition_by,
-    escape_partition_text,
-    plan_columns,
-    spark_metadata,
-)
-from pqkit.spark.write_task import write_task
+from pqkit.spark.jobs.dataset import write_dataset
+from pqkit.spark.jobs.read_job import is_connect
+from pqkit.spark.jobs.write_plan import (RESULT_SCHEMA, STAGING_DIR, WriteConfig, WriteResult,
+                                         check_options, check_partition_by, escape_partition_text,
+                                         plan_columns, spark_metadata)
+from pqkit.spark.jobs.write_task import write_task
 from pqkit.write.file import ParquetWriter
 
 __all__ = ["write", "WriteResult", "escape_partition_text"]

@@ -4,7 +4,7 @@
 
 1. the driver's planner process builds a :class:`SourceWriter` (:meth:`PqkitDataSource.writer`):
    options checked, Spark schema mapped to pqkit types
-   (:func:`pqkit.spark.schema.from_spark`), writer options tried on an in-memory
+   (:func:`pqkit.spark.conversion.schema.from_spark`), writer options tried on an in-memory
    file, and for a plain target the job's staging directory made
    (``path/_pqkit_staging/<job id>``);
 2. each executor task gets Arrow record batches, groups their rows by partition
@@ -33,19 +33,13 @@ import pqkit.dataset as pds
 from pqkit import Table
 from pqkit.errors import DatasetNotFound, SchemaError
 from pqkit.filesystems import is_url
-from pqkit.spark.dataset import StageConfig, Stager
-from pqkit.spark.source_options import SourceOptions
-from pqkit.spark.variant_bytes import variant_group
-from pqkit.spark.write_job import commit_part_files, remove_staging
-from pqkit.spark.write_plan import (
-    STAGING_DIR,
-    ColumnPlan,
-    WriteConfig,
-    check_dataset_columns,
-    column_type,
-    spark_metadata,
-)
-from pqkit.spark.write_task import TaskFiles
+from pqkit.spark.conversion.variant_bytes import variant_group
+from pqkit.spark.datasource.options import SourceOptions
+from pqkit.spark.jobs.dataset import StageConfig, Stager
+from pqkit.spark.jobs.write_job import commit_part_files, remove_staging
+from pqkit.spark.jobs.write_plan import (STAGING_DIR, ColumnPlan, WriteConfig,
+                                         check_dataset_columns, column_type, spark_metadata)
+from pqkit.spark.jobs.write_task import TaskFiles
 from pqkit.write.file import ParquetWriter
 
 __all__ = ["SourceWriter", "FilesMessage"]

@@ -1,7 +1,7 @@
 """The executor side of :func:`pqkit.spark.write`: one ``mapInPandas`` task.
 
 The task's rows arrive as pandas frames in the transport form of
-:mod:`pqkit.spark.write_plan`, sorted by the partition columns. Each frame becomes a
+:mod:`pqkit.spark.jobs.write_plan`, sorted by the partition columns. Each frame becomes a
 pqkit Table; its rows are grouped by partition directory and appended to that
 directory's open :class:`pqkit.ParquetWriter` (memory: one row group per open
 writer). Because the input is sorted, a new directory closes the previous
@@ -13,8 +13,8 @@ import json
 import os
 import shutil
 
-from pqkit.spark.frames import frame_to_table, partition_dir, partition_texts
-from pqkit.spark.stats import file_bounds
+from pqkit.spark.jobs.file_bounds import file_bounds
+from pqkit.spark.jobs.frames import frame_to_table, partition_dir, partition_texts
 from pqkit.write.file import ParquetWriter
 
 __all__ = ["write_task"]
