@@ -227,7 +227,7 @@ def test_an_append_of_a_renamed_column_conflicts_and_a_plain_one_rebases(tmp_pat
 
 def test_the_spark_source_refuses_a_version_with_renamed_columns(tmp_path):
     """Its executors read files by column name; a renamed column would read as nulls."""
-    from pqkit.spark.dataset import dataset_fields
+    from pqkit.spark.jobs.dataset import dataset_fields
     root = str(tmp_path / "ds")
     pds.write(root, {"a": [1], "b": [2]}, mode="create")
     assert [f.name for f in dataset_fields(pds.open(root))[2]] == ["a", "b"]

@@ -10,10 +10,10 @@ import pytest
 from spark_helpers import canonical_values, same_rows, spark_conf
 
 import pqkit.spark
-import pqkit.spark.convert as sc
-from pqkit.spark import read_job
-from pqkit.spark.plan import pack_tasks
-from pqkit.spark.schema import spark_schema
+import pqkit.spark.conversion.columns as sc
+from pqkit.spark.conversion.schema import spark_schema
+from pqkit.spark.jobs import read_job
+from pqkit.spark.jobs.plan import pack_tasks
 
 pytestmark = [pytest.mark.interop, pytest.mark.filterwarnings(
     "ignore:PySpark does not yet fully support pandas:FutureWarning")]
@@ -43,7 +43,7 @@ def flat_file(spark, tmp_path_factory):
 def _executor_frames(path):
     """Run the mapInPandas function in this process (so a patched probe applies)."""
     p = pqkit.spark.plan(path)
-    config = read_job._ReadConfig(
+    config = read_job.ReadConfig(
         fields=tuple(p.fields), specs=None, partition_fields=(), partition_index=(),
         batch_size=128, timezone="UTC", large_types=False)
     tasks = pack_tasks(p.splits, 2)

@@ -8,7 +8,7 @@ import pqkit
 import pqkit.spark
 from pqkit import SchemaError
 from pqkit import datatypes as T
-from pqkit.spark.plan import Split, pack_tasks
+from pqkit.spark.jobs.plan import Split, pack_tasks
 
 pytestmark = [pytest.mark.interop, pytest.mark.filterwarnings(
     "ignore:PySpark does not yet fully support pandas:FutureWarning")]

@@ -126,7 +126,7 @@ def test_empty_result_keeps_schema(spark, spark_written):
 
 # --- files Spark rejects ------------------------------------------------------------------
 def _expected_value(value, t):
-    """A pqkit value as Spark shows it after the mapping of pqkit.spark.schema."""
+    """A pqkit value as Spark shows it after the mapping of pqkit.spark.conversion.schema."""
     if value is None:
         return None
     if isinstance(t, T.DictionaryType):

@@ -97,7 +97,7 @@ def test_s3_root_with_storage_options(fmt, s3, s3fs_options, tmp_path):
 
 
 def test_partitions_are_packed_by_bytes(spark, tmp_path):
-    from pqkit.spark.source import PqkitDataSource
+    from pqkit.spark.datasource.source import PqkitDataSource
     _table(tmp_path / "a.parquet", n=20000, row_group_size=1000)
     options = {"path": str(tmp_path / "a.parquet")}
     schema = PqkitDataSource(options).schema()
@@ -141,7 +141,7 @@ def test_pushdown_translation_and_exactness(spark):
         StringStartsWith,
     )
 
-    from pqkit.spark.pushdown import translate
+    from pqkit.spark.datasource.pushdown import translate
     schema = S.StructType([S.StructField("id", S.LongType()), S.StructField("s", S.StringType()),
                            S.StructField("x", S.DoubleType()),
                            S.StructField("st", S.StructType([

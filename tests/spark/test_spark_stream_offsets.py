@@ -3,7 +3,7 @@ import pytest
 
 import pqkit.dataset as pds
 from pqkit.errors import SchemaError
-from pqkit.spark.stream_offsets import DatasetChanged, Offset, StreamLog, StreamPlanner
+from pqkit.spark.datasource.stream_offsets import DatasetChanged, Offset, StreamLog, StreamPlanner
 
 
 def _append(root, ids, **options):

@@ -7,8 +7,8 @@ from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxBytes, Rea
 
 import pqkit.dataset as pds
 from pqkit.errors import SchemaError
-from pqkit.spark.source_read import source_schema
-from pqkit.spark.stream_source import DatasetStreamReader
+from pqkit.spark.datasource.read import source_schema
+from pqkit.spark.datasource.stream_source import DatasetStreamReader
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from pyspark.sql.pandas.types import to_arrow_schema
 
 import pqkit.dataset as pds
 from pqkit.errors import SchemaError
-from pqkit.spark.stream_sink import DatasetStreamWriter
+from pqkit.spark.datasource.stream_sink import DatasetStreamWriter
 
 SCHEMA = S.StructType([
     S.StructField("id", S.LongType()), S.StructField("s", S.StringType()),

@@ -16,20 +16,10 @@ from pqkit.columnar.column import PrimitiveColumn
 from pqkit.columnar.fixed import FixedSizeBinaryColumn
 from pqkit.columnar.nested import FixedSizeListColumn
 from pqkit.convert import column_from_values
-from pqkit.spark.convert import (
-    constant_column,
-    spark_pylist,
-    to_arrow,
-    to_pandas,
-    to_ready,
-)
-from pqkit.spark.schema import (
-    from_spark,
-    infer_partition_type,
-    merge_types,
-    ready_type,
-    to_spark,
-)
+from pqkit.spark.conversion.columns import (constant_column, spark_pylist, to_arrow, to_pandas,
+                                            to_ready)
+from pqkit.spark.conversion.schema import (from_spark, infer_partition_type, merge_types,
+                                           ready_type, to_spark)
 
 pytestmark = [pytest.mark.interop, pytest.mark.filterwarnings(
     "ignore:PySpark does not yet fully support pandas:FutureWarning")]

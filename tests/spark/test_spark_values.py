@@ -12,8 +12,8 @@ from spark_helpers import spark_conf
 
 import pqkit
 import pqkit.spark
-from pqkit.spark.legacy_calendar import rebase_days, rebase_micros, rebase_spec
-from pqkit.spark.variant_bytes import unshred, variant_values
+from pqkit.spark.conversion.legacy_calendar import rebase_days, rebase_micros, rebase_spec
+from pqkit.spark.conversion.variant_bytes import unshred, variant_values
 
 # Dates and instants before 1582-10-15 (where the calendars differ), around the switch,
 # a Julian-only leap day, and modern ones; every column also has nulls.

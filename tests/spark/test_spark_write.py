@@ -153,18 +153,18 @@ def _failing_frame(spark, target):
 
 
 def test_failed_task_leaves_target_unchanged(spark, tmp_path, monkeypatch):
-    from pqkit.spark import write_job as spark_write
+    from pqkit.spark.jobs import write_job as spark_write
     out = str(tmp_path / "target")
     pqkit.spark.write(spark.range(0, 50).withColumn("pad", F.lit("y")), out)
     before = _listing(out)
     staged_at_failure = []
-    cleanup = spark_write._remove_staging
+    cleanup = spark_write.remove_staging
 
     def spy(root, staging, created_root):
         staged_at_failure.extend(os.path.relpath(os.path.join(d, n), staging)
                                  for d, _, names in os.walk(staging) for n in names)
         return cleanup(root, staging, created_root)
-    monkeypatch.setattr(spark_write, "_remove_staging", spy)
+    monkeypatch.setattr(spark_write, "remove_staging", spy)
     old = spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch")
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "100")
     try:

@@ -125,7 +125,7 @@ def test_dataset_targets_refuse_variants_before_any_task(spark, tmp_path):
     a dataset that reads back as plain structs."""
     from pyspark.sql import types as S
 
-    from pqkit.spark.stream_sink import DatasetStreamWriter
+    from pqkit.spark.datasource.stream_sink import DatasetStreamWriter
     pqkit.spark.register(spark)
     root = str(tmp_path / "ds")
     pqkit.spark.write(spark.range(2), root, dataset=True)
@@ -152,7 +152,7 @@ def test_spark_arrow_pair_becomes_the_variant_group(binary):
     import pyarrow as pa
 
     from pqkit import Table
-    from pqkit.spark.variant_bytes import variant_group
+    from pqkit.spark.conversion.variant_bytes import variant_group
     from pqkit.variant.column import UNSHREDDED
     kind = getattr(pa, binary)()
     pair = pa.struct([pa.field("value", kind, False), pa.field("metadata", kind, False)])

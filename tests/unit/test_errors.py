@@ -61,7 +61,7 @@ def test_pandas_missing(monkeypatch):
 
 def test_pyspark_missing(monkeypatch):
     hide(monkeypatch, "pyspark")
-    from pqkit.spark import schema
+    from pqkit.spark.conversion import schema
     with pytest.raises(MissingDependencyError) as exc:
         schema.to_spark(pqkit.datatypes.int64())
     one_line(exc, "'pyspark'", "pqkit[spark]")

@@ -1,7 +1,7 @@
 """Boxes of great-circle edges: bulging arcs, the antimeridian, the poles."""
 import numpy as np
 
-from pqkit.geodesic import SphericalBox
+from pqkit.geo.geodesic import SphericalBox
 
 
 def _box(*sequences, ring=False):

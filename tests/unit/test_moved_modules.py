@@ -8,6 +8,8 @@ ALIASES = {
     "pqkit.read.metadata": ("pqkit.read.fetch.metadata",
                             ["RowGroupMetaData", "ColumnChunkMetaData", "Statistics",
                              "SortingColumn"]),
+    "pqkit.spark.source": ("pqkit.spark.datasource.source",
+                           ["PqkitDataSource", "register", "PUSHDOWN_CONF"]),
     "pqkit.write.concat": ("pqkit.write.surgery.concat", ["concat", "ConcatResult"]),
     "pqkit.write.recover": ("pqkit.write.surgery.recover", ["recover", "RecoverResult"]),
 }

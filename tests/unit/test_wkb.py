@@ -5,7 +5,7 @@ import struct
 import pytest
 
 import pqkit
-from pqkit.wkb import MAX_NESTING, GeoBounds, envelope, geometry_type
+from pqkit.geo.wkb import MAX_NESTING, GeoBounds, envelope, geometry_type
 
 
 def point(x, y, *zm, code=None, order="<"):

@@ -156,7 +156,7 @@ def selective_statistics(spark, path, rows, base):
 def python_side_seconds(path):
     """CPU seconds (all threads) this process takes to run the format's reader over every
     partition of a full scan (plan, decode, Arrow batches), without Spark."""
-    from pqkit.spark.source import PlainReader, PqkitDataSource
+    from pqkit.spark.datasource.source import PlainReader, PqkitDataSource
     options = {"path": path}
     schema = PqkitDataSource(options).schema()
     reader = PlainReader(options, schema)
@@ -187,7 +187,7 @@ def _repeating_source():
 
     class RepeatedBatches(DataSourceReader):
         def __init__(self, options, schema):
-            from pqkit.spark.source import PlainReader
+            from pqkit.spark.datasource.source import PlainReader
             self.inner = PlainReader({"path": options["path"]}, schema)
 
         def partitions(self):
@@ -206,7 +206,7 @@ def _repeating_source():
             return "pqkit_bench_repeat"
 
         def schema(self):
-            from pqkit.spark.source import PqkitDataSource
+            from pqkit.spark.datasource.source import PqkitDataSource
             return PqkitDataSource({"path": self.options["path"]}).schema()
 
         def reader(self, schema):

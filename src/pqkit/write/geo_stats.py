@@ -1,17 +1,17 @@
 """The ``GeospatialStatistics`` of a GEOMETRY or GEOGRAPHY column chunk.
 
-Every non-null value is parsed as WKB (:mod:`pqkit.wkb`), so a value that is not
+Every non-null value is parsed as WKB (:mod:`pqkit.geo.wkb`), so a value that is not
 valid WKB fails the write with :class:`pqkit.GeometryError` naming the column and
 value. GEOMETRY chunks get the box of their coordinates and their type codes. A
 GEOGRAPHY box must bound the geodesic edges between the vertices, not only the
 vertices: with spherical edges it bounds the great-circle arcs
-(:mod:`pqkit.geodesic`); the ellipsoidal algorithms (vincenty, thomas, andoyer,
+(:mod:`pqkit.geo.geodesic`); the ellipsoidal algorithms (vincenty, thomas, andoyer,
 karney) get their type codes only, as the spec makes the box optional. The spec
 defines no page-level geospatial statistics.
 """
 from pqkit.errors import GeometryError
 from pqkit.format import EdgeInterpolationAlgorithm
-from pqkit.wkb import GeoBounds, xy_points
+from pqkit.geo.wkb import GeoBounds, xy_points
 
 __all__ = ["geo_kind", "geospatial_statistics"]
 

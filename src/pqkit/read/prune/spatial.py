@@ -16,7 +16,7 @@ import numpy as np
 
 from pqkit.columnar.column import BinaryColumn
 from pqkit.errors import GeometryError, SchemaError
-from pqkit.wkb import GeoBounds, xy_points
+from pqkit.geo.wkb import GeoBounds, xy_points
 
 __all__ = ["INTERSECTS", "box_mask", "check_box", "chunk_box_verdict", "is_geo_node"]
 

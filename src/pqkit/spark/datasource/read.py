@@ -5,7 +5,7 @@ schema) and :meth:`SourceReader.partitions`: the source is planned with
 :func:`pqkit.spark.plan` (footers read once, Hive partitions, pushed filters
 pruning partitions and row groups), its splits packed into Spark partitions of
 at most ``maxPartitionBytes`` compressed bytes. Each executor task then decodes
-its splits with :func:`pqkit.spark.read_job.split_batches` (the code behind
+its splits with :func:`pqkit.spark.jobs.read_job.split_batches` (the code behind
 ``pqkit.spark.read``) and hands Spark Arrow record batches; no pandas on the way.
 
 Types are Spark's own: intervals, variants and char/varchar as the files' Spark
@@ -24,13 +24,14 @@ from pyspark.sql.pandas.types import to_arrow_schema
 
 from pqkit.errors import ParquetError, SchemaError
 from pqkit.read.read_statistics import ReadStatistics
-from pqkit.spark.convert import to_arrow
-from pqkit.spark.plan import pack_tasks
-from pqkit.spark.read_job import DEFAULT_BATCH_SIZE, _declared, _ReadConfig, plan, split_batches
-from pqkit.spark.row_metadata import final_spark_type
-from pqkit.spark.schema import to_spark
-from pqkit.spark.source_options import DEFAULT_MAX_PARTITION_BYTES, SourceOptions
-from pqkit.spark.source_statistics import save_statistics
+from pqkit.spark.conversion.columns import to_arrow
+from pqkit.spark.conversion.row_metadata import final_spark_type
+from pqkit.spark.conversion.schema import to_spark
+from pqkit.spark.datasource.options import DEFAULT_MAX_PARTITION_BYTES, SourceOptions
+from pqkit.spark.datasource.statistics import save_statistics
+from pqkit.spark.jobs.plan import pack_tasks
+from pqkit.spark.jobs.read_job import (DEFAULT_BATCH_SIZE, ReadConfig, declared_spark_types, plan,
+                                       split_batches)
 
 __all__ = ["SourceReader", "source_schema", "SplitsPartition", "short_errors"]
 
@@ -79,7 +80,7 @@ def plan_source(opts, columns, filters=None):
 
 def _spark_types(p):
     """Per output column of plan ``p``, the Spark type the source declares."""
-    declared = _declared(p)
+    declared = declared_spark_types(p)
     types = [final_spark_type(f.type, d, f.name) for f, d in zip(p.fields, declared)]
     return declared, types + [to_spark(f.type) for f in p.partition_fields]
 
@@ -134,7 +135,7 @@ class SplitsPartition(InputPartition):
     def __init__(self, index, splits, config, order):
         super().__init__(index)
         self.splits = splits
-        self.config = config      # the _ReadConfig of the whole read
+        self.config = config      # the ReadConfig of the whole read
         self.order = order        # planned column index of each output column
 
 
@@ -167,7 +168,7 @@ class SourceReader:
         declared, types = _spark_types(p)
         self._check_schema(p, types)
         order = tuple(p.names.index(n) for n in self.schema.names)
-        config = _ReadConfig(
+        config = ReadConfig(
             fields=tuple(p.fields), specs=tuple(c for c in self._columns()
                                                 if c not in p.partition_names),
             partition_fields=tuple(p.partition_fields),

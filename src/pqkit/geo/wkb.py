@@ -24,7 +24,7 @@ import numpy as np
 
 from pqkit import format as fmt
 from pqkit.errors import GeometryError
-from pqkit.geodesic import SphericalBox
+from pqkit.geo.geodesic import SphericalBox
 
 __all__ = ["GeoBounds", "MAX_NESTING", "envelope", "geometry_type", "xy_points"]
 
@@ -153,7 +153,7 @@ class GeoBounds:
     """The box and the geometry type codes of the WKB values added.
 
     ``spherical`` (GEOGRAPHY with spherical edges): X and Y bound the great-circle
-    edges (:class:`pqkit.geodesic.SphericalBox`), not only the vertices.
+    edges (:class:`pqkit.geo.geodesic.SphericalBox`), not only the vertices.
     """
 
     __slots__ = ("hi", "lo", "sphere", "types")

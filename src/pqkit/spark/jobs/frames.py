@@ -1,7 +1,7 @@
 """Executor side of a write: a transported pandas frame -> pqkit Table and partition dirs.
 
 ``frame_to_table`` rebuilds exact columns from the transport projection that
-:func:`pqkit.spark.write_plan.plan_columns` set up (numbers plus null flags,
+:func:`pqkit.spark.jobs.write_plan.plan_columns` set up (numbers plus null flags,
 timestamps as micros, variants as ``VariantVal``s); ``partition_texts`` and ``partition_dir`` give each row's
 Hive directory as Spark names it (session-zone wall time for timestamps).
 """
@@ -13,8 +13,8 @@ from pqkit import datatypes as T
 from pqkit.columnar.column import PrimitiveColumn
 from pqkit.columnar.table import Table
 from pqkit.convert import column_from_values
-from pqkit.spark.variant_bytes import variant_from_objects
-from pqkit.spark.write_plan import HIVE_NULL, escape_partition_text
+from pqkit.spark.conversion.variant_bytes import variant_from_objects
+from pqkit.spark.jobs.write_plan import HIVE_NULL, escape_partition_text
 
 
 # --- executor helpers shared with spark_write_task ------------------------------------------------

@@ -2,7 +2,7 @@
 
 The driver resolves the source into data files, each with the Hive partition
 values of its directory (``year=2024/country=DE/part-0.parquet``), reads every
-footer once, merges the files' schemas (:mod:`pqkit.spark.schema`) and turns a
+footer once, merges the files' schemas (:mod:`pqkit.spark.conversion.schema`) and turns a
 pyarrow-style DNF filter into per-file work:
 
 1. conjunctions whose partition terms fail for the file's directory are dropped;
@@ -34,13 +34,8 @@ from pqkit.errors import ParquetError, SchemaError
 from pqkit.filesystems import is_url, url_filesystem
 from pqkit.read.file import ParquetFile
 from pqkit.read.prune.filters import bound_decoder, chunk_may_match, filter_leaves, normalize
-from pqkit.spark.schema import (
-    file_fields,
-    infer_partition_type,
-    merge_fields,
-    parse_partition_type,
-    partition_value,
-)
+from pqkit.spark.conversion.schema import (file_fields, infer_partition_type, merge_fields,
+                                           parse_partition_type, partition_value)
 
 __all__ = ["Split", "ReadPlan", "SourceFile", "find_files", "make_plan", "pack_tasks",
            "HIVE_NULL"]

@@ -2,7 +2,7 @@
 
 Reading maps every pqkit type first to a *Spark-ready* pqkit type (one that
 Spark holds without loss), then one-to-one to a Spark type. The executors cast
-each decoded column to its Spark-ready type (:mod:`pqkit.spark.convert`), so
+each decoded column to its Spark-ready type (:mod:`pqkit.spark.conversion.columns`), so
 the driver's schema and the executors' data always agree.
 
 =======================================  ==================================  ======================
@@ -43,7 +43,7 @@ Timestamp (UTC-adjusted INT64 micros), TimestampNTZ (local INT64 micros),
 DayTimeInterval (INT64 micros, restored by Spark from its row metadata),
 Time (Spark >= 4.1: TIME(MICROS) of local time, as Spark writes it), Array,
 Map, Struct and Null; a user-defined type as its SQL type, as Spark stores it; a
-top-level Variant as a Parquet VARIANT (:func:`pqkit.spark.write_plan.column_type`).
+top-level Variant as a Parquet VARIANT (:func:`pqkit.spark.jobs.write_plan.column_type`).
 The other Spark types are refused naming the column and what to do instead:
 year-month and calendar intervals (no Arrow type takes them to Python),
 Geometry and Geography (pqkit writes no GEOMETRY/GEOGRAPHY logical type yet), a

@@ -4,7 +4,7 @@ Reading: the driver opens the dataset at a version and asks its manifest for
 the files that may match the filters (partition values and per-file bounds;
 no directory listing). Those files, with their typed partition values and
 residual filters, go through the same planning as a directory
-(:mod:`pqkit.spark.plan`: row-group pruning by the footers' statistics). The
+(:mod:`pqkit.spark.jobs.plan`: row-group pruning by the footers' statistics). The
 output schema is the version's schema, widened by what the files hold.
 
 Writing: each ``mapInPandas`` task stages its rows with
@@ -26,15 +26,11 @@ from pqkit import datatypes as T
 from pqkit.columnar.table import concat_tables
 from pqkit.dataset.detect import refuse_foreign_root
 from pqkit.errors import DatasetNotFound, SchemaError, UnsupportedFeature
-from pqkit.spark.plan import SourceFile
-from pqkit.spark.schema import ready_type
-from pqkit.spark.write_plan import (
-    WriteResult,
-    check_dataset_columns,
-    check_partition_by,
-    plan_columns,
-)
-from pqkit.spark.write_task import partitioned_tables
+from pqkit.spark.conversion.schema import ready_type
+from pqkit.spark.jobs.plan import SourceFile
+from pqkit.spark.jobs.write_plan import (WriteResult, check_dataset_columns, check_partition_by,
+                                         plan_columns)
+from pqkit.spark.jobs.write_task import partitioned_tables
 
 __all__ = ["dataset_files", "dataset_fields", "write_dataset", "discard_staged"]
 
@@ -102,7 +98,7 @@ def write_dataset(df, root, partition_by, mode, writer_options, run_id=None,
                           f"not {partition_by}")
     data, parts, exprs = plan_columns(df.schema, partition_by)
     check_dataset_columns(data, root)
-    config = _StageConfig(tuple(data), tuple(parts), root,
+    config = StageConfig(tuple(data), tuple(parts), root,
                           df.sparkSession.conf.get("spark.sql.session.timeZone"),
                           dict(writer_options), int(rows_per_file), storage_options)
     frame = df.selectExpr(*exprs)
@@ -122,7 +118,7 @@ def write_dataset(df, root, partition_by, mode, writer_options, run_id=None,
     return WriteResult(root, files, sum(f["rows"] for f in files), uuid.uuid4().hex, version)
 
 
-class _StageConfig:
+class StageConfig:
     """Pickled into each task: the transport columns and where to stage."""
 
     def __init__(self, data, partitions, root, timezone, writer_options, rows_per_file,
@@ -136,7 +132,7 @@ class _StageConfig:
         self.rows_per_file = rows_per_file
 
 
-class _Stager:
+class Stager:
     """The files one task stages: pending tables per partition, flushed by stage_file."""
 
     def __init__(self, config):
@@ -193,7 +189,7 @@ def stage_task(frames, config):
     """mapInPandas function: transport frames in, one JSON file entry per staged file out."""
     import pandas as pd
 
-    stager = _Stager(config)
+    stager = Stager(config)
     try:
         for key, rows, frame, table in partitioned_tables(frames, config):
             # The typed values of a partition, from its first row.

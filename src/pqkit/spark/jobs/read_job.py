@@ -1,12 +1,12 @@
 """Reading with Spark: splits planned on the driver, decoded by pqkit on the executors.
 
-The driver plans splits from the footers (:mod:`pqkit.spark.plan`: Hive
+The driver plans splits from the footers (:mod:`pqkit.spark.jobs.plan`: Hive
 partitions, filters pruning partitions and row groups), packs them into tasks
 and builds a small DataFrame with one row per task. ``mapInPandas`` (or
 ``mapInArrow`` with ``engine="arrow"``) then runs on the executors: each task
 opens its files with :class:`pqkit.ParquetFile`, decodes one row group at a
 time (page-index skipping for filtered reads), casts the columns to their Spark
-types (:mod:`pqkit.spark.convert`) and yields batches of at most
+types (:mod:`pqkit.spark.conversion.columns`) and yields batches of at most
 ``batch_size`` rows.
 """
 import functools
@@ -18,26 +18,15 @@ from pqkit.columnar.nested import nulls
 from pqkit.errors import DatasetIncomplete, SchemaError
 from pqkit.filesystems import is_url
 from pqkit.read.file import ParquetFile
-from pqkit.spark.convert import (
-    arrow_series_supported,
-    constant_column,
-    to_arrow,
-    to_pandas,
-    to_ready,
-)
-from pqkit.spark.legacy_calendar import leaf_physical_types, rebase_column, rebase_spec
-from pqkit.spark.plan import find_files, make_plan, pack_tasks
-from pqkit.spark.row_metadata import (
-    declared_types,
-    final_casts,
-    is_variant,
-    needs_transport,
-    quote,
-    to_transport,
-    transport_type,
-)
-from pqkit.spark.schema import to_spark
-from pqkit.spark.variant_bytes import variant_values
+from pqkit.spark.conversion.columns import (arrow_series_supported, constant_column, to_arrow,
+                                            to_pandas, to_ready)
+from pqkit.spark.conversion.legacy_calendar import leaf_physical_types, rebase_column, rebase_spec
+from pqkit.spark.conversion.row_metadata import (declared_types, final_casts, is_variant,
+                                                 needs_transport, quote, to_transport,
+                                                 transport_type)
+from pqkit.spark.conversion.schema import to_spark
+from pqkit.spark.conversion.variant_bytes import variant_values
+from pqkit.spark.jobs.plan import find_files, make_plan, pack_tasks
 
 __all__ = ["read", "plan", "split_batches", "is_connect", "DEFAULT_BATCH_SIZE"]
 
@@ -64,7 +53,7 @@ def plan(source, columns=None, filters=None, split_by="row_group", partition_typ
         ``.fields`` and ``.partition_fields`` give the output schema.
     """
     if _is_dataset(source):
-        from pqkit.spark.dataset import dataset_files
+        from pqkit.spark.jobs.dataset import dataset_files
         if partition_types:
             raise SchemaError("partition_types does not apply to a dataset: its manifest "
                               "types the partition columns")
@@ -79,7 +68,7 @@ def plan(source, columns=None, filters=None, split_by="row_group", partition_typ
 
 
 @dataclass(frozen=True)
-class _ReadConfig:
+class ReadConfig:
     """What the executor function needs besides the splits (pickled into each task)."""
     fields: tuple
     specs: tuple              # column selection for pqkit (dotted paths), or None: all
@@ -157,7 +146,7 @@ def read(spark, source, columns=None, filters=None, split_by="row_group",
     timezone = spark.conf.get("spark.sql.session.timeZone")
     p = plan(source, columns, filters, split_by, partition_types, timezone, version,
              storage_options)
-    declared = _declared(p)
+    declared = declared_spark_types(p)
     spark_types = tuple([transport_type(f.type, d) for f, d in zip(p.fields, declared)] +
                         [to_spark(f.type) for f in p.partition_fields])
     schema = _schema(p.names, spark_types)
@@ -167,7 +156,7 @@ def read(spark, source, columns=None, filters=None, split_by="row_group",
             empty.selectExpr(*_output_order(columns, p.names))
     task_frame = _task_frame(spark, p.splits)
     specs = None if columns is None else tuple(c for c in columns if c not in p.partition_names)
-    config = _ReadConfig(
+    config = ReadConfig(
         fields=tuple(p.fields), specs=specs, partition_fields=tuple(p.partition_fields),
         partition_index=tuple(p.partition_names.index(f.name) for f in p.partition_fields),
         batch_size=batch_size, timezone=timezone,
@@ -210,7 +199,7 @@ def _task_frame(spark, splits):
     return spark.createDataFrame(sc.parallelize(rows, len(rows)), "task int, splits binary")
 
 
-def _declared(p):
+def declared_spark_types(p):
     """Per data field, the type Spark's row metadata declares for it where that needs more
     than the Parquet schema says (intervals, variants), else None; the first file that
     declares a column decides."""

@@ -1,7 +1,7 @@
 """Structured Streaming from a PQDS/1 dataset: ``spark.readStream.format("pqkit").load(root)``.
 
 The reader lives in a Python process on the driver for the whole query. Its offsets
-are positions in the dataset's version log (:mod:`pqkit.spark.stream_offsets`): each
+are positions in the dataset's version log (:mod:`pqkit.spark.datasource.stream_offsets`): each
 micro-batch reads the data files that the versions since the previous offset
 added, planned like a batch read (footers, row groups, packed into Spark
 partitions of at most ``maxPartitionBytes``) and decoded by pqkit on the executors
@@ -35,10 +35,10 @@ from pyspark.sql.streaming.datasource import (
 )
 
 from pqkit.errors import DatasetNotFound, SchemaError
-from pqkit.spark.dataset import dataset_fields, dataset_files
-from pqkit.spark.plan import make_plan
-from pqkit.spark.source_read import SourceReader
-from pqkit.spark.stream_offsets import STARTING_LATEST, Offset, StreamLog, StreamPlanner
+from pqkit.spark.datasource.read import SourceReader
+from pqkit.spark.datasource.stream_offsets import STARTING_LATEST, Offset, StreamLog, StreamPlanner
+from pqkit.spark.jobs.dataset import dataset_fields, dataset_files
+from pqkit.spark.jobs.plan import make_plan
 
 __all__ = ["DatasetStreamReader"]
 

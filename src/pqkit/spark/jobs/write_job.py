@@ -2,9 +2,9 @@
 
 The job, for ``write(df, "/out", partition_by=["day"])``:
 
-1. The driver maps the Spark schema to pqkit fields (:func:`pqkit.spark.schema.from_spark`)
-   and checks the writer options on an in-memory writer, so bad options fail
-   before any task runs.
+1. The driver maps the Spark schema to pqkit fields
+   (:func:`pqkit.spark.conversion.schema.from_spark`) and checks the writer options on an
+   in-memory writer, so bad options fail before any task runs.
 2. A *transport* projection makes the pandas hand-over exact: nullable numeric
    columns travel as ``coalesce(c, 0)`` plus an ``isnull(c)`` flag (pandas would
    turn null ints into floats and merge null with NaN), and TIMESTAMP columns as
@@ -40,20 +40,12 @@ import uuid
 
 from pqkit.errors import SchemaError
 from pqkit.filesystems import is_url
-from pqkit.spark.dataset import write_dataset
-from pqkit.spark.read_job import is_connect
-from pqkit.spark.write_plan import (
-    RESULT_SCHEMA,
-    STAGING_DIR,
-    WriteConfig,
-    WriteResult,
-    check_options,
-    check_partition_by,
-    escape_partition_text,
-    plan_columns,
-    spark_metadata,
-)
-from pqkit.spark.write_task import write_task
+from pqkit.spark.jobs.dataset import write_dataset
+from pqkit.spark.jobs.read_job import is_connect
+from pqkit.spark.jobs.write_plan import (RESULT_SCHEMA, STAGING_DIR, WriteConfig, WriteResult,
+                                         check_options, check_partition_by, escape_partition_text,
+                                         plan_columns, spark_metadata)
+from pqkit.spark.jobs.write_task import write_task
 from pqkit.write.file import ParquetWriter
 
 __all__ = ["write", "WriteResult", "escape_partition_text"]
@@ -143,9 +135,10 @@ def write(df, path, partition_by=None, mode="append", *, dataset=None, run_id=No
     try:
         rows = _run_tasks(df.selectExpr(*exprs), partition_by, config)
     except BaseException:
-        _remove_staging(root, staging, created_root)
+        remove_staging(root, staging, created_root)
         raise
-    files = _commit(root, staging, rows, mode, fields, writer_options, job_id, bool(parts))
+    files = commit_part_files(root, staging, rows, mode, fields, writer_options, job_id,
+                              bool(parts))
     return WriteResult(root, files, sum(f["rows"] for f in files), job_id)
 
 
@@ -212,7 +205,9 @@ def _stop_job_group(sc, group, timeout=60.0):
         time.sleep(0.05)
 
 
-def _remove_staging(root, staging, created_root):
+def remove_staging(root, staging, created_root):
+    """Drop a job's staging directory, its parent when no other job stages there, and the
+    root when the job created it."""
     shutil.rmtree(staging, ignore_errors=True)
     parent = os.path.dirname(staging)
     try:
@@ -226,7 +221,9 @@ def _remove_staging(root, staging, created_root):
             pass
 
 
-def _commit(root, staging, rows, mode, fields, writer_options, job_id, partitioned):
+def commit_part_files(root, staging, rows, mode, fields, writer_options, job_id, partitioned):
+    """Move a job's staged part files into ``root`` (retiring the old contents on overwrite)
+    and write ``_SUCCESS`` last; the files written, as dicts."""
     success = os.path.join(root, "_SUCCESS")
     if os.path.exists(success):
         os.remove(success)
@@ -246,7 +243,7 @@ def _commit(root, staging, rows, mode, fields, writer_options, job_id, partition
     if not files and not partitioned and not _has_data(root):
         files.append(_empty_file(root, fields, writer_options, job_id))
     _write_success(success, job_id, files)
-    _remove_staging(root, staging, False)
+    remove_staging(root, staging, False)
     return files
 
 

@@ -1,7 +1,7 @@
 """Structured Streaming into a PQDS/1 dataset: ``df.writeStream.format("pqkit")``.
 
 Each micro-batch becomes one dataset version. The executors stage the batch's rows
-as part files as the format's batch writer does (:mod:`pqkit.spark.source_write`:
+as part files as the format's batch writer does (:mod:`pqkit.spark.datasource.write`:
 :func:`pqkit.dataset.stage_file`, hidden until committed, one file per partition
 value); the driver commits all of them
 as one version with :func:`pqkit.dataset.commit`, whose run id is ``<stream>:<batch
@@ -29,16 +29,11 @@ from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMess
 import pqkit.dataset as pds
 from pqkit.errors import DatasetNotFound, SchemaError
 from pqkit.filesystems import is_url
-from pqkit.spark.dataset import discard_staged
-from pqkit.spark.source_options import SourceOptions
-from pqkit.spark.source_write import (
-    _column_plans,
-    _DatasetSink,
-    _partition_by,
-    _partitioned,
-    _writer_options,
-)
-from pqkit.spark.write_plan import check_dataset_columns
+from pqkit.spark.datasource.options import SourceOptions
+from pqkit.spark.datasource.write import (_column_plans, _DatasetSink, _partition_by, _partitioned,
+                                          _writer_options)
+from pqkit.spark.jobs.dataset import discard_staged
+from pqkit.spark.jobs.write_plan import check_dataset_columns
 
 __all__ = ["DatasetStreamWriter", "StagedFiles"]
 

@@ -4,7 +4,7 @@
 
 1. the driver's planner process builds a :class:`SourceWriter` (:meth:`PqkitDataSource.writer`):
    options checked, Spark schema mapped to pqkit types
-   (:func:`pqkit.spark.schema.from_spark`), writer options tried on an in-memory
+   (:func:`pqkit.spark.conversion.schema.from_spark`), writer options tried on an in-memory
    file, and for a plain target the job's staging directory made
    (``path/_pqkit_staging/<job id>``);
 2. each executor task gets Arrow record batches, groups their rows by partition
@@ -33,19 +33,13 @@ import pqkit.dataset as pds
 from pqkit import Table
 from pqkit.errors import DatasetNotFound, SchemaError
 from pqkit.filesystems import is_url
-from pqkit.spark.dataset import _StageConfig, _Stager
-from pqkit.spark.source_options import SourceOptions
-from pqkit.spark.variant_bytes import variant_group
-from pqkit.spark.write_job import _commit, _remove_staging
-from pqkit.spark.write_plan import (
-    STAGING_DIR,
-    ColumnPlan,
-    WriteConfig,
-    check_dataset_columns,
-    column_type,
-    spark_metadata,
-)
-from pqkit.spark.write_task import _TaskFiles
+from pqkit.spark.conversion.variant_bytes import variant_group
+from pqkit.spark.datasource.options import SourceOptions
+from pqkit.spark.jobs.dataset import StageConfig, Stager
+from pqkit.spark.jobs.write_job import commit_part_files, remove_staging
+from pqkit.spark.jobs.write_plan import (STAGING_DIR, ColumnPlan, WriteConfig,
+                                         check_dataset_columns, column_type, spark_metadata)
+from pqkit.spark.jobs.write_task import TaskFiles
 from pqkit.write.file import ParquetWriter
 
 __all__ = ["SourceWriter", "FilesMessage"]
@@ -159,7 +153,7 @@ class SourceWriter(DataSourceArrowWriter):
         else:
             config = WriteConfig(self.data, self.parts, self.staging, self.job_id,
                                  self.timezone, self.writer_options)
-            sink = _TaskFiles(f"attempt-{ctx.taskAttemptId()}", ctx.partitionId(), config,
+            sink = TaskFiles(f"attempt-{ctx.taskAttemptId()}", ctx.partitionId(), config,
                               one_open=False)
         try:
             for batch in iterator:
@@ -183,7 +177,7 @@ class SourceWriter(DataSourceArrowWriter):
                        storage_options=self.storage_options)
             return
         fields = [c.field for c in self.data]
-        _commit(self.root, self.staging, rows, self.mode, fields, self.writer_options,
+        commit_part_files(self.root, self.staging, rows, self.mode, fields, self.writer_options,
                 self.job_id, bool(self.parts))
 
     def abort(self, messages):
@@ -192,14 +186,14 @@ class SourceWriter(DataSourceArrowWriter):
             stager.entries = [r for m in messages if m is not None for r in m.rows]
             stager.abort()
             return
-        _remove_staging(self.root, self.staging, self.created_root)
+        remove_staging(self.root, self.staging, self.created_root)
 
 
-class _DatasetSink(_Stager):
+class _DatasetSink(Stager):
     """The files one task stages into a PQDS/1 dataset."""
 
     def __init__(self, writer):
-        super().__init__(_StageConfig(writer.data, writer.parts, writer.root, writer.timezone,
+        super().__init__(StageConfig(writer.data, writer.parts, writer.root, writer.timezone,
                                       dict(writer.writer_options), 1 << 20,
                                       writer.storage_options))
         self.config.writer_options.pop("key_value_metadata", None)

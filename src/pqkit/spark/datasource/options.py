@@ -33,8 +33,8 @@ READ_OPTIONS = {
     "statisticspath": "a directory where the planner and each task save their "
                       "pqkit.ReadStatistics (pqkit.spark.collect_statistics adds them up)",
 }
-# Streaming reads of a PQDS/1 dataset (pqkit.spark.stream_source); Spark asks a source for
-# its schema with the same options, so a batch read accepts (and ignores) them too.
+# Streaming reads of a PQDS/1 dataset (pqkit.spark.datasource.stream_source); Spark asks a
+# source for its schema with the same options, so a batch read accepts (and ignores) them too.
 STREAM_READ_OPTIONS = {
     "startingversion": "streaming: the first version read (a number, or latest); default "
                        "every file of the latest version, then the versions after it",
@@ -57,7 +57,7 @@ WRITE_OPTIONS = {
     "job_id": "idempotency key: a PQDS/1 target commits one version per job id",
     "storage_options": "JSON object of fsspec options for a URL target",
 }
-# Streaming writes (pqkit.spark.stream_sink) take the write options and these.
+# Streaming writes (pqkit.spark.datasource.stream_sink) take the write options and these.
 STREAM_WRITE_OPTIONS = {
     "checkpointlocation": "Spark's checkpoint directory (its query id names the stream)",
     "streamid": "the stream's idempotency key in the dataset's versions (default: the "

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pqkit import datatypes as T
 from pqkit.errors import SchemaError
 from pqkit.schema.annotations import variant_field
-from pqkit.spark.schema import from_spark
+from pqkit.spark.conversion.schema import from_spark
 from pqkit.variant.column import UNSHREDDED
 from pqkit.write.file import ParquetWriter
 
@@ -113,7 +113,7 @@ _PARTITION_TYPES = _NUMBER_TYPES + ("BooleanType", "StringType", "DateType", "Ti
 def plan_columns(schema, partition_by):
     """(data ColumnPlans, partition ColumnPlans, SQL select expressions of the transport
     projection); SQL text works on classic and Spark Connect DataFrames alike."""
-    from pqkit.spark.row_metadata import quote
+    from pqkit.spark.conversion.row_metadata import quote
     data, parts, exprs = [], [], []
     for i, f in enumerate(schema.fields):
         kind = type(f.dataType).__name__

@@ -1,7 +1,7 @@
 """Executor-side conversions of :mod:`pqkit.spark`: decoded columns -> what Spark takes.
 
 A decoded column is first cast to its Spark-ready type (:func:`to_ready`, the
-rules of :mod:`pqkit.spark.schema`), with numpy on the buffers: ``uint32``
+rules of :mod:`pqkit.spark.conversion.schema`), with numpy on the buffers: ``uint32``
 values are widened to int64, ``timestamp[ns]`` values floored to
 microseconds, a fixed-size list gets offsets ``0, k, 2k, ...``, a dictionary
 column is decoded. Then it becomes

@@ -1,7 +1,7 @@
 """The executor side of :func:`pqkit.spark.write`: one ``mapInPandas`` task.
 
 The task's rows arrive as pandas frames in the transport form of
-:mod:`pqkit.spark.write_plan`, sorted by the partition columns. Each frame becomes a
+:mod:`pqkit.spark.jobs.write_plan`, sorted by the partition columns. Each frame becomes a
 pqkit Table; its rows are grouped by partition directory and appended to that
 directory's open :class:`pqkit.ParquetWriter` (memory: one row group per open
 writer). Because the input is sorted, a new directory closes the previous
@@ -13,8 +13,8 @@ import json
 import os
 import shutil
 
-from pqkit.spark.frames import frame_to_table, partition_dir, partition_texts
-from pqkit.spark.stats import file_bounds
+from pqkit.spark.jobs.file_bounds import file_bounds
+from pqkit.spark.jobs.frames import frame_to_table, partition_dir, partition_texts
 from pqkit.write.file import ParquetWriter
 
 __all__ = ["write_task"]
@@ -22,7 +22,7 @@ __all__ = ["write_task"]
 _RESULT_COLUMNS = ["attempt", "path", "partition", "size", "rows", "stats"]
 
 
-class _TaskFiles:
+class TaskFiles:
     """The part files of one task attempt. With ``one_open`` (input sorted by partition) a
     new partition closes the previous file; else every partition's file stays open until
     :meth:`finish` (memory: one row group per partition seen)."""
@@ -116,7 +116,7 @@ def write_task(frames, config):
     import pandas as pd
     from pyspark import TaskContext
     ctx = TaskContext.get()
-    files = _TaskFiles(f"attempt-{ctx.taskAttemptId()}", ctx.partitionId(), config)
+    files = TaskFiles(f"attempt-{ctx.taskAttemptId()}", ctx.partitionId(), config)
     try:
         for key, _, _, table in partitioned_tables(frames, config):
             files.write(key, table)

@@ -11,7 +11,7 @@ the real type, and ``spark.read.parquet`` returns that. So does
 1. the executors cast the decoded column to its Spark-ready type as for any file,
    then to a *transport* form Spark's Arrow conversion takes
    (:func:`to_transport`): day-time intervals become durations, variants their
-   (value, metadata) bytes (:mod:`pqkit.spark.variant_bytes`); year-month
+   (value, metadata) bytes (:mod:`pqkit.spark.conversion.variant_bytes`); year-month
    intervals stay int32 months, which Arrow cannot carry as an interval;
 2. the DataFrame's schema uses the transport Spark types (:func:`transport_type`);
 3. the driver casts the columns whose declared type differs to it
@@ -30,8 +30,8 @@ from pqkit import datatypes as T
 from pqkit.columnar.column import PrimitiveColumn
 from pqkit.columnar.nested import ListColumn, MapColumn, StructColumn
 from pqkit.errors import SchemaError
-from pqkit.spark.schema import to_spark
-from pqkit.spark.variant_bytes import unshred
+from pqkit.spark.conversion.schema import to_spark
+from pqkit.spark.conversion.variant_bytes import unshred
 
 __all__ = ["ROW_METADATA_KEY", "declared_types", "needs_transport", "transport_type",
            "to_transport", "final_casts", "is_variant", "final_spark_type", "quote"]
