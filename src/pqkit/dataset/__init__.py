@@ -39,9 +39,8 @@ both read-only; ``write(root, data, layout="manifest")`` writes the latter,
 Packages, one per format (docs/ARCHITECTURE.md): ``pqds`` (PQDS/1), ``hive``,
 ``rfc0008`` (RFC-style single-manifest datasets and RFC-0008's store API) and
 ``kartothek`` (Kartothek v4: read-only, and its import as PQDS/1), on ``core``
-(what they share); beneath this package's ``detect`` (which format a root holds),
-``opening`` (:func:`open`) and ``front`` (write, commit, repair, convert, verify
-on every format).
+(what they share); beneath this package's ``detect`` (which format a root holds) and
+``front`` (open, write, commit, repair, convert, verify on every format).
 """
 from pqkit.dataset.core import (
     HIVE_NULL,
@@ -54,6 +53,7 @@ from pqkit.dataset.front import (
     commit,
     convert,
     detect_layout,
+    open_dataset,
     pqds_only,
     publish_state,
     repair,
@@ -61,7 +61,6 @@ from pqkit.dataset.front import (
     write,
 )
 from pqkit.dataset.kartothek import import_kartothek, open_kartothek
-from pqkit.dataset.opening import open_dataset
 from pqkit.dataset.pqds import (
     MODES,
     DataFile,

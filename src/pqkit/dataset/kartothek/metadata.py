@@ -29,8 +29,7 @@ An index value may also be embedded as ``{value: [labels]}`` instead of a key.
 """
 import os
 
-from pqkit.dataset.core import loads_finite
-from pqkit.dataset.core.doc_schema import validate
+from pqkit.dataset.core import loads_finite, validate
 from pqkit.dataset.kartothek.metadata_schema import DOCUMENT
 from pqkit.errors import (
     DatasetError,

@@ -5,14 +5,14 @@ the types, a table name must be one plain directory name: it becomes a
 directory under ``<store>/<uuid>/``, so ``..`` or a ``/`` in it would move the
 table's root out of the dataset.
 """
-from pqkit.dataset.core.containment import relative_path_problem
-from pqkit.dataset.core.doc_schema import (
+from pqkit.dataset.core import (
     anything,
     either,
     list_of,
     map_of,
     optional,
     record,
+    relative_path_problem,
     rule,
     text,
 )

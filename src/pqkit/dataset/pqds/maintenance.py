@@ -201,15 +201,15 @@ def untag(root, name, *, storage_options=None):
 
 
 # --- renaming and dropping columns --------------------------------------------------------------
-# Metadata-only ``schema_change`` commits (§3.3 column_mapping). A rename gives a column's field id a new name in the next version's schema; a drop
-# removes the field. Neither reads, writes or moves a data file: the data files keep every
-# column under its physical name (core/column_mapping.py), and each version reads them
-# under its own names, so time travel to a version before the change sees the old names
-# and the dropped column. An inverted index follows a renamed column and goes with a
-# dropped one. In the conflict table a schema change rebases over appends without new
-# columns, rewrites and index builds, and conflicts with an overwrite, a restore or
-# another schema change; a concurrent delete, merge or compaction of the files conflicts
-# with it (retryable).
+# Metadata-only ``schema_change`` commits (§3.3 column_mapping). A rename gives a column's
+# field id a new name in the next version's schema; a drop removes the field. Neither reads,
+# writes or moves a data file: the data files keep every column under its physical name
+# (core/column_mapping.py), and each version reads them under its own names, so time travel to
+# a version before the change sees the old names and the dropped column. An inverted index
+# follows a renamed column and goes with a dropped one. In the conflict table a schema change
+# rebases over appends without new columns, rewrites and index builds, and conflicts with an
+# overwrite, a restore or another schema change; a concurrent delete, merge or compaction of
+# the files conflicts with it (retryable).
 def rename_column(root, old, new, *, run_id=None, storage_options=None):
     """Rename data column ``old`` to ``new`` as a new version; no file is rewritten.
 

@@ -48,8 +48,8 @@ from pqkit.dataset.core import (
     resolve_inside,
     table_schema,
     utc_text,
+    validate,
 )
-from pqkit.dataset.core.doc_schema import validate
 from pqkit.dataset.rfc0008.manifest_schema import MANIFEST
 from pqkit.dataset.rfc0008.schema_hash import file_schema_hash, hash_matches
 from pqkit.errors import (
@@ -103,12 +103,18 @@ def read_manifest(path):
     if facts is not None and not (isinstance(facts, dict) and
                                   all(isinstance(v, dict) for v in facts.values())):
         raise ManifestCorrupted(f"{path}: part_facts is not a map of part -> facts")
-    validate(doc, MANIFEST, path)
+    check_shape(doc, path)
     doc["parts"] = [_part(p, i, path, facts or {}) for i, p in enumerate(doc["parts"])]
     paths = [p["path"] for p in doc["parts"]]
     if len(set(paths)) != len(paths):
         raise ManifestCorrupted(f"{path}: a part is listed twice")
     return doc
+
+
+def check_shape(doc, where):
+    """ManifestCorrupted unless ``doc`` has the fields of a manifest with their types
+    (:data:`~pqkit.dataset.rfc0008.manifest_schema.MANIFEST`)."""
+    validate(doc, MANIFEST, where)
 
 
 def _is_count(value):

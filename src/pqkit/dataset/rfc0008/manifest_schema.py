@@ -6,8 +6,7 @@ RFC-0008's own fields, with the older pqkit form of a part (an object with its
 when present they have their type, so nothing that reads a manifest meets a
 list where it expects a string.
 """
-from pqkit.dataset.core import utc_text
-from pqkit.dataset.core.doc_schema import (
+from pqkit.dataset.core import (
     anything,
     both,
     count,
@@ -18,6 +17,7 @@ from pqkit.dataset.core.doc_schema import (
     record,
     rule,
     text,
+    utc_text,
 )
 
 

@@ -25,11 +25,9 @@ import os
 import shutil
 
 from pqkit.dataset.core import check_relative_path, loads_finite
-from pqkit.dataset.core.doc_schema import validate
 from pqkit.dataset.pqds import open_snapshot
 from pqkit.dataset.rfc0008 import write
-from pqkit.dataset.rfc0008.manifest import SUCCESS, RfcManifestSource, manifest_path
-from pqkit.dataset.rfc0008.manifest_schema import MANIFEST
+from pqkit.dataset.rfc0008.manifest import SUCCESS, RfcManifestSource, check_shape, manifest_path
 from pqkit.errors import AlreadyExists, DatasetError, DatasetNotFound, ManifestCorrupted
 
 REQUIRED = ("dataset_key", "parts", "row_count", "schema_hash", "compression",
@@ -80,7 +78,7 @@ class DatasetManifest:
         if not isinstance(data["row_count"], int) or isinstance(data["row_count"], bool):
             raise ManifestCorrupted(f"{where}: row_count {data['row_count']!r} is not an "
                                     "integer")
-        validate(data, MANIFEST, where)
+        check_shape(data, where)
         return cls(data["dataset_key"], list(data["parts"]), data["row_count"],
                    data["schema_hash"], data["compression"], data["created_at_utc"],
                    data.get("run_id"), data.get("metadata"))
