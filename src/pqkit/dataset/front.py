@@ -24,6 +24,7 @@ from pqkit.dataset.pqds import (
     ObjectManifestSource,
     RootPaths,
     VerifyReport,
+    discard_staged,
     find_latest,
     open_snapshot,
     published_version,
@@ -223,7 +224,7 @@ def convert(source, target, *, layout="auto", require_success=None, run_id=None,
         return pqds_write.commit(target_root, entries, mode="create",
                            partition_by=src.partition_by, run_id=run_id, schema=fields)
     except BaseException:
-        pqds_write.discard_staged(RootPaths(target_root), entries)
+        discard_staged(RootPaths(target_root), entries)
         raise
 
 

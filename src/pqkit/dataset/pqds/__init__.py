@@ -26,6 +26,6 @@ from pqkit.dataset.pqds.paths import RootPaths, parse_version_file_name
 from pqkit.dataset.pqds.publish import published_version, try_publish
 from pqkit.dataset.pqds.reader import DataFile, Dataset, VerifyReport, open_snapshot
 from pqkit.dataset.pqds.sources import ManifestSource, ObjectManifestSource
-from pqkit.dataset.pqds.staging import stage_file
+from pqkit.dataset.pqds.staging import discard_staged, stage_file
 from pqkit.dataset.pqds.vacuum import repair
 from pqkit.dataset.pqds.write import MODES
