@@ -27,8 +27,8 @@ from pqkit.dataset.core.containment import (
     relative_path_problem,
     resolve_inside,
 )
-# The vocabulary the formats' metadata schemas are written in (version_schema,
-# manifest_schema, metadata_schema) and the check that applies one to a document.
+# The vocabulary the formats' metadata schemas are written in (pqds.version_schema,
+# rfc0008.manifest, kartothek.metadata) and the check that applies one to a document.
 from pqkit.dataset.core.doc_schema import (
     Invalid,
     anything,
