@@ -34,8 +34,9 @@ Every name above is the only one pqkit reads: no released pqkit wrote any other
 """
 import os
 import re
+import uuid
 
-from pqkit.dataset.core import META_DIR, LocalStorage, ObjectStorage
+from pqkit.dataset.core import META_DIR, LocalStorage, ObjectStorage, escape_path_component
 from pqkit.errors import DatasetError
 from pqkit.filesystems import is_url, url_filesystem
 
@@ -47,6 +48,7 @@ HIDDEN = "_"
 # Suffixes that keep pqkit's own Parquet files out of every engine's *.parquet glob.
 SHADOW_SUFFIX = ".shadow"
 INDEX_SUFFIX = ".pqindex"
+PLANNING_SUFFIX = ".pqplan"
 
 
 def hidden_name(name):
@@ -80,6 +82,7 @@ class RootPaths:
         self.shadow_dir = os.path.join(self.meta, "shadow")
         self.tags_dir = os.path.join(self.meta, "tags")
         self.indices_dir = os.path.join(self.meta, "indices")
+        self.planning_dir = os.path.join(self.meta, "planning")
         self.latest_hint = os.path.join(self.meta, "_latest")
         self.publish_lock = os.path.join(self.meta, hidden_name("publish.lock"))
         self.success = os.path.join(self.root, "_SUCCESS")
@@ -131,6 +134,31 @@ class RootPaths:
                 len(name) > len(HIDDEN) + len(SHADOW_SUFFIX):
             return (f"{head}/" if head else "") + name[len(HIDDEN):-len(SHADOW_SUFFIX)]
         return rel
+
+    def new_segment_path(self, column):
+        """The relative path of a new index segment of ``column``:
+        ``_pqkit/indices/<column>/_<uuid>.pqindex``."""
+        return (f"{META_DIR}/indices/{escape_path_component(column)}/"
+                f"{hidden_name(uuid.uuid4().hex)}{INDEX_SUFFIX}")
+
+    def planning_path(self, version):
+        """Where the planning index of ``version`` is written (file_list.py)."""
+        return os.path.join(self.planning_dir,
+                            hidden_name(f"{int(version):0{VERSION_DIGITS}d}{PLANNING_SUFFIX}"))
+
+    def planning_indices(self):
+        """{version: path} of the planning indices present (a listing of
+        ``_pqkit/planning``)."""
+        try:
+            names = self.storage.listdir(self.planning_dir)
+        except FileNotFoundError:
+            return {}
+        found = {}
+        for name in names:
+            stem = name.removeprefix(HIDDEN).removesuffix(PLANNING_SUFFIX)
+            if name == f"{HIDDEN}{stem}{PLANNING_SUFFIX}" and stem.isdigit():
+                found[int(stem)] = os.path.join(self.planning_dir, name)
+        return found
 
     def tag_path(self, name):
         """Where tag ``name`` is kept."""

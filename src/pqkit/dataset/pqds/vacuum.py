@@ -138,7 +138,7 @@ def _orphans(paths, referenced, cutoff):
         path = paths.visible(rel)
         if rel not in referenced and _old_enough(paths, path, cutoff):
             out.append(path)
-    for top in (paths.root, paths.meta, file_list.index_dir(paths)):
+    for top in (paths.root, paths.meta, paths.planning_dir):
         try:
             names = paths.storage.listdir(top)
         except FileNotFoundError:
