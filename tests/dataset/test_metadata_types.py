@@ -22,8 +22,7 @@ from pqkit.cli.dataset_cmd import build_info
 from pqkit.cli.main import main
 from pqkit.dataset import ManifestCorrupted
 from pqkit.dataset.pqds import file_list
-from pqkit.dataset.pqds.commit import _cache
-from pqkit.dataset.pqds.paths import RootPaths
+from pqkit.dataset.pqds.paths import RootPaths, _cache
 
 HUGE, NAN = "__1e999__", "__NaN__"
 WRONG = [None, [], {}, True, "x", -1, 2 ** 64, HUGE, NAN, "<removed>"]

@@ -55,7 +55,7 @@ def test_planning_and_reading_never_list_a_directory(sales, monkeypatch):
 
 
 def test_open_costs_the_same_store_calls_for_few_and_many_versions(tmp_path, monkeypatch):
-    from pqkit.dataset.pqds.commit import _cache
+    from pqkit.dataset.pqds.paths import _cache
 
     def calls(root):
         _cache.clear()                                 # count a cold open

@@ -73,7 +73,6 @@ from pqkit.dataset.pqds import (
     compact_plan as _compact_plan,
     delete as _delete,
     drop_column as _drop_column,
-    find_latest,
     merge as _merge,
     merge_plan as _merge_plan,
     optimize_index as _optimize_index,
@@ -130,7 +129,7 @@ def publish(root, storage_options=None):
 
 def latest_version(root, storage_options=None):
     """The newest committed version number of the dataset at ``root`` (a path or URL)."""
-    return find_latest(RootPaths.at(root, storage_options))
+    return RootPaths.at(root, storage_options).latest()
 
 
 __all__ = [

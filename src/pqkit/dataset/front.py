@@ -25,7 +25,6 @@ from pqkit.dataset.pqds import (
     RootPaths,
     VerifyReport,
     discard_staged,
-    find_latest,
     open_snapshot,
     published_version,
     repair as repair_pqds,
@@ -307,7 +306,7 @@ def publish_state(root, storage_options=None):
     if kind == "kartothek":                # its metadata file is its commit
         return {"layout": kind, "success": success, "state": "complete"}
     paths = RootPaths(root)
-    return _pqds_state(paths, success, find_latest(paths))
+    return _pqds_state(paths, success, paths.latest())
 
 
 def _pqds_state(paths, success, latest):

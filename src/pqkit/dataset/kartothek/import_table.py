@@ -30,7 +30,6 @@ from pqkit.dataset.pqds import (
     KIND,
     RootPaths,
     ValueMap,
-    find_latest,
     indexed_field,
     open_snapshot,
     try_publish,
@@ -90,7 +89,7 @@ def import_kartothek(store, uuid=None, table=None, *, run_id=None):
     source = KartothekSource(store, uuid, table)
     paths = RootPaths(source.root)
     try:
-        find_latest(paths)
+        paths.latest()
         raise DatasetExists(f"{paths.root} already holds a PQDS/1 dataset (imported before?)")
     except DatasetNotFound:
         pass

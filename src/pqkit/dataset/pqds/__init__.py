@@ -8,7 +8,6 @@ version's file list (``file_list``), where versions and files come from
 (``sources``), reading a snapshot (``reader``), maintenance (delete, compact, restore,
 tags, renaming and dropping columns) and ``merge``.
 """
-from pqkit.dataset.pqds.commit import find_latest
 from pqkit.dataset.pqds.index_build import build_index, optimize_index
 from pqkit.dataset.pqds.index_segments import KIND, ValueMap, indexed_field, write_segment
 from pqkit.dataset.pqds.maintenance import (

@@ -41,7 +41,7 @@ from pqkit.dataset.core import (
     type_to_json,
     with_field_ids,
 )
-from pqkit.dataset.pqds.commit import commit_operation, find_latest, load_latest, load_version
+from pqkit.dataset.pqds.commit import commit_operation
 from pqkit.dataset.pqds.operations import Operation
 from pqkit.dataset.pqds.paths import RootPaths, data_file_name, file_key
 from pqkit.dataset.pqds.publish import try_publish
@@ -79,13 +79,13 @@ class Change:
 
     def load(self, version):
         """The Manifest of ``version``."""
-        return load_version(self.paths, version)
+        return self.paths.load(version)
 
     def current(self):
         """(read version, latest Manifest) for writing, or (-1, None) when there is no
         dataset."""
         try:
-            return load_latest(self.paths, for_writing=True)
+            return self.paths.load_latest(for_writing=True)
         except DatasetNotFound:
             return -1, None
 
@@ -268,10 +268,10 @@ def _dataset_defaults(paths, schema):
     """(data fields with ids or None, Partitioning or None, Manifest or None) of the
     latest version, if any."""
     try:
-        latest = find_latest(paths)
+        latest = paths.latest()
     except DatasetNotFound:
         return schema, None, None
-    manifest = load_version(paths, latest)
+    manifest = paths.load(latest)
     return (schema if schema is not None else manifest.schema.fields), \
         manifest.partitioning, manifest
 

@@ -199,10 +199,5 @@ def pointer_document(raw, where):
     return validate(data, POINTER, where)
 
 
-def pointer_version(raw, where):
-    """The version number :func:`pointer_document` of ``raw`` names."""
-    return pointer_document(raw, where)["version"]
-
-
 __all__ = ["ENTRY", "HEAD", "POINTER", "VERSION", "check_partitions", "checked_entries",
-           "checked_manifest", "load_manifest", "pointer_document", "pointer_version"]
+           "checked_manifest", "load_manifest", "pointer_document"]
