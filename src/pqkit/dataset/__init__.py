@@ -76,14 +76,14 @@ from pqkit.dataset.pqds import (
     merge as _merge,
     merge_plan as _merge_plan,
     optimize_index as _optimize_index,
+    publish as _publish,
     rename_column as _rename_column,
     restore as _restore,
     stage_file as _stage_file,
     tag as _tag,
     untag as _untag,
+    vacuum as _vacuum,
 )
-from pqkit.dataset.pqds.publish import publish as _publish
-from pqkit.dataset.pqds.vacuum import vacuum as _vacuum
 from pqkit.dataset.rfc0008 import (
     DatasetManifest,
     ParquetDatasetStore,

@@ -31,7 +31,7 @@ from pqkit.dataset.pqds import (
     stage_file,
     write as pqds_write,
 )
-from pqkit.dataset.rfc0008 import SUCCESS, write as rfc_write
+from pqkit.dataset.rfc0008 import SUCCESS, repair as repair_rfc, write as write_rfc
 from pqkit.errors import DatasetError, SchemaError
 from pqkit.filesystems import is_url
 
@@ -110,13 +110,13 @@ def write(root, data, *, layout="pqds", **options):
     root : path
     data : pqkit.Table, dict of columns or pandas.DataFrame
     layout : {"pqds", "manifest"}, default "pqds"
-        ``"pqds"``: a new version of a PQDS/1 dataset (see ``pqkit/dataset/write.py``:
+        ``"pqds"``: a new version of a PQDS/1 dataset (see ``pqkit/dataset/pqds/write.py``:
         ``partition_by``, ``mode`` = create/append/overwrite/replace_partitions,
         ``run_id``, ``scope``, ``schema``, ``evolve_schema``, ...). A root holding a
         plain Hive directory or an RFC dataset is refused (DatasetError; see
         :func:`convert`).
         ``"manifest"``: ``<root>/data.parquet`` or ``part-NNNNN.parquet`` plus
-        ``manifest.json`` and ``_SUCCESS`` (see :func:`pqkit.dataset.rfc0008.write.write`:
+        ``manifest.json`` and ``_SUCCESS`` (see :func:`pqkit.dataset.rfc0008.writing.write`:
         ``mode`` = create/overwrite/append, ``run_id``, ``dataset_key``,
         ``metadata``, ``max_rows_per_file``, ``manifest_name``).
     **options
@@ -128,7 +128,7 @@ def write(root, data, *, layout="pqds", **options):
         PQDS/1: the committed version. Manifest layout: the manifest as written.
     """
     if layout == "manifest":
-        return rfc_write.write(root, data, **options)
+        return write_rfc(root, data, **options)
     if layout != "pqds":
         raise SchemaError(f"layout {layout!r}: write supports 'pqds' (PQDS/1) and 'manifest' "
                           "(RFC-style single manifest)")
@@ -140,7 +140,7 @@ def commit(root, file_entries, **options):
     """:func:`pqkit.dataset.pqds.write.commit` (staged files -> one version), refusing
     foreign roots.
 
-    See ``pqkit/dataset/write.py`` for the parameters (``mode``, ``partition_by``,
+    See ``pqkit/dataset/pqds/write.py`` for the parameters (``mode``, ``partition_by``,
     ``run_id``, ``schema``, ``scope``, ``blind``, ``evolve_schema``, ``read_version``).
     """
     refuse_foreign_root(root)
@@ -150,9 +150,9 @@ def commit(root, file_entries, **options):
 def repair(root, *, grace=None, storage_options=None):
     """Bring a dataset back to a clean state after crashes, in its layout's way.
 
-    PQDS/1: :func:`pqkit.dataset.pqds.vacuum.repair` (torn version set aside, visible tree
+    PQDS/1: :func:`pqkit.dataset.pqds.vacuuming.repair` (torn version set aside, visible tree
     and derived files reconciled, old orphans deleted). RFC single manifest:
-    :func:`pqkit.dataset.rfc0008.write.repair` (a crashed write rolled forward or back,
+    :func:`pqkit.dataset.rfc0008.writing.repair` (a crashed write rolled forward or back,
     ``_SUCCESS`` restored). A plain Hive directory has no pqkit state: DatasetError.
     A URL root is a PQDS/1 dataset on an object store (``storage_options``: fsspec's).
 
@@ -165,7 +165,7 @@ def repair(root, *, grace=None, storage_options=None):
         return repair_pqds(root, grace=grace, storage_options=storage_options)
     kind = detect_layout(root)
     if kind == "manifest":
-        return rfc_write.repair(root)
+        return repair_rfc(root)
     if kind in ("hive", "kartothek"):
         what = "a plain Hive directory" if kind == "hive" else "(in) a Kartothek dataset"
         raise DatasetError(f"{os.path.abspath(root)} is {what}: pqkit keeps no state there, "

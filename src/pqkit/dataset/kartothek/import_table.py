@@ -30,12 +30,12 @@ from pqkit.dataset.pqds import (
     KIND,
     RootPaths,
     ValueMap,
+    checked_manifest,
     indexed_field,
     open_snapshot,
     try_publish,
     write_segment,
 )
-from pqkit.dataset.pqds.version_schema import checked_manifest
 from pqkit.errors import DatasetExists, DatasetNotFound
 from pqkit.read.file import read_table
 

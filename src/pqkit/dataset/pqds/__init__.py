@@ -2,7 +2,7 @@
 
 Paths under the root (``paths``), the commit loop (``commit``), the conflict table
 (``operations``), staging data files (``staging``), writes (``write``), the
-plain-reader view (``publish``), garbage collection and recovery (``vacuum``),
+plain-reader view (``publishing``), garbage collection and recovery (``vacuuming``),
 inverted indices (``index_segments``, ``index_build``), the Parquet copy of a
 version's file list (``file_list``), where versions and files come from
 (``sources``), reading a snapshot (``reader``), maintenance (delete, compact, restore,
@@ -21,10 +21,11 @@ from pqkit.dataset.pqds.maintenance import (
     untag,
 )
 from pqkit.dataset.pqds.merging import merge, merge_plan
-from pqkit.dataset.pqds.paths import RootPaths, parse_version_file_name
-from pqkit.dataset.pqds.publish import published_version, try_publish
+from pqkit.dataset.pqds.paths import RootPaths
+from pqkit.dataset.pqds.publishing import publish, published_version, try_publish
 from pqkit.dataset.pqds.reader import DataFile, Dataset, VerifyReport, open_snapshot
 from pqkit.dataset.pqds.sources import ManifestSource, ObjectManifestSource
 from pqkit.dataset.pqds.staging import discard_staged, stage_file
-from pqkit.dataset.pqds.vacuum import repair
+from pqkit.dataset.pqds.vacuuming import repair, vacuum
 from pqkit.dataset.pqds.write import MODES
+from pqkit.dataset.pqds.version_schema import checked_manifest

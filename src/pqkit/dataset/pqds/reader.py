@@ -24,7 +24,7 @@ from pqkit.dataset.core import (
     rename_dnf,
 )
 from pqkit.dataset.pqds.index_segments import IndexPruner, manifest_indices
-from pqkit.dataset.pqds.publish import publish as run_publish
+from pqkit.dataset.pqds.publishing import publish as run_publish
 from pqkit.dataset.pqds.sources import ManifestSource, ObjectManifestSource
 from pqkit.errors import (
     ArgumentError,

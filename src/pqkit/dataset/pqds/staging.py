@@ -15,7 +15,7 @@ merge, renaming and dropping a column, index builds) is one :class:`Change`: it
 names the transaction, opens the version the operation reads, stages the new files,
 commits an :class:`~pqkit.dataset.pqds.operations.Operation` with the commit loop
 (commit.py), removes what it staged when anything fails before the commit lands, and
-publishes after it (publish.py).
+publishes after it (publishing.py).
 """
 from pqkit import datatypes as T
 from pqkit.columnar.table import Table
@@ -44,7 +44,7 @@ from pqkit.dataset.core import (
 from pqkit.dataset.pqds.commit import commit_operation
 from pqkit.dataset.pqds.operations import Operation
 from pqkit.dataset.pqds.paths import RootPaths, data_file_name, file_key
-from pqkit.dataset.pqds.publish import try_publish
+from pqkit.dataset.pqds.publishing import try_publish
 from pqkit.dataset.pqds.reader import open_pqds
 from pqkit.errors import DatasetNotFound, SchemaError
 

@@ -35,7 +35,7 @@ from pqkit.dataset.core import crash_point, fsync_dir, makedirs, parse_utc
 from pqkit.dataset.pqds import file_list
 from pqkit.dataset.pqds.index_segments import manifest_indices
 from pqkit.dataset.pqds.paths import DATA_FILE_RE, RootPaths
-from pqkit.dataset.pqds.publish import _write_derived, publish, unhide, visible_data_files
+from pqkit.dataset.pqds.publishing import _write_derived, publish, unhide, visible_data_files
 from pqkit.errors import DatasetError, DatasetIncomplete, ManifestCorrupted
 
 _TMP_RE = re.compile(r".*\.[0-9a-f]{32}\.tmp")
