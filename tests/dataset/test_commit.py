@@ -12,8 +12,7 @@ import pqkit.dataset as pds
 from pqkit import DatasetError, DatasetIncomplete, DatasetNotFound, ManifestCorrupted, SchemaError
 from pqkit.dataset.core import fsops
 from pqkit.dataset.core.fsops import new_txn
-from pqkit.dataset.pqds.commit import _cache
-from pqkit.dataset.pqds.paths import SHADOW_SUFFIX, RootPaths
+from pqkit.dataset.pqds.paths import SHADOW_SUFFIX, RootPaths, _cache
 
 
 # --- the link-if-absent primitive -----------------------------------------------------------------

@@ -1,6 +1,5 @@
 """Inverted index segments (§3.4), index pruning (§3.10 step 4), their commits (§3.9 row
 "index build"), crashes (§3.11) and vacuum (§3.12)."""
-import importlib
 import json
 import math
 import os
@@ -13,29 +12,30 @@ from hypothesis import strategies as st
 import pqkit
 import pqkit.dataset as pds
 import pqkit.datatypes as T
-from pqkit.dataset.pqds import index_build
+from pqkit.dataset.pqds import staging
 from pqkit.dataset.pqds.index_segments import KV_KEY
 from pqkit.errors import CommitConflict, SchemaError
 from pqkit.read.prune.filtered import FilteredReader
 from pqkit.read.fetch.footer import read_metadata
 
-write_mod = importlib.import_module("pqkit.dataset.pqds.write")   # pds.write is the function
 SCHEMA = [T.field("p", T.int32()), T.field("i", T.int64()), T.field("s", T.string()),
           T.field("f", T.float64())]
 
 
-def _before_commit(monkeypatch, module, action, once=False):
-    """Run ``action()`` just before ``module``'s next commit, as a concurrent writer;
-    with ``once`` the commit after it is not intercepted again."""
-    real = module.commit_operation
+def _before_commit(monkeypatch, kind, action, once=False):
+    """Run ``action()`` just before the next commit of an operation of type ``kind``, as a
+    concurrent writer; with ``once`` the commit after it is not intercepted again."""
+    real = staging.commit_operation
 
     def intervene(layout, op, **kw):
+        if op.type != kind:
+            return real(layout, op, **kw)
         if once:
-            monkeypatch.setattr(module, "commit_operation", real)
+            monkeypatch.setattr(staging, "commit_operation", real)
         action()
         return real(layout, op, **kw)
 
-    monkeypatch.setattr(module, "commit_operation", intervene)
+    monkeypatch.setattr(staging, "commit_operation", intervene)
 
 
 def _data(rows):
@@ -194,7 +194,7 @@ def test_point_lookup_reads_one_index_row_group(tmp_path, monkeypatch):
 def test_index_build_rebases_over_append_and_new_files_stay_uncovered(tmp_path, monkeypatch):
     root = str(tmp_path / "ds")
     _write(root, _rows(6))
-    _before_commit(monkeypatch, index_build,
+    _before_commit(monkeypatch, "index",
                    lambda: _write(root, [{"p": 0, "i": 42, "s": "new", "f": 0.5}]))
     v = pds.build_index(root, "i")
     ds = pds.open(root)
@@ -210,7 +210,7 @@ def test_index_build_rebases_over_append_and_new_files_stay_uncovered(tmp_path, 
 def test_index_build_conflicts_with_an_intervening_overwrite(tmp_path, monkeypatch):
     root = str(tmp_path / "ds")
     _write(root, _rows(6))
-    _before_commit(monkeypatch, index_build, lambda: _write(root, _rows(2), mode="overwrite"))
+    _before_commit(monkeypatch, "index", lambda: _write(root, _rows(2), mode="overwrite"))
     with pytest.raises(CommitConflict) as err:
         pds.build_index(root, "i")
     assert err.value.retryable
@@ -222,7 +222,7 @@ def test_concurrent_index_builds_merge_their_segments(tmp_path, monkeypatch):
     root = str(tmp_path / "ds")
     _write(root, _rows(6))
     # another builder wins version 1
-    _before_commit(monkeypatch, index_build, lambda: pds.build_index(root, "i"), once=True)
+    _before_commit(monkeypatch, "index", lambda: pds.build_index(root, "i"), once=True)
     assert pds.build_index(root, "i") == 2
     ds = pds.open(root)
     [ix] = ds.indices
@@ -235,7 +235,7 @@ def test_concurrent_index_builds_merge_their_segments(tmp_path, monkeypatch):
 def test_append_rebases_over_an_intervening_index_build(tmp_path, monkeypatch):
     root = str(tmp_path / "ds")
     _write(root, _rows(6))
-    _before_commit(monkeypatch, write_mod, lambda: pds.build_index(root, "s"), once=True)
+    _before_commit(monkeypatch, "append", lambda: pds.build_index(root, "s"), once=True)
     v = _write(root, [{"p": 1, "i": 1, "s": "late", "f": 1.0}])
     ds = pds.open(root)
     assert v == 2 and ds.operation["type"] == "append"

@@ -13,7 +13,7 @@ import pytest
 
 import pqkit.dataset as pds
 from dataset_states import lifecycle_steps, rows
-from pqkit.dataset.pqds.publish import visible_data_files
+from pqkit.dataset.pqds.publishing import visible_data_files
 
 
 def _oracle_after(step, table):

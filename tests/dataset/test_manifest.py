@@ -9,8 +9,7 @@ import pqkit
 import pqkit.dataset as pds
 import pqkit.datatypes as T
 from pqkit import DatasetNotFound, ManifestCorrupted, UnsupportedFeature
-from pqkit.dataset.pqds.commit import _cache
-from pqkit.dataset.pqds.paths import RootPaths
+from pqkit.dataset.pqds.paths import RootPaths, _cache
 
 
 def _version_json(root, v):

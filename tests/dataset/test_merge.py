@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import pqkit.dataset as pds
 from pqkit import CommitConflict, DatasetError, SchemaError
-from pqkit.dataset.pqds import merging as merge_module
+from pqkit.dataset.pqds import staging
 from pqkit.dataset.pqds.paths import RootPaths
 
 COLUMNS = ["id", "p", "v"]
@@ -193,12 +193,13 @@ def test_nothing_to_change_commits_nothing(sales):
 
 def _intervening(monkeypatch, action):
     """Run ``action`` just before merge commits (after it read and staged)."""
-    real = merge_module._commit
+    real = staging.commit_operation
 
-    def late(layout, op, staged):
-        action()
-        return real(layout, op, staged)
-    monkeypatch.setattr(merge_module, "_commit", late)
+    def late(layout, op, **kw):
+        if op.type == "update":
+            action()
+        return real(layout, op, **kw)
+    monkeypatch.setattr(staging, "commit_operation", late)
 
 
 def test_concurrent_append_rebases_the_merge(sales, monkeypatch):

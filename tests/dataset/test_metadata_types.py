@@ -22,8 +22,7 @@ from pqkit.cli.dataset.dataset_cmd import build_info
 from pqkit.cli.main import main
 from pqkit.dataset import ManifestCorrupted
 from pqkit.dataset.pqds import file_list
-from pqkit.dataset.pqds.commit import _cache
-from pqkit.dataset.pqds.paths import RootPaths
+from pqkit.dataset.pqds.paths import RootPaths, _cache
 
 HUGE, NAN = "__1e999__", "__NaN__"
 WRONG = [None, [], {}, True, "x", -1, 2 ** 64, HUGE, NAN, "<removed>"]
@@ -352,7 +351,7 @@ def _tampered_planning_index(root, change_head=None, change_entry=None):
     (change_entry or (lambda e: None))(files[0])
     fake = types.SimpleNamespace(partitioning=m.partitioning, files=files, data=data,
                                  operation=data.get("operation") or {}, version=m.version)
-    with open(file_list.index_path(paths, m.version), "wb") as f:
+    with open(paths.planning_path(m.version), "wb") as f:
         f.write(file_list.index_bytes(paths, fake))
     _cache.clear()
 
@@ -361,7 +360,7 @@ def _with_planning_index(tmp_path):
     root = str(tmp_path / "ds")
     pds.write(root, {"year": [2024, 2025], "id": [1, 2]}, partition_by=["year"],
               properties={"planning.index.min_files": "0"})
-    assert os.path.exists(file_list.index_path(RootPaths(root), 0))
+    assert os.path.exists(RootPaths(root).planning_path(0))
     return root
 
 

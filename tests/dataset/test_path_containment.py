@@ -19,8 +19,7 @@ from kartothek_build import UUID, build, encode
 import pqkit.dataset as pds
 from pqkit import write_table
 from pqkit.dataset import ManifestCorrupted
-from pqkit.dataset.pqds.commit import _cache
-from pqkit.dataset.pqds.paths import RootPaths
+from pqkit.dataset.pqds.paths import RootPaths, _cache
 from pqkit.dataset.pqds.sources import ManifestSource, ObjectManifestSource
 
 SENTINEL_ID = 666_666

@@ -55,7 +55,7 @@ def test_planning_and_reading_never_list_a_directory(sales, monkeypatch):
 
 
 def test_open_costs_the_same_store_calls_for_few_and_many_versions(tmp_path, monkeypatch):
-    from pqkit.dataset.pqds.commit import _cache
+    from pqkit.dataset.pqds.paths import _cache
 
     def calls(root):
         _cache.clear()                                 # count a cold open
@@ -252,8 +252,7 @@ def _indexed(tmp_path, n=12):
 
 def test_planning_index_answers_partition_queries_without_the_json(tmp_path, monkeypatch):
     root = _indexed(tmp_path)
-    from pqkit.dataset.pqds import file_list
-    assert os.path.exists(file_list.index_path(pds.Layout(root), 0))
+    assert os.path.exists(pds.Layout(root).planning_path(0))
     counter = _Counter(monkeypatch)
     ds = pds.open(root)
     assert ds._manifest is None and ds.file_count == 12 and ds.row_count == 12
@@ -283,9 +282,8 @@ def test_planning_index_and_json_agree(tmp_path):
 
 def test_stale_or_missing_planning_index_is_ignored(tmp_path):
     root = _indexed(tmp_path)
-    from pqkit.dataset.pqds import file_list
     layout = pds.Layout(root)
-    path = file_list.index_path(layout, 0)
+    path = layout.planning_path(0)
     os.utime(layout.version_path(0), ns=(1, 1))          # the version file is another one now
     ds = pds.open(root)
     assert ds._manifest is not None and ds.count([("a", "==", 1)]) == 3
@@ -294,6 +292,6 @@ def test_stale_or_missing_planning_index_is_ignored(tmp_path):
     pds.publish(root)                                    # rebuilds it
     assert os.path.exists(path) and pds.open(root)._manifest is None
     pds.write(root, {"a": [1], "b": ["v9"], "id": [99]})
-    assert os.path.exists(file_list.index_path(layout, 1))
+    assert os.path.exists(layout.planning_path(1))
     pds.vacuum(root, retention=0, keep_last=1, grace=0)
     assert not os.path.exists(path)                     # expired with its version

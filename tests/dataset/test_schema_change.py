@@ -210,17 +210,18 @@ def test_an_append_of_a_renamed_column_conflicts_and_a_plain_one_rebases(tmp_pat
     (retryable); written again under the new name, it commits on top."""
     root = str(tmp_path / "ds")
     pds.write(root, {"a": [1], "b": [2]}, mode="create")
-    from pqkit.dataset.pqds import write as write_module
-    real = write_module.commit_operation
+    from pqkit.dataset.pqds import staging
+    real = staging.commit_operation
 
     def rename_first(paths, op):
-        pds.rename_column(root, "a", "z")
+        if op.type == "append":
+            pds.rename_column(root, "a", "z")
         return real(paths, op)
-    monkeypatch.setattr(write_module, "commit_operation", rename_first)
+    monkeypatch.setattr(staging, "commit_operation", rename_first)
     with pytest.raises(CommitConflict) as info:
         pds.write(root, {"a": [3], "b": [4]})
     assert info.value.retryable
-    monkeypatch.setattr(write_module, "commit_operation", real)
+    monkeypatch.setattr(staging, "commit_operation", real)
     assert pds.write(root, {"z": [3], "b": [4]}) == 2
     assert pds.open(root).read().to_pydict() == {"z": [1, 3], "b": [2, 4]}
 

@@ -77,7 +77,7 @@ def main():
 
     import pqkit.dataset as pds
     from pqkit.dataset import Dataset, ManifestSource
-    from pqkit.dataset.pqds.commit import _cache
+    from pqkit.dataset.pqds.paths import _cache
 
     root = os.path.join(args.root, f"files{args.files}")
     if not os.path.exists(os.path.join(root, "_SUCCESS")):

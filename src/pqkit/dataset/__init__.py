@@ -39,9 +39,8 @@ both read-only; ``write(root, data, layout="manifest")`` writes the latter,
 Packages, one per format (docs/ARCHITECTURE.md): ``pqds`` (PQDS/1), ``hive``,
 ``rfc0008`` (RFC-style single-manifest datasets and RFC-0008's store API) and
 ``kartothek`` (Kartothek v4: read-only, and its import as PQDS/1), on ``core``
-(what they share); beneath this package's ``detect`` (which format a root holds),
-``opening`` (:func:`open`) and ``front`` (write, commit, repair, convert, verify
-on every format).
+(what they share); beneath this package's ``detect`` (which format a root holds) and
+``front`` (open, write, commit, repair, convert, verify on every format).
 """
 from pqkit.dataset.core import (
     HIVE_NULL,
@@ -54,6 +53,7 @@ from pqkit.dataset.front import (
     commit,
     convert,
     detect_layout,
+    open_dataset,
     pqds_only,
     publish_state,
     repair,
@@ -61,7 +61,6 @@ from pqkit.dataset.front import (
     write,
 )
 from pqkit.dataset.kartothek import import_kartothek, open_kartothek
-from pqkit.dataset.opening import open_dataset
 from pqkit.dataset.pqds import (
     MODES,
     DataFile,
@@ -74,18 +73,17 @@ from pqkit.dataset.pqds import (
     compact_plan as _compact_plan,
     delete as _delete,
     drop_column as _drop_column,
-    find_latest,
     merge as _merge,
     merge_plan as _merge_plan,
     optimize_index as _optimize_index,
+    publish as _publish,
     rename_column as _rename_column,
     restore as _restore,
     stage_file as _stage_file,
     tag as _tag,
     untag as _untag,
+    vacuum as _vacuum,
 )
-from pqkit.dataset.pqds.publish import publish as _publish
-from pqkit.dataset.pqds.vacuum import vacuum as _vacuum
 from pqkit.dataset.rfc0008 import (
     DatasetManifest,
     ParquetDatasetStore,
@@ -131,7 +129,7 @@ def publish(root, storage_options=None):
 
 def latest_version(root, storage_options=None):
     """The newest committed version number of the dataset at ``root`` (a path or URL)."""
-    return find_latest(RootPaths.at(root, storage_options))
+    return RootPaths.at(root, storage_options).latest()
 
 
 __all__ = [

@@ -21,10 +21,9 @@ the files one at a time into a new PQDS/1 dataset (memory: one file).
 import functools
 import os
 
-from pqkit.dataset.core import META_DIR
 from pqkit.dataset.hive import HiveSource, hidden
 from pqkit.dataset.kartothek import KartothekSource, locate as locate_kartothek
-from pqkit.dataset.pqds import ManifestSource, RootPaths, parse_version_file_name
+from pqkit.dataset.pqds import ManifestSource, RootPaths
 from pqkit.dataset.rfc0008 import SUCCESS, RfcManifestSource, manifest_path
 from pqkit.errors import DatasetError, DatasetIncomplete
 from pqkit.filesystems import is_url
@@ -41,8 +40,9 @@ def detect_layout(root):
     legacy layouts, one listing of ``root`` itself (not of its tree).
     """
     root = os.path.abspath(os.fspath(root))
-    pqds = os.path.isdir(os.path.join(root, META_DIR))
-    if pqds and _has_versions(RootPaths(root)):
+    paths = RootPaths(root)
+    pqds = os.path.isdir(paths.meta)
+    if pqds and _has_versions(paths):
         return "pqds"
     if manifest_path(root) is not None:
         return "manifest"
@@ -60,11 +60,7 @@ def detect_layout(root):
 def _has_versions(paths):
     if os.path.exists(paths.latest_hint) or os.path.exists(paths.version_path(0)):
         return True
-    try:
-        return any(parse_version_file_name(n) is not None
-                   for n in os.listdir(paths.versions_dir))
-    except FileNotFoundError:
-        return False
+    return bool(paths.versions())
 
 
 def open_source(root, layout="auto", require_success=None, *, strict=True, file_keys=None):

@@ -1,8 +1,14 @@
-"""The public operations of every layout: write, commit, repair, convert, verify.
+"""The public operations of every layout: open, write, commit, repair, convert, verify.
 
 Which layout a root holds, and what each allows, is decided in
 :mod:`pqkit.dataset.detect`; this module dispatches each operation to the
 PQDS/1 layer or to the RFC-manifest writer accordingly.
+
+``open(root)`` (:func:`open_dataset`) of a PQDS/1 root costs one hint read, about two
+stats and one JSON read; no directory is listed. The returned
+:class:`~pqkit.dataset.pqds.reader.Dataset` is pinned to its version: later commits do
+not change what it reads, and files retired by later versions are still found in
+``_pqkit/shadow`` (§3.8).
 """
 import os
 
@@ -14,23 +20,86 @@ from pqkit.dataset.detect import (
     pqds_only,
     refuse_foreign_root,
 )
-from pqkit.dataset.opening import open_dataset
 from pqkit.dataset.pqds import (
     ObjectManifestSource,
     RootPaths,
     VerifyReport,
-    find_latest,
+    discard_staged,
+    open_snapshot,
     published_version,
     repair as repair_pqds,
     stage_file,
     write as pqds_write,
 )
-from pqkit.dataset.rfc0008 import SUCCESS, write as rfc_write
+from pqkit.dataset.rfc0008 import SUCCESS, repair as repair_rfc, write as write_rfc
 from pqkit.errors import DatasetError, SchemaError
 from pqkit.filesystems import is_url
 
-__all__ = ["write", "commit", "repair", "convert", "verify", "publish_state", "detect_layout",
-           "layout_of", "open_source", "pqds_only", "refuse_foreign_root"]
+__all__ = ["open_dataset", "write", "commit", "repair", "convert", "verify", "publish_state",
+           "detect_layout", "layout_of", "open_source", "pqds_only", "refuse_foreign_root"]
+
+
+def open_dataset(root, version=None, as_of=None, tag=None, *, publish=False, source=None,
+                 layout="auto", require_success=None, storage_options=None, footer_key=None,
+                 column_keys=None, key_retriever=None, aad_prefix=None, kms_client=None):
+    """Open a dataset at its latest version, or at ``version``, ``as_of`` or ``tag``.
+
+    Besides PQDS/1, this reads (read-only) plain Hive-partitioned directories and
+    RFC-style single-manifest datasets as one version, 0 (see :mod:`pqkit.dataset.detect`).
+
+    Parameters
+    ----------
+    root : path or URL
+        A URL (``s3://bucket/table``) opens a published PQDS/1 dataset on an object
+        store for reading, with no listing (:mod:`pqkit.dataset.pqds.sources`).
+    version : int, optional
+        Open exactly this version.
+    as_of : datetime.datetime or ISO-8601 str, optional
+        The newest retained version committed at or before this instant (naive
+        datetimes are taken as UTC).
+    tag : str, optional
+        A version named by :func:`pqkit.dataset.tag`.
+    publish : bool, default False
+        Finish a crashed publish first (read-only readers never publish).
+    source : FileSource, optional
+        Where versions and files come from; default chosen by ``layout``.
+    layout : {"auto", "pqds", "hive", "manifest"}, default "auto"
+        ``auto``: PQDS/1 when ``root/_pqkit`` holds a version, else the RFC layout when a
+        ``manifest.json`` (or ``_manifest.json``) exists, else a plain Hive directory
+        when ``root`` holds visible files (listed once, every footer read once).
+    require_success : bool, optional
+        Raise DatasetIncomplete when ``root/_SUCCESS`` is missing. Default: only for
+        the RFC layout, whose contract requires it (and which also checks every part's
+        existence, size, row count and schema hash on open).
+    storage_options : dict, optional
+        fsspec options of a URL ``root``.
+    footer_key, column_keys, key_retriever, aad_prefix, kms_client : optional
+        The keys of encrypted data files, as :class:`pqkit.ParquetFile` takes them;
+        every data file is read with them (a plain Hive directory's footers already
+        when it is opened).
+
+    Raises
+    ------
+    DatasetNotFound
+        No version exists under ``root``.
+    DatasetIncomplete
+        The requested version was never committed or has been vacuumed; or
+        ``_SUCCESS`` is required and missing; or a file of a legacy layout is missing.
+    ManifestCorrupted, UnsupportedFeature
+        The version file is unreadable or needs features this pqkit lacks.
+    """
+    if source is None and is_url(root):
+        source = ObjectManifestSource(root, storage_options)
+    keys = {name: value for name, value in (
+        ("footer_key", footer_key), ("column_keys", column_keys),
+        ("key_retriever", key_retriever), ("aad_prefix", aad_prefix),
+        ("kms_client", kms_client)) if value is not None}
+    if source is None:
+        source = open_source(root, layout, require_success, file_keys=keys)
+    if keys:
+        source.file_keys = keys
+    return open_snapshot(source, version, as_of, tag, publish=publish)
+
 
 
 def write(root, data, *, layout="pqds", **options):
@@ -41,13 +110,13 @@ def write(root, data, *, layout="pqds", **options):
     root : path
     data : pqkit.Table, dict of columns or pandas.DataFrame
     layout : {"pqds", "manifest"}, default "pqds"
-        ``"pqds"``: a new version of a PQDS/1 dataset (see ``pqkit/dataset/write.py``:
+        ``"pqds"``: a new version of a PQDS/1 dataset (see ``pqkit/dataset/pqds/write.py``:
         ``partition_by``, ``mode`` = create/append/overwrite/replace_partitions,
         ``run_id``, ``scope``, ``schema``, ``evolve_schema``, ...). A root holding a
         plain Hive directory or an RFC dataset is refused (DatasetError; see
         :func:`convert`).
         ``"manifest"``: ``<root>/data.parquet`` or ``part-NNNNN.parquet`` plus
-        ``manifest.json`` and ``_SUCCESS`` (see :func:`pqkit.dataset.rfc0008.write.write`:
+        ``manifest.json`` and ``_SUCCESS`` (see :func:`pqkit.dataset.rfc0008.writing.write`:
         ``mode`` = create/overwrite/append, ``run_id``, ``dataset_key``,
         ``metadata``, ``max_rows_per_file``, ``manifest_name``).
     **options
@@ -59,7 +128,7 @@ def write(root, data, *, layout="pqds", **options):
         PQDS/1: the committed version. Manifest layout: the manifest as written.
     """
     if layout == "manifest":
-        return rfc_write.write(root, data, **options)
+        return write_rfc(root, data, **options)
     if layout != "pqds":
         raise SchemaError(f"layout {layout!r}: write supports 'pqds' (PQDS/1) and 'manifest' "
                           "(RFC-style single manifest)")
@@ -71,7 +140,7 @@ def commit(root, file_entries, **options):
     """:func:`pqkit.dataset.pqds.write.commit` (staged files -> one version), refusing
     foreign roots.
 
-    See ``pqkit/dataset/write.py`` for the parameters (``mode``, ``partition_by``,
+    See ``pqkit/dataset/pqds/write.py`` for the parameters (``mode``, ``partition_by``,
     ``run_id``, ``schema``, ``scope``, ``blind``, ``evolve_schema``, ``read_version``).
     """
     refuse_foreign_root(root)
@@ -81,9 +150,9 @@ def commit(root, file_entries, **options):
 def repair(root, *, grace=None, storage_options=None):
     """Bring a dataset back to a clean state after crashes, in its layout's way.
 
-    PQDS/1: :func:`pqkit.dataset.pqds.vacuum.repair` (torn version set aside, visible tree
+    PQDS/1: :func:`pqkit.dataset.pqds.vacuuming.repair` (torn version set aside, visible tree
     and derived files reconciled, old orphans deleted). RFC single manifest:
-    :func:`pqkit.dataset.rfc0008.write.repair` (a crashed write rolled forward or back,
+    :func:`pqkit.dataset.rfc0008.writing.repair` (a crashed write rolled forward or back,
     ``_SUCCESS`` restored). A plain Hive directory has no pqkit state: DatasetError.
     A URL root is a PQDS/1 dataset on an object store (``storage_options``: fsspec's).
 
@@ -96,7 +165,7 @@ def repair(root, *, grace=None, storage_options=None):
         return repair_pqds(root, grace=grace, storage_options=storage_options)
     kind = detect_layout(root)
     if kind == "manifest":
-        return rfc_write.repair(root)
+        return repair_rfc(root)
     if kind in ("hive", "kartothek"):
         what = "a plain Hive directory" if kind == "hive" else "(in) a Kartothek dataset"
         raise DatasetError(f"{os.path.abspath(root)} is {what}: pqkit keeps no state there, "
@@ -154,7 +223,7 @@ def convert(source, target, *, layout="auto", require_success=None, run_id=None,
         return pqds_write.commit(target_root, entries, mode="create",
                            partition_by=src.partition_by, run_id=run_id, schema=fields)
     except BaseException:
-        pqds_write.discard_staged(RootPaths(target_root), entries)
+        discard_staged(RootPaths(target_root), entries)
         raise
 
 
@@ -237,7 +306,7 @@ def publish_state(root, storage_options=None):
     if kind == "kartothek":                # its metadata file is its commit
         return {"layout": kind, "success": success, "state": "complete"}
     paths = RootPaths(root)
-    return _pqds_state(paths, success, find_latest(paths))
+    return _pqds_state(paths, success, paths.latest())
 
 
 def _pqds_state(paths, success, latest):

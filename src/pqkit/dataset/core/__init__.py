@@ -24,7 +24,26 @@ from pqkit.dataset.core.containment import (
     check_inside,
     check_relative_path,
     real_root,
+    relative_path_problem,
     resolve_inside,
+)
+# The vocabulary the formats' metadata schemas are written in (pqds.version_schema,
+# rfc0008.manifest, kartothek.metadata) and the check that applies one to a document.
+from pqkit.dataset.core.doc_schema import (
+    Invalid,
+    anything,
+    boolean,
+    both,
+    count,
+    either,
+    integer,
+    list_of,
+    map_of,
+    optional,
+    record,
+    rule,
+    text,
+    validate,
 )
 from pqkit.dataset.core.fsops import (
     META_DIR,

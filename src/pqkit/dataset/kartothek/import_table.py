@@ -30,13 +30,12 @@ from pqkit.dataset.pqds import (
     KIND,
     RootPaths,
     ValueMap,
-    find_latest,
+    checked_manifest,
     indexed_field,
     open_snapshot,
     try_publish,
     write_segment,
 )
-from pqkit.dataset.pqds.version_schema import checked_manifest
 from pqkit.errors import DatasetExists, DatasetNotFound
 from pqkit.read.file import read_table
 
@@ -90,7 +89,7 @@ def import_kartothek(store, uuid=None, table=None, *, run_id=None):
     source = KartothekSource(store, uuid, table)
     paths = RootPaths(source.root)
     try:
-        find_latest(paths)
+        paths.latest()
         raise DatasetExists(f"{paths.root} already holds a PQDS/1 dataset (imported before?)")
     except DatasetNotFound:
         pass

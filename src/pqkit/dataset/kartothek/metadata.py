@@ -29,9 +29,19 @@ An index value may also be embedded as ``{value: [labels]}`` instead of a key.
 """
 import os
 
-from pqkit.dataset.core import loads_finite
-from pqkit.dataset.core.doc_schema import validate
-from pqkit.dataset.kartothek.metadata_schema import DOCUMENT
+from pqkit.dataset.core import (
+    anything,
+    either,
+    list_of,
+    loads_finite,
+    map_of,
+    optional,
+    record,
+    relative_path_problem,
+    rule,
+    text,
+    validate,
+)
 from pqkit.errors import (
     DatasetError,
     DatasetNotFound,
@@ -47,6 +57,34 @@ COMMON_METADATA = "_common_metadata"
 SUPPORTED_VERSION = 4
 # A metadata file lists every partition; a cap keeps a hostile zstd frame bounded.
 MAX_METADATA_BYTES = 1 << 30
+
+
+# --- the document's schema, checked once where it is loaded -----------------------------------
+# Besides the types, a table name must be one plain directory name: it becomes a directory
+# under ``<store>/<uuid>/``, so ``..`` or a ``/`` in it would move the table's root out of
+# the dataset.
+def check_table_name(name):
+    """ValueError unless ``name`` is one directory name that stays inside the dataset."""
+    problem = relative_path_problem(name)
+    if problem:
+        raise ValueError(problem)
+    if "/" in name:
+        raise ValueError(f"table name {name!r} holds a '/'")
+
+
+#: A partition: the key of its file for each table.
+PARTITION = record(required={"files": map_of(text(), rule(check_table_name, "a table name"))},
+                   other=anything())
+
+#: A metadata document (JSON, or msgpack).
+DOCUMENT = record(
+    required={"dataset_metadata_version": anything(), "dataset_uuid": text(),
+              "partitions": map_of(PARTITION)},
+    optional={"partition_keys": optional(list_of(text())),
+              "indices": optional(map_of(either("the key of an index file, or an embedded "
+                                                "index", text(), map_of(anything())))),
+              "metadata": optional(map_of(anything()))},
+    other=anything())
 
 
 def metadata_path(store, uuid):

@@ -1,11 +1,5 @@
-"""Finding the latest version and committing the next one (§3.6, §3.8).
-
-**Latest version.** Read the ``_pqkit/_latest`` hint ``h``, check that version
-``h`` exists, then check versions ``h+1, h+2, …`` until one is missing (through
-``paths.storage``: stats locally, HEADs on an object store): one small read and
-typically two checks, never a listing. Only when the hint
-is missing (a crash before the first publish) or stale beyond repair is
-``_pqkit/versions/`` listed.
+"""Committing the next version (§3.6, §3.8); finding the latest one is
+:meth:`~pqkit.dataset.pqds.paths.RootPaths.latest`.
 
 **Commit** (any operation)::
 
@@ -26,12 +20,9 @@ is missing (a crash before the first publish) or stale beyond repair is
 import os
 import random
 import time
-from collections import OrderedDict
 
 from pqkit.dataset.core import crash_point, dump_json, new_txn
 from pqkit.dataset.pqds.index_segments import check_segments_present
-from pqkit.dataset.pqds.paths import parse_version_file_name
-from pqkit.dataset.pqds.version_schema import load_manifest, pointer_version
 from pqkit.errors import (
     CommitConflict,
     DatasetError,
@@ -45,96 +36,6 @@ MAX_ATTEMPTS = 10
 # A writer on a loaded machine can lose ten races in a row to faster peers; it keeps
 # trying for this long before reporting contention, so slowness alone never fails it.
 COMMIT_PATIENCE_S = 30.0
-_CACHE_SIZE = 8
-_cache = OrderedDict()
-
-
-def read_hint(paths):
-    """The version in ``_pqkit/_latest``, or None when it is missing or unreadable."""
-    try:
-        return pointer_version(paths.storage.read(paths.latest_hint), paths.latest_hint)
-    except (OSError, ManifestCorrupted):
-        return None
-
-
-def _probe(paths, version):
-    """The newest version after ``version`` (which exists) that follows it without a gap."""
-    while paths.storage.exists(paths.version_path(version + 1)):
-        version += 1
-    return version
-
-
-def _version_names(paths):
-    try:
-        return paths.storage.listdir(paths.versions_dir)
-    except FileNotFoundError:
-        return []
-
-
-def list_versions(paths):
-    """Every version number present in ``_pqkit/versions`` (a listing)."""
-    return sorted({v for v in map(parse_version_file_name, _version_names(paths))
-                   if v is not None})
-
-
-def find_latest(paths, start=None):
-    """The newest committed version number; DatasetNotFound when there is none.
-
-    ``start`` is a version known to exist (a writer's base); otherwise the hint is used.
-    """
-    if start is not None and start >= 0:
-        return _probe(paths, start)
-    hint = read_hint(paths)
-    if hint is not None and paths.storage.exists(paths.version_path(hint)):
-        return _probe(paths, hint)
-    # Without a usable hint, counting up from 0 could stop at a gap that vacuum left
-    # (a tagged version 0 kept, later ones removed), so list the versions instead.
-    found = list_versions(paths)
-    if not found:
-        raise DatasetNotFound(f"{paths.root} holds no PQDS/1 dataset (no version files in "
-                              f"{paths.versions_dir})")
-    return _probe(paths, found[-1])
-
-
-def load_version(paths, version):
-    """The validated Manifest of ``version`` (cached: version files never change)."""
-    path = paths.version_path(version)
-    try:
-        key = paths.storage.identity(path)
-        hit = _cache.get(key)
-        if hit is not None:
-            _cache.move_to_end(key)
-            return hit
-        raw = paths.storage.read(path)
-    except FileNotFoundError:
-        raise DatasetIncomplete(f"version {version} of {paths.root} does not exist (never "
-                                "committed, or removed by vacuum)") from None
-    manifest = load_manifest(raw, path, expected_version=version)
-    _cache[key] = manifest
-    if len(_cache) > _CACHE_SIZE:
-        _cache.popitem(last=False)
-    return manifest
-
-
-def load_latest(paths, *, for_writing=False):
-    """(version, Manifest) of the newest readable version.
-
-    A torn newest version file (possible only where hard links are unsupported)
-    reads as "commit in progress": readers use the version before it, writers stop
-    with ManifestCorrupted until ``repair`` removes it. A complete document with bad
-    fields is no torn write: it raises ManifestCorrupted for readers too.
-    """
-    return load_readable(paths, find_latest(paths), for_writing=for_writing)
-
-
-def load_readable(paths, latest, *, for_writing=False):
-    """(version, Manifest) of ``latest``, or of the version before a torn ``latest``."""
-    try:
-        return latest, load_version(paths, latest)
-    except ManifestCorrupted as exc:
-        if for_writing or latest == 0 or not getattr(exc, "unparsable", False):
-            raise
-        return latest - 1, load_version(paths, latest - 1)
 
 
 def _backoff(attempt):
@@ -159,7 +60,7 @@ def commit_operation(paths, op, *, max_attempts=None, patience=None):
     max_attempts = MAX_ATTEMPTS if max_attempts is None else max_attempts
     patience = COMMIT_PATIENCE_S if patience is None else patience
     try:
-        base = find_latest(paths)
+        base = paths.latest()
     except DatasetNotFound:
         base = -1
     if op.read_version is None:
@@ -167,7 +68,7 @@ def commit_operation(paths, op, *, max_attempts=None, patience=None):
     checked = op.read_version
     if checked >= 0:
         try:
-            op.prepare(load_version(paths, checked))
+            op.prepare(paths.load(checked))
         except DatasetIncomplete:
             raise CommitConflict(f"version {checked} this operation read is gone (vacuumed)",
                                  retryable=True, conflicting_version=checked,
@@ -175,8 +76,8 @@ def commit_operation(paths, op, *, max_attempts=None, patience=None):
     attempt = 0
     while attempt < max_attempts or time.monotonic() - started < patience:
         attempt += 1
-        cur = find_latest(paths, base) if base >= 0 else _latest_or_none(paths)
-        parent = load_version(paths, cur) if cur >= 0 else None
+        cur = paths.latest(base) if base >= 0 else _latest_or_none(paths)
+        parent = paths.load(cur) if cur >= 0 else None
         if parent is not None:
             parent.check_writable()
             if op.type == "create":
@@ -255,14 +156,14 @@ def _refuse_moving_foreign(paths, parent, removed):
 
 def _latest_or_none(paths):
     try:
-        return find_latest(paths)
+        return paths.latest()
     except DatasetNotFound:
         return -1
 
 
 def _created_by(paths, txn):
     try:
-        return load_version(paths, 0).operation.get("txn") == txn
+        return paths.load(0).operation.get("txn") == txn
     except (DatasetIncomplete, ManifestCorrupted):
         return False
 
@@ -272,9 +173,9 @@ def _validate_range(paths, op, after, upto):
     prev = None
     for v in range(after + 1, upto + 1):
         try:
-            m = load_version(paths, v)
+            m = paths.load(v)
             if prev is None and v > 0:
-                prev = load_version(paths, v - 1)
+                prev = paths.load(v - 1)
         except DatasetIncomplete:
             raise CommitConflict(f"version {v} committed since this operation read version "
                                  f"{after} is gone (vacuumed); re-run the operation",

@@ -34,7 +34,6 @@ from pqkit import datatypes as T
 from pqkit.columnar.table import Table
 from pqkit.convert import column_from_values
 from pqkit.dataset.core import PQKIT_OPS, dump_json
-from pqkit.dataset.pqds.paths import HIDDEN, hidden_name
 from pqkit.errors import ParquetError
 from pqkit.read.file import read_table
 from pqkit.read.fetch.footer import read_metadata
@@ -44,15 +43,6 @@ KV_KEY = "pqds.plan"
 DEFAULT_MIN_FILES = 1000
 _ROW_GROUP = 1024
 _PAGE_BYTES = 8192
-_SUFFIX = ".pqplan"
-
-
-def index_dir(paths):
-    return os.path.join(paths.meta, "planning")
-
-
-def index_path(paths, version):
-    return os.path.join(index_dir(paths), hidden_name(f"{int(version):020d}{_SUFFIX}"))
 
 
 def _identity(paths, version):
@@ -116,14 +106,14 @@ def write_index(paths, manifest):
     if not wanted(manifest):
         return False
     if load_head(paths, manifest.version) is None:
-        paths.storage.replace(index_path(paths, manifest.version),
+        paths.storage.replace(paths.planning_path(manifest.version),
                               index_bytes(paths, manifest))
     return True
 
 
 def load_head(paths, version):
     """The version file's content without ``files`` from a current index, else None."""
-    path = index_path(paths, version)
+    path = paths.planning_path(version)
     try:
         # locally a stat first spares the failed open; on a store the read's own 404 is
         # the cheaper check (and the hint announced the index)
@@ -163,7 +153,7 @@ def entries(paths, version, partitioning, dnf):
     filters = pushdown(dnf, partitioning)
     if filters is None:
         return None
-    table = read_table(index_path(paths, version), columns=["entry"], filters=filters,
+    table = read_table(paths.planning_path(version), columns=["entry"], filters=filters,
                        filesystem=paths.storage.fs)
     return [json.loads(s) for s in table.column("entry").to_pylist()]
 
@@ -171,14 +161,7 @@ def entries(paths, version, partitioning, dnf):
 def remove_stale(paths, keep_versions):
     """Delete the index files of versions that are not kept (they are derived)."""
     removed = []
-    try:
-        names = paths.storage.listdir(index_dir(paths))
-    except FileNotFoundError:
-        return removed
-    for name in names:
-        stem = name.removeprefix(HIDDEN).removesuffix(_SUFFIX)
-        if name != f"{HIDDEN}{stem}{_SUFFIX}" or not stem.isdigit() or int(stem) in keep_versions:
-            continue
-        if paths.storage.remove(os.path.join(index_dir(paths), name)):
-            removed.append(f"_pqkit/planning/{name}")
+    for version, path in paths.planning_indices().items():
+        if version not in keep_versions and paths.storage.remove(path):
+            removed.append(f"_pqkit/planning/{os.path.basename(path)}")
     return removed

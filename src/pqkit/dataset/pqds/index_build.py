@@ -6,8 +6,6 @@ compactions (their removed files become dead keys) and other index builds
 (segments merge); it conflicts (retryably) with an overwrite or restore and with
 a schema change that dropped the column.
 """
-from pqkit.dataset.core import new_txn
-from pqkit.dataset.pqds.commit import commit_operation
 from pqkit.dataset.pqds.index_segments import (
     ValueMap,
     column_index,
@@ -18,10 +16,7 @@ from pqkit.dataset.pqds.index_segments import (
     remove_segments,
     write_segment,
 )
-from pqkit.dataset.pqds.operations import Operation
-from pqkit.dataset.pqds.paths import RootPaths
-from pqkit.dataset.pqds.publish import try_publish
-from pqkit.dataset.pqds.reader import open_pqds
+from pqkit.dataset.pqds.staging import Change
 
 
 def _file_values(ds, field, entries, values):
@@ -30,16 +25,13 @@ def _file_values(ds, field, entries, values):
         values.add(entry["key"], table.column(field.name).to_pylist())
 
 
-def _commit(paths, ds, column, segment, replaced=()):
-    op = Operation("index", new_txn(), read_version=ds.version, index_column=column,
-                   index_segments=[(column, segment)], replaced_segments=replaced)
+def _commit(change, ds, column, segment, replaced=()):
     try:
-        version = commit_operation(paths, op)
+        return change.commit("index", read_version=ds.version, index_column=column,
+                             index_segments=[(column, segment)], replaced_segments=replaced)
     except BaseException:
-        remove_segments(paths, [segment])
+        remove_segments(change.paths, [segment])
         raise
-    try_publish(paths)
-    return version
 
 
 def build_index(root, column, *, storage_options=None):
@@ -57,8 +49,8 @@ def build_index(root, column, *, storage_options=None):
         An overwrite or restore, or a schema change dropping ``column``, was committed
         meanwhile (retryable).
     """
-    paths = RootPaths.at(root, storage_options)
-    ds = open_pqds(root, storage_options=storage_options)
+    change = Change(root, storage_options)
+    ds = change.open()
     field = indexed_field(ds.table_schema, ds.partitioning, column)
     current = column_index(manifest_indices(ds.manifest), column)
     covered = covered_keys(current) if current is not None else set()
@@ -67,17 +59,17 @@ def build_index(root, column, *, storage_options=None):
         return ds.version
     values = ValueMap()
     _file_values(ds, field, todo, values)
-    segment = write_segment(paths, field, values, [e["key"] for e in todo],
+    segment = write_segment(change.paths, field, values, [e["key"] for e in todo],
                             ds.manifest.dataset_id, ds.version + 1)
-    return _commit(paths, ds, column, segment)
+    return _commit(change, ds, column, segment)
 
 
 def optimize_index(root, column, *, storage_options=None):
     """Merge the segments of ``column`` into one, dropping dead keys and indexing the
     live files no segment covered. Returns the new version (the current one when the
     index already is a single segment covering exactly the live files)."""
-    paths = RootPaths.at(root, storage_options)
-    ds = open_pqds(root, storage_options=storage_options)
+    change = Change(root, storage_options)
+    ds = change.open()
     field = indexed_field(ds.table_schema, ds.partitioning, column)
     current = column_index(manifest_indices(ds.manifest), column)
     if current is None:
@@ -88,10 +80,10 @@ def optimize_index(root, column, *, storage_options=None):
         return ds.version
     values = ValueMap()
     for seg in segments:
-        for value, keys in zip(*read_segment(paths, seg["path"])):
+        for value, keys in zip(*read_segment(change.paths, seg["path"])):
             values.add_keys(value, [k for k in keys or () if k in live])
     covered = covered_keys(current)
     _file_values(ds, field, [e for e in ds.manifest.files if e["key"] not in covered], values)
-    segment = write_segment(paths, field, values, live, ds.manifest.dataset_id,
+    segment = write_segment(change.paths, field, values, live, ds.manifest.dataset_id,
                             ds.version + 1)
-    return _commit(paths, ds, column, segment, [s["path"] for s in segments])
+    return _commit(change, ds, column, segment, [s["path"] for s in segments])

@@ -35,19 +35,11 @@ import io
 import json
 import math
 import os
-import uuid
 
 from pqkit import datatypes as T
 from pqkit.columnar.table import Table
 from pqkit.convert import column_from_values
-from pqkit.dataset.core import (
-    META_DIR,
-    crash_point,
-    escape_path_component,
-    check_relative_path,
-    resolve_inside,
-)
-from pqkit.dataset.pqds.paths import INDEX_SUFFIX, hidden_name
+from pqkit.dataset.core import check_relative_path, crash_point, resolve_inside
 from pqkit.errors import DatasetIncomplete, ParquetError, SchemaError
 from pqkit.read.file import read_table
 from pqkit.write.file import ParquetWriter
@@ -151,8 +143,7 @@ def segment_bytes(field, values, meta):
 
 def write_segment(paths, field, values, covers, dataset_id, created_version):
     """Write a segment under ``_pqkit/indices``; returns ``{"path", "covers"}``."""
-    rel = (f"{META_DIR}/indices/{escape_path_component(field.name)}/"
-           f"{hidden_name(uuid.uuid4().hex)}{INDEX_SUFFIX}")
+    rel = paths.new_segment_path(field.name)
     meta = {"column": field.name, "dataset_id": dataset_id,
             "created_version": created_version}
     paths.storage.put_new(segment_location(paths.root, rel), segment_bytes(field, values, meta),

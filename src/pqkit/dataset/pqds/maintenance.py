@@ -1,4 +1,4 @@
-"""Operations on existing data: delete, compact, restore, tag (§3.9).
+"""Operations on existing data: delete, compact, restore, tag, rename and drop a column (§3.9).
 
 * ``delete(root, filters)``: files whose partition values prove that every row
   matches are dropped without being read; files that may partly match are
@@ -8,53 +8,21 @@
   against concurrent commits by the conflict table).
 * ``restore(root, version)``: a new version whose files are those of ``version``.
 * ``tag(root, name, version)``: a named version that vacuum keeps.
+* ``rename_column`` and ``drop_column``: metadata-only ``schema_change`` commits (§3.3
+  column_mapping), see below.
 """
 import numpy as np
 
 from pqkit.columnar.table import concat_tables
-from pqkit.dataset.core import (
-    dump_json,
-    field_to_json,
-    new_txn,
-    normalize_filters,
-    row_mask,
-)
-from pqkit.dataset.pqds.commit import commit_operation, load_version
-from pqkit.dataset.pqds.operations import Operation
-from pqkit.dataset.pqds.paths import RootPaths, data_file_name, file_key
-from pqkit.dataset.pqds.publish import try_publish
-from pqkit.dataset.pqds.reader import open_pqds
-from pqkit.dataset.pqds.staging import write_data_file
-from pqkit.dataset.pqds.write import discard_staged
-from pqkit.errors import DatasetError, DatasetIncomplete
+from pqkit.dataset.core import dump_json, normalize_filters, row_mask
+from pqkit.dataset.pqds.staging import Change
+from pqkit.errors import DatasetError, DatasetIncomplete, SchemaError
 
 DEFAULT_TARGET_SIZE = 128 << 20
 
 
-def _rewrite_entry(paths, ds, entry, table, txn, seq, writer_options):
-    """Stage ``table`` (the data columns) as a new file in ``entry``'s partition."""
-    directory = entry["path"].rsplit("/", 1)[0] if "/" in entry["path"] else ""
-    relpath = (directory + "/" if directory else "") + data_file_name(seq, txn)
-    fields = ds.table_schema.fields
-    # the file names its columns physically (core/column_mapping.py), the entry as the version
-    facts = write_data_file(paths, relpath, table, ds.physical_schema.fields, **writer_options)
-    return {"key": file_key(seq, txn), "path": relpath,
-            "partition": dict(entry.get("partition") or {}), **facts,
-            "schema": [field_to_json(f) for f in fields]}
-
-
 def _data_table(ds, entry):
     return ds.read_entry(entry, ds.table_schema.names)
-
-
-def _commit(paths, op, staged):
-    try:
-        version = commit_operation(paths, op)
-    except BaseException:
-        discard_staged(paths, staged)
-        raise
-    try_publish(paths)
-    return version
 
 
 def delete(root, filters, *, run_id=None, storage_options=None, **writer_options):
@@ -66,10 +34,10 @@ def delete(root, filters, *, run_id=None, storage_options=None, **writer_options
     dnf = normalize_filters(filters)
     if dnf is None:
         raise DatasetError("delete needs a filter; to remove everything overwrite the dataset")
-    paths = RootPaths.at(root, storage_options)
-    ds = open_pqds(root, storage_options=storage_options)
-    txn, removed, staged = new_txn(), set(), []
-    try:
+    change = Change(root, storage_options)
+    ds = change.open()
+    removed = set()
+    with change:
         for entry, residual in ds.plan(dnf):
             if residual == []:
                 removed.add(entry["key"])          # partition values prove every row matches
@@ -81,16 +49,10 @@ def delete(root, filters, *, run_id=None, storage_options=None, **writer_options
             removed.add(entry["key"])
             keep = np.flatnonzero(~matching)
             if len(keep):
-                staged.append(_rewrite_entry(paths, ds, entry, table.take(keep), txn,
-                                             len(staged), writer_options))
-    except BaseException:
-        discard_staged(paths, staged)
-        raise
+                change.rewrite(ds, entry, table.take(keep), writer_options)
     if not removed:
         return ds.version
-    op = Operation("delete", txn, entries=staged, removed=removed, run_id=run_id,
-                   read_version=ds.version)
-    return _commit(paths, op, staged)
+    return change.commit("delete", removed=removed, run_id=run_id, read_version=ds.version)
 
 
 def compact(root, *, target_size=DEFAULT_TARGET_SIZE, run_id=None, storage_options=None,
@@ -100,25 +62,19 @@ def compact(root, *, target_size=DEFAULT_TARGET_SIZE, run_id=None, storage_optio
     Returns the new version, or the current one when there is nothing to compact. A
     URL ``root`` is a dataset on an object store (``storage_options``: its fsspec options).
     """
-    paths = RootPaths.at(root, storage_options)
-    ds = open_pqds(root, storage_options=storage_options)
-    txn, removed, staged = new_txn(), set(), []
-    try:
+    change = Change(root, storage_options)
+    ds = change.open()
+    removed = set()
+    with change:
         for group in _compact_groups(ds, target_size):
             tables = [t for t in (_data_table(ds, e) for e in group) if t.num_rows]
             removed.update(e["key"] for e in group)
             if tables:
                 merged = concat_tables(tables) if len(tables) > 1 else tables[0]
-                staged.append(_rewrite_entry(paths, ds, group[0], merged, txn,
-                                             len(staged), writer_options))
-    except BaseException:
-        discard_staged(paths, staged)
-        raise
+                change.rewrite(ds, group[0], merged, writer_options)
     if not removed:
         return ds.version
-    op = Operation("compact", txn, entries=staged, removed=removed, run_id=run_id,
-                   read_version=ds.version)
-    return _commit(paths, op, staged)
+    return change.commit("compact", removed=removed, run_id=run_id, read_version=ds.version)
 
 
 def compact_plan(root, *, target_size=DEFAULT_TARGET_SIZE, storage_options=None):
@@ -129,7 +85,7 @@ def compact_plan(root, *, target_size=DEFAULT_TARGET_SIZE, storage_options=None)
     list of list of str
         The groups of file paths that would each be rewritten into one file.
     """
-    ds = open_pqds(root, storage_options=storage_options)
+    ds = Change(root, storage_options).open()
     return [[e["path"] for e in group] for group in _compact_groups(ds, target_size)]
 
 
@@ -161,18 +117,17 @@ def _bins(entries, target):
 def restore(root, version, *, run_id=None, storage_options=None):
     """Commit a new version whose files (and schema) are those of ``version``. A URL
     ``root`` is a dataset on an object store (``storage_options``: its fsspec options)."""
-    paths = RootPaths.at(root, storage_options)
-    target = load_version(paths, int(version))
-    ds = open_pqds(root, storage_options=storage_options)
-    missing = [f["path"] for f in target.files if not _present(paths, f["path"])]
+    change = Change(root, storage_options)
+    target = change.load(int(version))
+    ds = change.open()
+    missing = [f["path"] for f in target.files if not _present(change.paths, f["path"])]
     if missing:
         raise DatasetIncomplete(f"cannot restore version {version}: file {missing[0]!r} was "
                                 "vacuumed")
     current = ds.manifest.by_key()
     added = [dict(f) for f in target.files if f["key"] not in current]
-    op = Operation("restore", new_txn(), entries=added, run_id=run_id,
-                   read_version=ds.version, restore_from=target)
-    return _commit(paths, op, [])
+    return change.commit("restore", entries=added, run_id=run_id, read_version=ds.version,
+                         restore_from=target)
 
 
 def _present(paths, relpath):
@@ -183,8 +138,9 @@ def _present(paths, relpath):
 def tag(root, name, version=None, *, storage_options=None):
     """Name ``version`` (default: the latest); vacuum keeps tagged versions. Retagging
     moves the name (the last writer wins)."""
-    paths = RootPaths.at(root, storage_options)
-    ds = open_pqds(root, version, storage_options=storage_options)
+    change = Change(root, storage_options)
+    ds = change.open(version)
+    paths = change.paths
     paths.storage.replace(paths.tag_path(name), dump_json({"version": ds.version}))
     return ds.version
 
@@ -192,7 +148,71 @@ def tag(root, name, version=None, *, storage_options=None):
 def untag(root, name, *, storage_options=None):
     """Remove a tag (the version becomes subject to retention again); False when there
     was none."""
-    paths = RootPaths.at(root, storage_options)
+    paths = Change(root, storage_options).paths
     path = paths.tag_path(name)
     # asked first: a store's DELETE of a missing key succeeds, so it cannot tell
     return paths.storage.exists(path) and paths.storage.remove(path)
+
+
+# --- renaming and dropping columns --------------------------------------------------------------
+# Metadata-only ``schema_change`` commits (§3.3 column_mapping). A rename gives a column's
+# field id a new name in the next version's schema; a drop removes the field. Neither reads,
+# writes or moves a data file: the data files keep every column under its physical name
+# (core/column_mapping.py), and each version reads them under its own names, so time travel to
+# a version before the change sees the old names and the dropped column. An inverted index
+# follows a renamed column and goes with a dropped one. In the conflict table a schema change
+# rebases over appends without new columns, rewrites and index builds, and conflicts with an
+# overwrite, a restore or another schema change; a concurrent delete, merge or compaction of
+# the files conflicts with it (retryable).
+def rename_column(root, old, new, *, run_id=None, storage_options=None):
+    """Rename data column ``old`` to ``new`` as a new version; no file is rewritten.
+
+    Returns the new version. A URL ``root`` is a dataset on an object store
+    (``storage_options``: its fsspec options).
+
+    Raises
+    ------
+    SchemaError
+        ``old`` is not a data column (partition columns cannot be renamed: their name is
+        in every directory), or ``new`` is empty or already a column's name.
+    CommitConflict
+        A concurrent overwrite, restore or schema change (retryable).
+    """
+    change, ds = _data_column(root, old, "rename", storage_options)
+    if not isinstance(new, str) or not new or new in ds.column_names:
+        raise SchemaError(f"cannot rename {old!r} to {new!r}: the new name must be a "
+                          f"non-empty name no column has (columns: {ds.column_names})")
+    return _commit_schema_change(change, ds, ("rename", old, new), run_id)
+
+
+def drop_column(root, name, *, run_id=None, storage_options=None):
+    """Drop data column ``name`` as a new version; no file is rewritten (older versions
+    still read it). A column added later under the same name is a new column.
+
+    Raises
+    ------
+    SchemaError
+        ``name`` is not a data column, or it is the last one.
+    """
+    change, ds = _data_column(root, name, "drop", storage_options)
+    if len(ds.table_schema.fields) == 1:
+        raise SchemaError(f"cannot drop {name!r}: it is the dataset's last data column")
+    return _commit_schema_change(change, ds, ("drop", name), run_id)
+
+
+def _data_column(root, name, what, storage_options):
+    """(Change, Dataset it reads) when ``name`` is a data column of the latest version."""
+    change = Change(root, storage_options)
+    ds = change.open()
+    if name in ds.partitioning.by_name:
+        raise SchemaError(f"cannot {what} partition column {name!r}: its name is part of "
+                          "every file's directory")
+    if name not in ds.table_schema.by_name:
+        raise SchemaError(f"no column {name!r} to {what} (columns: {ds.column_names})")
+    return change, ds
+
+
+def _commit_schema_change(change, ds, edit, run_id):
+    change.check_writable()
+    return change.commit("schema_change", run_id=run_id, read_version=ds.version,
+                         schema_edit=edit)

@@ -35,12 +35,8 @@ import numpy as np
 from pqkit import datatypes as T
 from pqkit.columnar.table import Table
 from pqkit.convert import column_from_values
-from pqkit.dataset.core import as_table, cast_to_fields, new_txn, plain_table
-from pqkit.dataset.pqds.maintenance import _commit, _data_table, _rewrite_entry
-from pqkit.dataset.pqds.operations import Operation
-from pqkit.dataset.pqds.paths import RootPaths
-from pqkit.dataset.pqds.reader import open_pqds
-from pqkit.dataset.pqds.write import _as_partition_type, _stage, discard_staged
+from pqkit.dataset.core import as_table, cast_to_fields, plain_table
+from pqkit.dataset.pqds.staging import Change, as_partition_type
 from pqkit.errors import DatasetError, SchemaError
 
 WHEN_MATCHED = ("update", "delete")
@@ -89,35 +85,28 @@ def merge(root, data, on, *, when_matched="update", when_not_matched="insert", r
         A concurrent operation conflicts (see the conflict table).
     """
     _check_choices(when_matched, when_not_matched)
-    paths = RootPaths.at(root, storage_options)
-    ds = open_pqds(root, storage_options=storage_options)
+    change = Change(root, storage_options)
+    ds = change.open()
     on = [on] if isinstance(on, str) else list(on)
     source, missing = _source_table(ds, data, on, when_not_matched)
     keys = source_keys(source, on)
-    txn, removed, staged, matched, kept = new_txn(), set(), [], set(), {}
-    try:
+    removed, matched, kept = set(), set(), {}
+    with change:
         for f, table, hits in _matches(ds, on, keys, matched):
             removed.add(f.key)
             keep = np.flatnonzero(~hits)
             if len(keep):
-                staged.append(_rewrite_entry(paths, ds, f.entry, table.take(keep), txn,
-                                             len(staged), writer_options))
+                change.rewrite(ds, f.entry, table.take(keep), writer_options)
             if missing and when_matched == "update":
                 _target_rows(kept, table, f.partition_values, np.flatnonzero(hits), on)
         rows = sorted(_new_rows(keys, matched, when_matched, when_not_matched))
         if rows:
             written = source.take(np.array(rows)) if not missing else \
                 _completed(ds, source, rows, on, kept)
-            staged += _stage_rows(paths, ds, written, txn, len(staged), stats_columns,
-                                  writer_options)
-    except BaseException:
-        discard_staged(paths, staged)
-        raise
-    if not removed and not staged:
+            _stage_rows(change, ds, written, stats_columns, writer_options)
+    if not removed and not change.staged:
         return ds.version
-    op = Operation("update", txn, entries=staged, removed=removed, run_id=run_id,
-                   read_version=ds.version)
-    return _commit(paths, op, staged)
+    return change.commit("update", removed=removed, run_id=run_id, read_version=ds.version)
 
 
 def merge_plan(root, data, on, *, when_matched="update", when_not_matched="insert",
@@ -132,7 +121,7 @@ def merge_plan(root, data, on, *, when_matched="update", when_not_matched="inser
         ``rows_written`` (source rows the merge would write: updated and inserted).
     """
     _check_choices(when_matched, when_not_matched)
-    ds = open_pqds(root, storage_options=storage_options)
+    ds = Change(root, storage_options).open()
     on = [on] if isinstance(on, str) else list(on)
     source, missing = _source_table(ds, data, on, when_not_matched)
     keys = source_keys(source, on)
@@ -161,7 +150,7 @@ def _matches(ds, on, keys, matched, read=None):
         return
     filters = [(c, "in", _distinct(k[i] for k in keys)) for i, c in enumerate(on)]
     for f in ds.files(filters):
-        table = _data_table(ds, f.entry)
+        table = ds.read_entry(f.entry, ds.table_schema.names)
         if read is not None:
             read.append(f.path)
         hits = _hits(table, f.partition_values, on, keys, matched)
@@ -208,7 +197,7 @@ def _source_table(ds, data, on, when_not_matched):
     fields = [f for f in ds.table_schema.fields if f.name in given]
     data_part = cast_to_fields(table.select([f.name for f in fields]), fields)
     parts = [c for c in ds.partitioning.columns if c.name in given]
-    return Table(data_part.columns + [_as_partition_type(table, c) for c in parts],
+    return Table(data_part.columns + [as_partition_type(table, c) for c in parts],
                  list(fields) + [T.Field(c.name, c.type) for c in parts]), missing
 
 
@@ -269,11 +258,9 @@ def _hits(table, partition_values, on, keys, matched):
     return mask
 
 
-def _stage_rows(paths, ds, table, txn, seq, stats_columns, options):
+def _stage_rows(change, ds, table, stats_columns, options):
     """Stage ``table`` (all dataset columns) as new files, one per partition."""
-    out = []
     fields = list(ds.table_schema.fields)
     for texts, rows in ds.partitioning.split(table):
-        out.append(_stage(paths, ds.partitioning, texts, rows, fields, txn, seq + len(out),
-                          stats_columns, options, ds.physical_schema.fields))
-    return out
+        change.stage(ds.partitioning, texts, rows, fields, stats_columns, options,
+                     ds.physical_schema.fields)

@@ -28,7 +28,7 @@ neither updated nor deduplicated, as if it had committed later).
 dead keys, which readers filter out. [4] only if the indexed column is gone. [5] the
 segments are merged into the column's list; an ``optimize_index`` replaces only the
 segments it read. [6] R when the intervening version is a ``schema_change`` (a rename or
-drop, pqds/schema_change.py): the compacted files' entries name the old columns.
+drop, pqds/maintenance.py): the compacted files' entries name the old columns.
 
 An append that also evolves the schema is checked against both the append and
 the schema-change rows. A version whose operation type is unknown conflicts

@@ -1,4 +1,5 @@
-"""Where everything of a PQDS/1 dataset lives under its root (§3.2).
+"""Where everything of a PQDS/1 dataset lives under its root (§3.2), and its
+committed versions (§3.6).
 
 ::
 
@@ -31,12 +32,22 @@ Two rules keep every engine away from pqkit's own files (docs/DATASET.md):
 
 Every name above is the only one pqkit reads: no released pqkit wrote any other
 (docs/DATASET.md).
+
+**Latest version** (:meth:`RootPaths.latest`). Read the ``_pqkit/_latest`` hint
+``h``, check that version ``h`` exists, then check versions ``h+1, h+2, …`` until
+one is missing (through the store: stats locally, HEADs on an object store): one
+small read and typically two checks, never a listing. Only when the hint is missing
+(a crash before the first publish) or stale beyond repair is ``_pqkit/versions/``
+listed. Version files never change, so the last few loaded are cached.
 """
 import os
 import re
+import uuid
+from collections import OrderedDict
 
-from pqkit.dataset.core import META_DIR, LocalStorage, ObjectStorage
-from pqkit.errors import DatasetError
+from pqkit.dataset.core import META_DIR, LocalStorage, ObjectStorage, escape_path_component
+from pqkit.dataset.pqds.version_schema import load_manifest, pointer_document
+from pqkit.errors import DatasetError, DatasetIncomplete, DatasetNotFound, ManifestCorrupted
 from pqkit.filesystems import is_url, url_filesystem
 
 VERSION_DIGITS = 20
@@ -47,6 +58,9 @@ HIDDEN = "_"
 # Suffixes that keep pqkit's own Parquet files out of every engine's *.parquet glob.
 SHADOW_SUFFIX = ".shadow"
 INDEX_SUFFIX = ".pqindex"
+PLANNING_SUFFIX = ".pqplan"
+_CACHE_SIZE = 8
+_cache = OrderedDict()          # loaded version files, by their identity on the store
 
 
 def hidden_name(name):
@@ -80,6 +94,7 @@ class RootPaths:
         self.shadow_dir = os.path.join(self.meta, "shadow")
         self.tags_dir = os.path.join(self.meta, "tags")
         self.indices_dir = os.path.join(self.meta, "indices")
+        self.planning_dir = os.path.join(self.meta, "planning")
         self.latest_hint = os.path.join(self.meta, "_latest")
         self.publish_lock = os.path.join(self.meta, hidden_name("publish.lock"))
         self.success = os.path.join(self.root, "_SUCCESS")
@@ -131,6 +146,116 @@ class RootPaths:
                 len(name) > len(HIDDEN) + len(SHADOW_SUFFIX):
             return (f"{head}/" if head else "") + name[len(HIDDEN):-len(SHADOW_SUFFIX)]
         return rel
+
+    def new_segment_path(self, column):
+        """The relative path of a new index segment of ``column``:
+        ``_pqkit/indices/<column>/_<uuid>.pqindex``."""
+        return (f"{META_DIR}/indices/{escape_path_component(column)}/"
+                f"{hidden_name(uuid.uuid4().hex)}{INDEX_SUFFIX}")
+
+    def planning_path(self, version):
+        """Where the planning index of ``version`` is written (file_list.py)."""
+        return os.path.join(self.planning_dir,
+                            hidden_name(f"{int(version):0{VERSION_DIGITS}d}{PLANNING_SUFFIX}"))
+
+    def planning_indices(self):
+        """{version: path} of the planning indices present (a listing of
+        ``_pqkit/planning``)."""
+        try:
+            names = self.storage.listdir(self.planning_dir)
+        except FileNotFoundError:
+            return {}
+        found = {}
+        for name in names:
+            stem = name.removeprefix(HIDDEN).removesuffix(PLANNING_SUFFIX)
+            if name == f"{HIDDEN}{stem}{PLANNING_SUFFIX}" and stem.isdigit():
+                found[int(stem)] = os.path.join(self.planning_dir, name)
+        return found
+
+    # --- the committed versions -----------------------------------------------------------
+    def read_pointer(self, path):
+        """The checked ``{"version": n, …}`` object of the tag, hint or marker at ``path``
+        (OSError when it is missing, ManifestCorrupted when it is not such an object)."""
+        return pointer_document(self.storage.read(path), path)
+
+    def hint(self):
+        """The version in ``_pqkit/_latest``, or None when it is missing or unreadable."""
+        try:
+            return self.read_pointer(self.latest_hint)["version"]
+        except (OSError, ManifestCorrupted):
+            return None
+
+    def _probe(self, version):
+        """The newest version after ``version`` (which exists) that follows it without a
+        gap."""
+        while self.storage.exists(self.version_path(version + 1)):
+            version += 1
+        return version
+
+    def versions(self):
+        """Every version number present in ``_pqkit/versions`` (a listing)."""
+        try:
+            names = self.storage.listdir(self.versions_dir)
+        except FileNotFoundError:
+            names = []
+        return sorted({v for v in map(parse_version_file_name, names) if v is not None})
+
+    def latest(self, start=None):
+        """The newest committed version number; DatasetNotFound when there is none.
+
+        ``start`` is a version known to exist (a writer's base); otherwise the hint is
+        used.
+        """
+        if start is not None and start >= 0:
+            return self._probe(start)
+        hint = self.hint()
+        if hint is not None and self.storage.exists(self.version_path(hint)):
+            return self._probe(hint)
+        # Without a usable hint, counting up from 0 could stop at a gap that vacuum left
+        # (a tagged version 0 kept, later ones removed), so list the versions instead.
+        found = self.versions()
+        if not found:
+            raise DatasetNotFound(f"{self.root} holds no PQDS/1 dataset (no version files "
+                                  f"in {self.versions_dir})")
+        return self._probe(found[-1])
+
+    def load(self, version):
+        """The validated Manifest of ``version`` (cached: version files never change)."""
+        path = self.version_path(version)
+        try:
+            key = self.storage.identity(path)
+            hit = _cache.get(key)
+            if hit is not None:
+                _cache.move_to_end(key)
+                return hit
+            raw = self.storage.read(path)
+        except FileNotFoundError:
+            raise DatasetIncomplete(f"version {version} of {self.root} does not exist (never "
+                                    "committed, or removed by vacuum)") from None
+        manifest = load_manifest(raw, path, expected_version=version)
+        _cache[key] = manifest
+        if len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+        return manifest
+
+    def load_latest(self, *, for_writing=False):
+        """(version, Manifest) of the newest readable version.
+
+        A torn newest version file (possible only where hard links are unsupported)
+        reads as "commit in progress": readers use the version before it, writers stop
+        with ManifestCorrupted until ``repair`` removes it. A complete document with bad
+        fields is no torn write: it raises ManifestCorrupted for readers too.
+        """
+        return self.load_readable(self.latest(), for_writing=for_writing)
+
+    def load_readable(self, latest, *, for_writing=False):
+        """(version, Manifest) of ``latest``, or of the version before a torn ``latest``."""
+        try:
+            return latest, self.load(latest)
+        except ManifestCorrupted as exc:
+            if for_writing or latest == 0 or not getattr(exc, "unparsable", False):
+                raise
+            return latest - 1, self.load(latest - 1)
 
     def tag_path(self, name):
         """Where tag ``name`` is kept."""

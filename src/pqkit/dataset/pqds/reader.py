@@ -24,9 +24,8 @@ from pqkit.dataset.core import (
     rename_dnf,
 )
 from pqkit.dataset.pqds.index_segments import IndexPruner, manifest_indices
-from pqkit.dataset.pqds.publish import publish as run_publish
+from pqkit.dataset.pqds.publishing import publish as run_publish
 from pqkit.dataset.pqds.sources import ManifestSource, ObjectManifestSource
-from pqkit.dataset.pqds.version_schema import pointer_version
 from pqkit.errors import (
     ArgumentError,
     DatasetError,
@@ -427,12 +426,10 @@ def _as_of(source, as_of):
 
 def _read_tag(paths, name, root):
     """The version tag ``name`` pins."""
-    path = paths.tag_path(name)
     try:
-        raw = paths.storage.read(path)
+        return paths.read_pointer(paths.tag_path(name))["version"]
     except FileNotFoundError:
         raise DatasetError(f"no tag {name!r} in {root}") from None
-    return pointer_version(raw, path)
 
 
 class _LazyTimes:

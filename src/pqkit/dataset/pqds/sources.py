@@ -35,13 +35,6 @@ from pqkit.dataset.core import (
     real_root,
 )
 from pqkit.dataset.pqds import file_list
-from pqkit.dataset.pqds.commit import (
-    find_latest,
-    list_versions,
-    load_latest,
-    load_readable,
-    load_version,
-)
 from pqkit.dataset.pqds.paths import RootPaths, parse_version_file_name
 from pqkit.dataset.pqds.version_schema import (
     checked_entries,
@@ -240,19 +233,19 @@ class ManifestSource(FileSource):
         return self.paths.root
 
     def latest(self):
-        return find_latest(self.paths)
+        return self.paths.latest()
 
     def load_latest(self, latest=None):
         """(version, Manifest) of the newest readable version (torn newest: the one before)."""
         if latest is None:
-            return load_latest(self.paths)
-        return load_readable(self.paths, latest)
+            return self.paths.load_latest()
+        return self.paths.load_readable(latest)
 
     def load(self, version):
-        return load_version(self.paths, version)
+        return self.paths.load(version)
 
     def versions(self):
-        return list_versions(self.paths)
+        return self.paths.versions()
 
     def load_head(self, version):
         """The version without its file list, from a current planning index (else None)."""

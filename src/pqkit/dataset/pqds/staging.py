@@ -1,4 +1,5 @@
-"""Writing data files into the hidden staging area (§3.2, step 2 of §3.6).
+"""Writing data files into the hidden staging area (§3.2, step 2 of §3.6), and the
+:class:`Change` that stages them and commits them as one version.
 
 A data file is written with pqkit's :class:`~pqkit.ParquetWriter` straight to
 its hidden copy ``_pqkit/shadow/<partition dirs>/_part-{seq:05d}-{txn}.parquet.shadow``
@@ -8,6 +9,13 @@ lists for it, plus two staging-only keys the commit consumes
 (``schema``: the file's fields, ``partition_types``: the types the partition
 values were given as). Nothing is visible to any reader until a commit lists
 the entry and the publish step moves the file to its visible path.
+
+Every operation that writes a version (write, commit, delete, compact, restore,
+merge, renaming and dropping a column, index builds) is one :class:`Change`: it
+names the transaction, opens the version the operation reads, stages the new files,
+commits an :class:`~pqkit.dataset.pqds.operations.Operation` with the commit loop
+(commit.py), removes what it staged when anything fails before the commit lands, and
+publishes after it (publishing.py).
 """
 from pqkit import datatypes as T
 from pqkit.columnar.table import Table
@@ -33,9 +41,140 @@ from pqkit.dataset.core import (
     type_to_json,
     with_field_ids,
 )
-from pqkit.dataset.pqds.commit import find_latest, load_version
+from pqkit.dataset.pqds.commit import commit_operation
+from pqkit.dataset.pqds.operations import Operation
 from pqkit.dataset.pqds.paths import RootPaths, data_file_name, file_key
-from pqkit.errors import DatasetNotFound
+from pqkit.dataset.pqds.publishing import try_publish
+from pqkit.dataset.pqds.reader import open_pqds
+from pqkit.errors import DatasetNotFound, SchemaError
+
+
+class Change:
+    """One change to the PQDS/1 dataset at ``root`` (a path, or a URL read with
+    ``storage_options``): its transaction id, the files it staged (``staged``: their
+    entries) and its commit.
+
+    Used as a context manager around the staging, it removes the staged files when the
+    block raises.
+    """
+
+    def __init__(self, root, storage_options=None, *, writable=False):
+        self.root = root
+        self.storage_options = storage_options
+        self.paths = RootPaths.at(root, storage_options)
+        if writable:
+            self.check_writable()
+        self.txn = new_txn()
+        self.staged = []
+
+    def check_writable(self):
+        """UnsupportedFeature when the store cannot commit a version (an object store
+        without conditional PUTs)."""
+        self.paths.storage.check_writable(self.paths.root)
+
+    def open(self, version=None):
+        """The :class:`~pqkit.dataset.pqds.reader.Dataset` of ``version`` (default the
+        latest): the version an operation reads."""
+        return open_pqds(self.root, version, storage_options=self.storage_options)
+
+    def load(self, version):
+        """The Manifest of ``version``."""
+        return self.paths.load(version)
+
+    def current(self):
+        """(read version, latest Manifest) for writing, or (-1, None) when there is no
+        dataset."""
+        try:
+            return self.paths.load_latest(for_writing=True)
+        except DatasetNotFound:
+            return -1, None
+
+    def stage(self, partitioning, texts, table, fields, stats_columns, options,
+              physical=None):
+        """Stage ``table`` as the next file of the change in partition ``texts``;
+        ``physical``: the fields under the names the file gives them (default
+        ``fields``), while the entry names the dataset's. Returns the entry."""
+        entry = _staged_entry(self.paths, partitioning.directory(texts), self.txn,
+                              len(self.staged), table, fields, physical or fields, dict(texts),
+                              _partition_types(partitioning), stats_columns=stats_columns,
+                              **options)
+        self.staged.append(entry)
+        return entry
+
+    def rewrite(self, ds, entry, table, writer_options):
+        """Stage ``table`` (the data columns of ``ds``'s version) as a new file in
+        ``entry``'s partition; returns the new entry."""
+        directory = entry["path"].rsplit("/", 1)[0] if "/" in entry["path"] else ""
+        # the file names its columns physically (core/column_mapping.py), the entry as the
+        # version
+        new = _staged_entry(self.paths, directory, self.txn, len(self.staged), table,
+                            ds.table_schema.fields, ds.physical_schema.fields,
+                            dict(entry.get("partition") or {}), crash=False, **writer_options)
+        self.staged.append(new)
+        return new
+
+    def discard(self):
+        """Remove the staged copies of the files staged so far."""
+        discard_staged(self.paths, self.staged)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, traceback):
+        if kind is not None:
+            self.discard()
+        return False
+
+    def commit(self, type, **operation):
+        """Commit an :class:`Operation` of ``type`` adding the staged files (unless it
+        names its own ``entries``) as the next version, then publish; returns the version.
+        A failed commit removes the staged files first."""
+        operation.setdefault("entries", self.staged)
+        try:
+            version = commit_operation(self.paths, Operation(type, self.txn, **operation))
+        except BaseException:
+            self.discard()
+            raise
+        try_publish(self.paths)
+        return version
+
+
+def discard_staged(paths, entries):
+    """Remove the staged copies of files that were never committed."""
+    for e in entries:
+        for path in paths.storage.staged_copies(paths, e["path"]):
+            paths.storage.remove(path)
+
+
+def _staged_entry(paths, directory, txn, seq, table, fields, physical, partition,
+                  partition_types=None, *, crash=True, **options):
+    """Write file ``seq`` of ``txn`` in ``directory`` with the ``physical`` fields; its
+    entry, which names the ``fields``."""
+    relpath = (directory + "/" if directory else "") + data_file_name(seq, txn)
+    facts = write_data_file(paths, relpath, table, physical, **options)
+    if crash:
+        crash_point("stage.written")
+    entry = {"key": file_key(seq, txn), "path": relpath, "partition": partition, **facts,
+             "schema": [field_to_json(f) for f in fields]}
+    if partition_types is not None:
+        entry["partition_types"] = partition_types
+    return entry
+
+
+def _partition_types(partitioning):
+    return {c.name: type_to_json(c.type) for c in partitioning.columns}
+
+
+def as_partition_type(table, column):
+    """The values of partition column ``column`` in ``table``, as the partition's type."""
+    col = table.column(column.name)
+    if col.type == column.type:
+        return col
+    try:
+        return column_from_values(col, column.type)
+    except SchemaError as exc:
+        raise SchemaError(f"partition column {column.name!r} ({col.type}) does not fit the "
+                          f"dataset's partition type {column.type}: {exc}") from None
 
 
 def write_data_file(paths, relpath, table, fields, *, stats_columns=32, **writer_options):
@@ -119,25 +258,20 @@ def stage_file(root, table, partition_values=None, *, txn=None, seq=0, schema=No
     table = table.drop([n for n in partitioning.names if n in table.column_names])
     fields = data_fields(table, known_fields, next_field_id(latest))
     table = cast_to_fields(table, fields)
-    directory = partitioning.directory(texts)
-    relpath = (directory + "/" if directory else "") + data_file_name(seq, txn)
-    facts = write_data_file(paths, relpath, table,
-                            file_fields(latest, "append", fields, partitioning),
-                            stats_columns=stats_columns, **writer_options)
-    crash_point("stage.written")
-    return {"key": file_key(seq, txn), "path": relpath, "partition": texts, **facts,
-            "schema": [field_to_json(f) for f in fields],
-            "partition_types": {c.name: type_to_json(c.type) for c in partitioning.columns}}
+    return _staged_entry(paths, partitioning.directory(texts), txn, seq, table, fields,
+                         file_fields(latest, "append", fields, partitioning), texts,
+                         _partition_types(partitioning), stats_columns=stats_columns,
+                         **writer_options)
 
 
 def _dataset_defaults(paths, schema):
     """(data fields with ids or None, Partitioning or None, Manifest or None) of the
     latest version, if any."""
     try:
-        latest = find_latest(paths)
+        latest = paths.latest()
     except DatasetNotFound:
         return schema, None, None
-    manifest = load_version(paths, latest)
+    manifest = paths.load(latest)
     return (schema if schema is not None else manifest.schema.fields), \
         manifest.partitioning, manifest
 

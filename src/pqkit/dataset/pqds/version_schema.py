@@ -19,24 +19,22 @@ text parses as its column's type is checked by planning, which parses it anyway
 """
 from pqkit.dataset.core import (
     META_DIR,
-    Manifest,
-    check_format,
-    parse_json,
-    parse_utc,
-)
-from pqkit.dataset.core.containment import relative_path_problem
-from pqkit.dataset.core.doc_schema import (
     Invalid,
+    Manifest,
     anything,
     boolean,
     both,
+    check_format,
     count,
     either,
     integer,
     list_of,
     map_of,
     optional,
+    parse_json,
+    parse_utc,
     record,
+    relative_path_problem,
     rule,
     text,
     validate,
@@ -201,10 +199,5 @@ def pointer_document(raw, where):
     return validate(data, POINTER, where)
 
 
-def pointer_version(raw, where):
-    """The version number :func:`pointer_document` of ``raw`` names."""
-    return pointer_document(raw, where)["version"]
-
-
 __all__ = ["ENTRY", "HEAD", "POINTER", "VERSION", "check_partitions", "checked_entries",
-           "checked_manifest", "load_manifest", "pointer_document", "pointer_version"]
+           "checked_manifest", "load_manifest", "pointer_document"]

@@ -16,29 +16,22 @@ import copy
 
 from pqkit import datatypes as T
 from pqkit.columnar.table import Table
-from pqkit.convert import column_from_values, table_from_data
+from pqkit.convert import table_from_data
 from pqkit.dataset.core import (
     PartitionColumn,
     Partitioning,
     as_table,
     cast_to_fields,
-    crash_point,
-    field_to_json,
-    new_txn,
     next_field_id,
     plain_table,
     type_from_json,
-    type_to_json,
     widens,
     with_field_ids,
 )
-from pqkit.dataset.pqds.commit import commit_operation, load_latest
 from pqkit.dataset.pqds.index_segments import append_segments, manifest_indices, remove_segments
-from pqkit.dataset.pqds.operations import Operation, scope_matches
-from pqkit.dataset.pqds.paths import RootPaths, data_file_name, file_key
-from pqkit.dataset.pqds.publish import try_publish
-from pqkit.dataset.pqds.staging import file_fields, write_data_file
-from pqkit.errors import DatasetExists, DatasetNotFound, SchemaError, UnsupportedFeature
+from pqkit.dataset.pqds.operations import scope_matches
+from pqkit.dataset.pqds.staging import Change, as_partition_type, file_fields
+from pqkit.errors import DatasetExists, SchemaError, UnsupportedFeature
 
 MODES = ("create", "append", "overwrite", "replace_partitions")
 
@@ -57,14 +50,6 @@ def _refuse_summary_of_encrypted(parent, properties, writer_options):
             "an encrypted write to a dataset with summary.metadata='always': a _metadata "
             "summary cannot describe encrypted files (each file's column metadata is bound "
             "to its own keys and AAD); set summary.metadata to 'never' or write unencrypted")
-
-
-def _current(paths):
-    """(read version, latest Manifest) or (-1, None) when there is no dataset."""
-    try:
-        return load_latest(paths, for_writing=True)
-    except DatasetNotFound:
-        return -1, None
 
 
 def write(root, data, *, partition_by=None, mode="append", run_id=None, scope=None,
@@ -123,12 +108,11 @@ def write(root, data, *, partition_by=None, mode="append", run_id=None, scope=No
     """
     if mode not in MODES:
         raise SchemaError(f"mode {mode!r}: use one of {', '.join(MODES)}")
-    paths = RootPaths.at(root, storage_options)
-    paths.storage.check_writable(paths.root)
-    read_version, parent = _current(paths)
+    change = Change(root, storage_options, writable=True)
+    read_version, parent = change.current()
     _refuse_summary_of_encrypted(parent, properties, writer_options)
     if mode == "create" and parent is not None:
-        raise DatasetExists(f"{paths.root} already holds a dataset (version {parent.version})")
+        raise DatasetExists(f"{change.paths.root} already holds a dataset (version {parent.version})")
     if parent is not None:
         parent.check_writable()
     table = plain_table(as_table(data) if schema is None else _typed(data, schema))
@@ -140,49 +124,37 @@ def write(root, data, *, partition_by=None, mode="append", run_id=None, scope=No
     fields = _write_fields(data_table, parent, mode, evolve_schema)
     physical = file_fields(parent, mode, fields, partitioning)
     data_table = cast_to_fields(data_table, fields)
-    part_cols = [_as_partition_type(table, c) for c in partitioning.columns]
+    part_cols = [as_partition_type(table, c) for c in partitioning.columns]
     table = Table(data_table.columns + part_cols,
                   fields + [T.Field(c.name, c.type) for c in partitioning.columns])
     groups = partitioning.split(table, empty_string_as_null=empty_string_as_null)
     if mode == "replace_partitions":
         scope = resolve_scope(partitioning, scope, [texts for texts, _ in groups])
-    txn = new_txn()
-    entries, segments = [], []
+    segments = []
     indexed = [ix["column"] for ix in manifest_indices(parent)] \
         if mode in ("append", "replace_partitions") else []
     pieces = {}                                 # file key -> its indexed columns (§3.4)
     try:
-        for texts, rows in groups:
-            for piece in _pieces(rows, max_rows_per_file):
-                entries.append(_stage(paths, partitioning, texts, piece, fields, txn,
-                                      len(entries), stats_columns, writer_options, physical))
-                if indexed:
-                    pieces[entries[-1]["key"]] = piece.select(
-                        [c for c in indexed if c in piece.column_names])
-        segments = append_segments(paths, parent, mode, fields, pieces, read_version + 1)
-        op = Operation(mode, txn, entries=entries, scope=scope, blind=blind, run_id=run_id,
-                       read_version=read_version, partition_by=partitioning.names,
-                       partitioning=partitioning, schema=fields, evolve_schema=evolve_schema,
-                       properties=properties, metadata=metadata, dataset_key=dataset_key,
-                       index_segments=segments, physical_added=_added_names(fields, physical))
-        version = commit_operation(paths, op)
+        with change:
+            for texts, rows in groups:
+                for piece in _pieces(rows, max_rows_per_file):
+                    entry = change.stage(partitioning, texts, piece, fields, stats_columns,
+                                         writer_options, physical)
+                    if indexed:
+                        pieces[entry["key"]] = piece.select(
+                            [c for c in indexed if c in piece.column_names])
+            segments = append_segments(change.paths, parent, mode, fields, pieces,
+                                       read_version + 1)
+        return change.commit(mode, scope=scope, blind=blind, run_id=run_id,
+                             read_version=read_version, partition_by=partitioning.names,
+                             partitioning=partitioning, schema=fields,
+                             evolve_schema=evolve_schema, properties=properties,
+                             metadata=metadata, dataset_key=dataset_key,
+                             index_segments=segments,
+                             physical_added=_added_names(fields, physical))
     except BaseException:
-        discard_staged(paths, entries)
-        remove_segments(paths, [seg for _, seg in segments])
+        remove_segments(change.paths, [seg for _, seg in segments])
         raise
-    try_publish(paths)
-    return version
-
-
-def _as_partition_type(table, column):
-    col = table.column(column.name)
-    if col.type == column.type:
-        return col
-    try:
-        return column_from_values(col, column.type)
-    except SchemaError as exc:
-        raise SchemaError(f"partition column {column.name!r} ({col.type}) does not fit the "
-                          f"dataset's partition type {column.type}: {exc}") from None
 
 
 def _typed(data, schema):
@@ -247,27 +219,6 @@ def _pieces(table, max_rows):
     if not max_rows or table.num_rows <= max_rows:
         return [table]
     return [table.slice(i, i + max_rows) for i in range(0, table.num_rows, int(max_rows))]
-
-
-def _stage(paths, partitioning, texts, table, fields, txn, seq, stats_columns, options,
-           physical=None):
-    """Stage ``table`` as one file; ``physical``: the fields under the names the file
-    gives them (default ``fields``), while the entry names the dataset's."""
-    directory = partitioning.directory(texts)
-    relpath = (directory + "/" if directory else "") + data_file_name(seq, txn)
-    facts = write_data_file(paths, relpath, table, physical or fields,
-                            stats_columns=stats_columns, **options)
-    crash_point("stage.written")
-    return {"key": file_key(seq, txn), "path": relpath, "partition": dict(texts), **facts,
-            "schema": [field_to_json(f) for f in fields],
-            "partition_types": {c.name: type_to_json(c.type) for c in partitioning.columns}}
-
-
-def discard_staged(paths, entries):
-    """Remove the staged copies of files that were never committed."""
-    for e in entries:
-        for path in paths.storage.staged_copies(paths, e["path"]):
-            paths.storage.remove(path)
 
 
 def resolve_scope(partitioning, scope, data_partitions):
@@ -346,12 +297,11 @@ def commit(root, file_entries, *, mode, partition_by=None, run_id=None, schema=N
     """
     if mode not in MODES:
         raise SchemaError(f"mode {mode!r}: use one of {', '.join(MODES)}")
-    paths = RootPaths.at(root, storage_options)
-    paths.storage.check_writable(paths.root)
+    change = Change(root, storage_options, writable=True)
     entries = [copy.deepcopy(dict(e)) for e in file_entries]
     if isinstance(partition_by, str):
         partition_by = [partition_by]
-    _, parent = _current(paths)
+    _, parent = change.current()
     fields = None
     if schema is not None:
         known = {f.name: f for f in parent.schema.fields} if parent is not None else {}
@@ -363,12 +313,9 @@ def commit(root, file_entries, *, mode, partition_by=None, run_id=None, schema=N
         partitioning = parent.partitioning if parent is not None and \
             parent.partitioning.names == names else _entries_partitioning(entries, names)
         scope = resolve_scope(partitioning, scope, [e.get("partition") or {} for e in entries])
-    op = Operation(mode, new_txn(), entries=entries, scope=scope, blind=blind, run_id=run_id,
-                   read_version=read_version, partition_by=partition_by, schema=fields,
-                   evolve_schema=evolve_schema, properties=properties, metadata=metadata)
-    version = commit_operation(paths, op)
-    try_publish(paths)
-    return version
+    return change.commit(mode, entries=entries, scope=scope, blind=blind, run_id=run_id,
+                         read_version=read_version, partition_by=partition_by, schema=fields,
+                         evolve_schema=evolve_schema, properties=properties, metadata=metadata)
 
 
 def _entries_partitioning(entries, names):
@@ -379,4 +326,4 @@ def _entries_partitioning(entries, names):
     return Partitioning([PartitionColumn(n, type_from_json(types[n])) for n in names])
 
 
-__all__ = ["write", "commit", "resolve_scope", "discard_staged", "MODES"]
+__all__ = ["write", "commit", "resolve_scope", "MODES"]

@@ -40,17 +40,26 @@ import os
 from pqkit.dataset.core import (
     Partitioning,
     SnapshotSource,
+    anything,
+    both,
     build_snapshot,
     check_relative_path,
+    count,
+    either,
+    list_of,
+    map_of,
     merge_fields,
+    optional,
     read_facts,
     read_json,
+    record,
     resolve_inside,
+    rule,
     table_schema,
+    text,
     utc_text,
+    validate,
 )
-from pqkit.dataset.core.doc_schema import validate
-from pqkit.dataset.rfc0008.manifest_schema import MANIFEST
 from pqkit.dataset.rfc0008.schema_hash import file_schema_hash, hash_matches
 from pqkit.errors import (
     DatasetIncomplete,
@@ -62,6 +71,36 @@ from pqkit.errors import (
 MANIFEST_NAMES = ("manifest.json", "_manifest.json")
 SUCCESS = "_SUCCESS"
 REQUIRED_KEYS = ("parts", "row_count", "schema_hash")
+
+
+# --- the manifest's schema, checked once where it is loaded ----------------------------------
+# RFC-0008's own fields, with the older pqkit form of a part (an object with its ``path``) and
+# pqkit's optional ``part_facts`` map. Optional fields may be absent or null; when present
+# they have their type, so nothing that reads a manifest meets a list where it expects a
+# string.
+def _instant(value):
+    if utc_text(value) is None:
+        raise ValueError(f"{value!r:.60} is not an ISO-8601 instant")
+
+
+_FACTS = {"size": count(), "row_count": count(), "sha256": optional(text()),
+          "stats": optional(map_of(anything()))}
+
+#: One part's facts in ``part_facts``.
+PART_FACTS = record(optional=_FACTS, other=anything())
+#: A part: its file name, or (older pqkit manifests) an object with its path and facts.
+PART = either("a file name or an object with a path", text(),
+              record(required={"path": text()}, optional=_FACTS, other=anything()))
+
+#: A manifest.json.
+MANIFEST = record(
+    required={"parts": list_of(PART), "row_count": count(), "schema_hash": text()},
+    optional={"dataset_key": optional(text()), "compression": optional(text()),
+              "created_at_utc": optional(both(text(), rule(_instant, "created_at_utc"))),
+              "run_id": optional(text()),
+              "metadata": optional(map_of(anything())),
+              "part_facts": optional(map_of(PART_FACTS))},
+    other=anything())
 
 
 def manifest_path(root):
@@ -103,12 +142,18 @@ def read_manifest(path):
     if facts is not None and not (isinstance(facts, dict) and
                                   all(isinstance(v, dict) for v in facts.values())):
         raise ManifestCorrupted(f"{path}: part_facts is not a map of part -> facts")
-    validate(doc, MANIFEST, path)
+    check_shape(doc, path)
     doc["parts"] = [_part(p, i, path, facts or {}) for i, p in enumerate(doc["parts"])]
     paths = [p["path"] for p in doc["parts"]]
     if len(set(paths)) != len(paths):
         raise ManifestCorrupted(f"{path}: a part is listed twice")
     return doc
+
+
+def check_shape(doc, where):
+    """ManifestCorrupted unless ``doc`` has the fields of a manifest with their types
+    (:data:`MANIFEST`)."""
+    validate(doc, MANIFEST, where)
 
 
 def _is_count(value):

@@ -12,7 +12,7 @@ parts, ``manifest.json`` and ``_SUCCESS``::
     store.delete_dataset("silver/orders")
 
 Here the store is a local directory. Writing goes through
-:func:`pqkit.dataset.rfc0008.write.write` (parts, then the manifest, then ``_SUCCESS``,
+:func:`pqkit.dataset.rfc0008.writing.write` (parts, then the manifest, then ``_SUCCESS``,
 with crash repair), reading through :func:`pqkit.dataset.open` (``_SUCCESS``
 required, every part checked). ``table`` may be any Arrow PyCapsule producer
 (pyarrow, polars, DuckDB), a pandas DataFrame, a dict of columns or a
@@ -25,11 +25,9 @@ import os
 import shutil
 
 from pqkit.dataset.core import check_relative_path, loads_finite
-from pqkit.dataset.core.doc_schema import validate
 from pqkit.dataset.pqds import open_snapshot
-from pqkit.dataset.rfc0008 import write
-from pqkit.dataset.rfc0008.manifest import SUCCESS, RfcManifestSource, manifest_path
-from pqkit.dataset.rfc0008.manifest_schema import MANIFEST
+from pqkit.dataset.rfc0008 import writing
+from pqkit.dataset.rfc0008.manifest import SUCCESS, RfcManifestSource, check_shape, manifest_path
 from pqkit.errors import AlreadyExists, DatasetError, DatasetNotFound, ManifestCorrupted
 
 REQUIRED = ("dataset_key", "parts", "row_count", "schema_hash", "compression",
@@ -80,7 +78,7 @@ class DatasetManifest:
         if not isinstance(data["row_count"], int) or isinstance(data["row_count"], bool):
             raise ManifestCorrupted(f"{where}: row_count {data['row_count']!r} is not an "
                                     "integer")
-        validate(data, MANIFEST, where)
+        check_shape(data, where)
         return cls(data["dataset_key"], list(data["parts"]), data["row_count"],
                    data["schema_hash"], data["compression"], data["created_at_utc"],
                    data.get("run_id"), data.get("metadata"))
@@ -131,7 +129,7 @@ class ParquetDatasetStore:
             options["row_group_size"] = self.row_group_size
         # A manifest without _SUCCESS is a crashed write: replaced like an existing one.
         mode = "overwrite" if manifest_path(root) is not None else "create"
-        doc = write.write(root, table, mode=mode, run_id=run_id, dataset_key=key,
+        doc = writing.write(root, table, mode=mode, run_id=run_id, dataset_key=key,
                               metadata=metadata, max_rows_per_file=self.max_rows_per_file,
                               **options)
         return DatasetManifest.from_dict(doc)

@@ -33,11 +33,9 @@ import time
 
 from pqkit.dataset.core import crash_point, fsync_dir, makedirs, parse_utc
 from pqkit.dataset.pqds import file_list
-from pqkit.dataset.pqds.commit import find_latest, list_versions, load_version
 from pqkit.dataset.pqds.index_segments import manifest_indices
 from pqkit.dataset.pqds.paths import DATA_FILE_RE, RootPaths
-from pqkit.dataset.pqds.publish import _write_derived, publish, unhide, visible_data_files
-from pqkit.dataset.pqds.version_schema import pointer_version
+from pqkit.dataset.pqds.publishing import _write_derived, publish, unhide, visible_data_files
 from pqkit.errors import DatasetError, DatasetIncomplete, ManifestCorrupted
 
 _TMP_RE = re.compile(r".*\.[0-9a-f]{32}\.tmp")
@@ -73,7 +71,7 @@ def _tagged_versions(paths):
         if name.endswith(".json"):
             path = os.path.join(paths.tags_dir, name)
             try:
-                out.add(pointer_version(paths.storage.read(path), path))
+                out.add(paths.read_pointer(path)["version"])
             except (OSError, ManifestCorrupted):
                 continue
     return out
@@ -86,7 +84,7 @@ def retained_versions(paths, latest_manifest, now, retention=None, keep_last=Non
                                else props.get("vacuum.retention", "7d"), "vacuum.retention")
     keep_last = _count(keep_last if keep_last is not None else props.get("vacuum.keep_last", 10),
                        "vacuum.keep_last")
-    versions = list_versions(paths)
+    versions = paths.versions()
     latest = latest_manifest.version
     keep = {latest} | set(versions[-keep_last:] if keep_last > 0 else []) | \
         (_tagged_versions(paths) & set(versions))
@@ -94,7 +92,7 @@ def retained_versions(paths, latest_manifest, now, retention=None, keep_last=Non
         if v in keep:
             continue
         try:
-            committed = parse_utc(load_version(paths, v).committed_at_utc).timestamp()
+            committed = parse_utc(paths.load(v).committed_at_utc).timestamp()
         except (DatasetIncomplete, ManifestCorrupted, ValueError, TypeError):
             continue                      # unreadable old versions are expired
         if now - committed < retention:
@@ -106,7 +104,7 @@ def _referenced(paths, versions):
     """Data paths and index segment paths (``_pqkit/indices/…``) the versions use."""
     used = set()
     for v in versions:
-        m = load_version(paths, v)
+        m = paths.load(v)
         used.update(f["path"] for f in m.files)
         used.update(seg["path"] for ix in manifest_indices(m) for seg in ix.get("segments", []))
     return used
@@ -138,7 +136,7 @@ def _orphans(paths, referenced, cutoff):
         path = paths.visible(rel)
         if rel not in referenced and _old_enough(paths, path, cutoff):
             out.append(path)
-    for top in (paths.root, paths.meta, file_list.index_dir(paths)):
+    for top in (paths.root, paths.meta, paths.planning_dir):
         try:
             names = paths.storage.listdir(top)
         except FileNotFoundError:
@@ -201,11 +199,11 @@ def vacuum(root, *, retention=None, keep_last=None, grace=None, dry_run=False,
     paths = RootPaths.at(root, storage_options)
     if not dry_run:
         publish(paths)
-    latest = find_latest(paths)
-    manifest = load_version(paths, latest)
+    latest = paths.latest()
+    manifest = paths.load(latest)
     now = time.time()
     keep = retained_versions(paths, manifest, now, retention, keep_last)
-    expired = [v for v in list_versions(paths) if v not in set(keep) and v < latest]
+    expired = [v for v in paths.versions() if v not in set(keep) and v < latest]
     referenced = _referenced(paths, keep)
     cutoff = now - _grace(paths, manifest, grace)
     if not dry_run:
@@ -245,8 +243,8 @@ def repair(root, *, grace=None, storage_options=None):
     store = paths.storage
     with store.lock(paths.publish_lock):
         torn = None if store.remote else _set_aside_torn(paths)
-        latest = find_latest(paths)
-        manifest = load_version(paths, latest)
+        latest = paths.latest()
+        manifest = paths.load(latest)
         live = {f["path"] for f in manifest.files}
         visible = set(visible_data_files(paths))
         made_visible = sorted(p for p in live - visible
@@ -256,7 +254,7 @@ def repair(root, *, grace=None, storage_options=None):
         store.remove(paths.summary_metadata)
         _write_derived(paths, manifest)
     cutoff = time.time() - _grace(paths, manifest, grace)
-    referenced = _referenced(paths, list_versions(paths))
+    referenced = _referenced(paths, paths.versions())
     orphans = [p for p in _orphans(paths, referenced, cutoff)
                if not DATA_FILE_RE.fullmatch(os.path.basename(p)) or
                p.startswith(paths.meta + os.sep)]
@@ -270,12 +268,12 @@ def repair(root, *, grace=None, storage_options=None):
 
 def _set_aside_torn(paths):
     """Move an unparsable newest version file to ``tmp/`` (a commit that never completed)."""
-    versions = list_versions(paths)
+    versions = paths.versions()
     if not versions:
         return None
     newest = versions[-1]
     try:
-        load_version(paths, newest)
+        paths.load(newest)
         return None
     except ManifestCorrupted:
         pass

@@ -23,10 +23,8 @@ import os
 import struct
 
 from pqkit import format as fmt
-from pqkit.dataset.core import ColumnMapping, crash_point, dump_json, parse_json
+from pqkit.dataset.core import ColumnMapping, crash_point, dump_json
 from pqkit.dataset.pqds import file_list
-from pqkit.dataset.pqds.commit import find_latest, load_latest, load_version
-from pqkit.dataset.pqds.version_schema import pointer_document, pointer_version
 from pqkit.dataset.pqds.paths import DATA_FILE_RE
 from pqkit.errors import DatasetIncomplete, EncryptedFileError, ManifestCorrupted
 from pqkit.read.fetch.footer import read_metadata
@@ -36,16 +34,13 @@ from pqkit.write.file import ParquetWriter, created_by
 def published_version(paths):
     """The last version whose publish completed (-1 when none is known)."""
     try:
-        raw = paths.storage.read(paths.success)
-        marker = parse_json(raw, paths.success)
-        if isinstance(marker, dict) and marker.get("format") == "pqds":
-            return pointer_version(raw, paths.success)
+        marker = paths.read_pointer(paths.success)
+        if marker.get("format") == "pqds":
+            return marker["version"]
     except (OSError, ValueError):               # ManifestCorrupted is a ValueError too
         pass
-    try:
-        return pointer_version(paths.storage.read(paths.latest_hint), paths.latest_hint)
-    except (OSError, ManifestCorrupted):
-        return -1
+    hint = paths.hint()
+    return -1 if hint is None else hint
 
 
 def publish(paths):
@@ -56,7 +51,7 @@ def publish(paths):
     store = paths.storage
     with store.lock(paths.publish_lock):
         crash_point("publish.locked")
-        latest, target = load_latest(paths)
+        latest, target = paths.load_latest()
         done = published_version(paths)
         if done >= latest and store.exists(paths.success):
             _write_hint(paths, latest, _write_index(paths, target))
@@ -81,9 +76,9 @@ def _moves(paths, done, latest, target):
     prev = None
     for v in range(done + 1, latest + 1):
         try:
-            m = load_version(paths, v)
+            m = paths.load(v)
             if prev is None and v > 0:
-                prev = load_version(paths, v - 1)
+                prev = paths.load(v - 1)
         except (DatasetIncomplete, ManifestCorrupted):
             # A version in the range is gone or torn: reconcile against a listing instead.
             return sorted(live), sorted(set(visible_data_files(paths)) - live)
@@ -202,7 +197,7 @@ def _write_hint(paths, version, planned=False):
     reader on an object store asks for the index only then (no 404 on small datasets)."""
     current = None
     try:
-        hint = pointer_document(paths.storage.read(paths.latest_hint), paths.latest_hint)
+        hint = paths.read_pointer(paths.latest_hint)
         current = (hint["version"], hint.get("planning") is True)
     except (OSError, ManifestCorrupted):
         pass
@@ -226,4 +221,4 @@ def try_publish(paths):
 
 
 __all__ = ["publish", "try_publish", "published_version", "visible_data_files",
-           "common_metadata_bytes", "find_latest"]
+           "common_metadata_bytes"]
