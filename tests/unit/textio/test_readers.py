@@ -15,7 +15,7 @@ import uuid
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from pqkit import datatypes as T
@@ -487,6 +487,11 @@ def test_csv_round_trip_with_schema(table):
 @given(flat_tables(FLAT, witness=True))
 def test_jsonl_round_trip_inferred_flat(table):
     names, types, rows = table
+    # JSON spells non-finite doubles as the strings "NaN"/"Infinity", which infer as
+    # double only beside a number (a column of such strings alone stays text, by design:
+    # test_json_float_words_alone_stay_text).
+    assume(all(t != "double" or any(r[j] is not None and math.isfinite(r[j]) for r in rows)
+               for j, t in enumerate(types)))
     lines = [json.dumps({n: None if v is None else _json_flat(v, t)
                          for n, v, t in zip(names, row, types)},
                         ensure_ascii=False, separators=(",", ":")) for row in rows]
@@ -494,6 +499,13 @@ def test_jsonl_round_trip_inferred_flat(table):
     parquet, summary, data = to_parquet(text, "jsonl", batch_size=3)
     _check_parquet(parquet, types, rows, FLAT)
     assert from_parquet(data, "jsonl") == text
+
+
+def test_json_float_words_alone_stay_text():
+    parquet, _, _ = to_parquet('{"a":"Infinity"}\n{"a":"NaN"}\n', "jsonl")
+    assert _canon(str(parquet.schema[0].type)) == "string"
+    parquet, _, _ = to_parquet('{"a":"Infinity"}\n{"a":1.5}\n', "jsonl")
+    assert _canon(str(parquet.schema[0].type)) == "double"
 
 
 def _json_flat(v, t):
