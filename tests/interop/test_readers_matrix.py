@@ -17,7 +17,9 @@ fine, fails the test; so does a listed limitation that no longer fails.
 import pytest
 import readers_matrix as M
 
-pytestmark = pytest.mark.interop
+# One worker builds the matrix's files and reads them with every reader (about a
+# minute); spread over two workers, each would build and read all of it.
+pytestmark = [pytest.mark.interop, pytest.mark.xdist_group("readers_matrix")]
 
 VARIANTS = M.variants()
 NAMES = M.SOURCE.column_names

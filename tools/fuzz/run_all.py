@@ -18,6 +18,7 @@ import pathlib
 import re
 import subprocess
 import sys
+import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 HARNESSES = ("thrift", "metadata", "pages", "levels", "read_table", "iter_batches", "verify",
@@ -29,13 +30,15 @@ def run(name, seconds, artifacts):
     """(ok, execs, exec/s, cov, output tail) of one harness run."""
     cmd = [sys.executable, str(HERE / f"fuzz_{name}.py"), f"-max_total_time={seconds}",
            "-print_final_stats=1", f"-artifact_prefix={artifacts}/{name}-"]
+    start = time.monotonic()
     try:
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               check=False, timeout=seconds * 3 + 300)
     except subprocess.TimeoutExpired as exc:
         # libFuzzer stops a slow input itself; a whole run this late is a hang outside it.
         tail = (exc.stdout or b"").decode("utf-8", "replace").splitlines()[-40:]
-        return False, 0, 0, 0, "\n".join(tail + [f"{name}: no end after {exc.timeout} s"])
+        return (False, 0, 0, 0, "\n".join(tail + [f"{name}: no end after {exc.timeout} s"]),
+                time.monotonic() - start)
     out = proc.stdout.decode("utf-8", "replace")
 
     def stat(pattern):
@@ -43,7 +46,7 @@ def run(name, seconds, artifacts):
         return int(found[-1]) if found else 0
     return (proc.returncode == 0, stat(r"stat::number_of_executed_units:\s+(\d+)"),
             stat(r"stat::average_exec_per_sec:\s+(\d+)"), stat(r"cov: (\d+)"),
-            "\n".join(out.splitlines()[-40:]))
+            "\n".join(out.splitlines()[-40:]), time.monotonic() - start)
 
 
 def main(argv=None):
@@ -63,9 +66,9 @@ def main(argv=None):
     pool = concurrent.futures.ThreadPoolExecutor(max(1, args.jobs))
     runs = [pool.submit(run, name, args.seconds, args.artifacts) for name in names]
     for name, result in zip(names, runs):
-        ok, execs, rate, cov, tail = result.result()
+        ok, execs, rate, cov, tail, took = result.result()
         print(f"{name:14s} {'ok' if ok else 'FINDING':8s} execs {execs:>10,d}  "
-              f"exec/s {rate:>7,d}  cov {cov:>5d}", flush=True)
+              f"exec/s {rate:>7,d}  cov {cov:>5d}  {took:5.0f} s", flush=True)
         if not ok:
             failed.append(name)
             print(tail, file=sys.stderr)
