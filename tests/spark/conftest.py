@@ -16,11 +16,16 @@ if importlib.util.find_spec("pyspark") is None:
     pytest.skip("pyspark is not installed (pip install 'pqkit[spark]')", allow_module_level=True)
 
 
+SESSION_FIXTURES = {"spark", "spark_connect", "any_spark"}
+
+
 def pytest_collection_modifyitems(config, items):
-    """Spark tests share one xdist worker (``--dist loadgroup``), so a parallel run starts
-    one JVM, not one per worker."""
+    """The tests on the shared session share one xdist worker (``--dist loadgroup``), so a
+    parallel run starts that JVM once, not once per worker. The rest of tests/spark (type
+    mappings, planning, streaming offsets, and the jobs that start their own JVM: a killed
+    query, a local cluster, encryption) runs on whichever worker is free, beside them."""
     for item in items:
-        if "tests/spark/" in item.nodeid:
+        if "tests/spark/" in item.nodeid and SESSION_FIXTURES & set(item.fixturenames):
             item.add_marker(pytest.mark.xdist_group("spark"))
 
 
