@@ -41,3 +41,12 @@ def test_an_edge_from_a_pole_spans_every_longitude_a_lone_point_does_not():
 def test_nan_coordinates_are_left_out():
     assert _box([(np.nan, 1), (2, 3)]) == (2, 3, 2, 3)
     assert _box([(np.nan, np.nan)]) is None
+
+
+def test_a_small_ring_across_the_antimeridian_holds_no_pole():
+    # a diamond of geography-polygons (row group 28) whose original box reached the
+    # north pole: it winds around no pole, so its box is that of its edges
+    ring = [(175.9, -39.9), (-178.2, -44.5), (-172.3, -39.9), (-178.2, -35.5), (175.9, -39.9)]
+    xmin, ymin, xmax, ymax = _box(ring, ring=True)
+    assert (xmin, xmax, ymax) == (175.9, -172.3, -35.5)
+    assert -44.6 < ymin <= -44.5
