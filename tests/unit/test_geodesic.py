@@ -50,3 +50,16 @@ def test_a_small_ring_across_the_antimeridian_holds_no_pole():
     xmin, ymin, xmax, ymax = _box(ring, ring=True)
     assert (xmin, xmax, ymax) == (175.9, -172.3, -35.5)
     assert -44.6 < ymin <= -44.5
+
+
+def test_a_ring_around_a_pole_reaches_the_pole_of_its_smaller_side():
+    # most of the turn at 40 S, a cluster of vertices at 30 N over 10 degrees: the
+    # smaller side holds the south pole, though most vertices lie north
+    cluster = [(x, 30.0) for x in np.linspace(0, 10, 40)]
+    ring = cluster + [(100, -40), (-170, -40), (-80, -40), (0, 30.0)]
+    assert np.mean([y for _, y in ring]) > 0
+    xmin, ymin, xmax, ymax = _box(ring, ring=True)
+    assert (xmin, ymin, xmax) == (-180, -90, 180)
+    assert 30 <= ymax < 31
+    north = [(x, -y) for x, y in ring]
+    assert _box(north, ring=True)[3] == 90
