@@ -74,13 +74,35 @@ def test_variant_column_reads_back_in_spark_pqkit_and_pyarrow(any_spark, tmp_pat
     assert ours == EXPECTED
     if shredding is None:
         assert arrow == EXPECTED
-        # pqkit's own Spark reader (files of one layout; it does not yet merge files
-        # shredded by different schemas)
-        pqkit.spark.register(any_spark)
-        again = any_spark.read.format("pqkit").load(path)
+    # pqkit's own Spark readers, shredded part files too (each inferred its own schema)
+    pqkit.spark.register(any_spark)
+    for again in (any_spark.read.format("pqkit").load(path), pqkit.spark.read(any_spark, path)):
         assert again.schema["v"].dataType.typeName() == "variant"
         rows = again.selectExpr("i", "to_json(v)").collect()
         assert {r[0]: None if r[1] is None else json.loads(r[1]) for r in rows} == EXPECTED
+
+
+def test_files_shredded_by_different_schemas_read_as_one_variant_column(spark, tmp_path):
+    """Two appends whose values infer different shredding schemas ($.a a double in one,
+    a string beside an object $.b in the other): pqkit's Spark readers rebuild each file's
+    variants instead of merging the typed columns."""
+    path = str(tmp_path / "out")
+    batches = [['{"a": 1.5}', '{"a": 2.5}'], ['{"a": "x", "b": {"c": 1}}', '{"b": {"c": 2}}']]
+    for n, docs in enumerate(batches):
+        rows = [(10 * n + i, d) for i, d in enumerate(docs)]
+        frame = spark.createDataFrame(rows, "i int, d string").selectExpr("i", "parse_json(d) AS v")
+        pqkit.spark.write(frame.coalesce(1), path, mode="append", shredding="auto")
+    layouts = {str(pqkit.read_table(f).column("v").type) for f in _files(path)}
+    assert len(layouts) == 2 and all("typed_value" in t for t in layouts)
+    want = {10 * n + i: json.loads(d) for n, docs in enumerate(batches)
+            for i, d in enumerate(docs)}
+    pqkit.spark.register(spark)
+    frames = [spark.read.format("pqkit").load(path)] + \
+        [pqkit.spark.read(spark, path, engine=engine) for engine in ("arrow", "pandas")]
+    for df in frames:
+        assert df.schema["v"].dataType.typeName() == "variant"
+        got = {r[0]: json.loads(r[1]) for r in df.selectExpr("i", "to_json(v)").collect()}
+        assert got == want
 
 
 def test_shredded_files_keep_spark_readable_paths(spark, tmp_path):

@@ -8,8 +8,8 @@ On a sphere an edge between two vertices is the shorter great-circle arc, so:
 * its longitudes run from one endpoint to the other the short way round, which may
   cross the antimeridian;
 * a polygon ring that winds once around a pole contains it: the box then spans
-  every longitude and reaches that pole (the pole on the side of the ring's mean
-  latitude); an edge from a vertex on a pole may leave it along any meridian, so
+  every longitude and reaches that pole (the one on the ring's smaller side, as a
+  polygon is read when its orientation is not trusted); an edge from a vertex on a pole may leave it along any meridian, so
   the box then spans every longitude (a lone point keeps its stored longitude).
 
 Longitudes are gathered as arcs of the circle and the box keeps the smallest arc
@@ -57,9 +57,10 @@ class SphericalBox:
             self.arcs.append((a, d, b) if d >= 0 else (b, -d, a))
         lo, hi = _interior_latitudes(np.radians(lon), np.radians(lat))
         self.ylo, self.yhi = min(self.ylo, lo), max(self.yhi, hi)
-        if ring and abs(float(delta.sum())) > 180.0:     # winds around a pole
+        turn = float(delta.sum())
+        if ring and abs(turn) > 180.0:                    # winds around a pole
             self.full = True
-            if float(lat.mean()) >= 0:
+            if _north_side_smaller(lat, delta, turn):
                 self.yhi = 90.0
             else:
                 self.ylo = -90.0
@@ -77,6 +78,18 @@ class SphericalBox:
             return -180.0, self.ylo, 180.0, self.yhi
         xmin, xmax = _covering_arc(self.arcs)
         return xmin, self.ylo, xmax, self.yhi
+
+
+def _north_side_smaller(lat, delta, turn):
+    """Whether, of the two sides of a ring that winds once around the poles, the one
+    holding the north pole has the smaller area. The area between the ring and the
+    north pole is proportional to the integral of (1 - sin(lat)) over the longitudes
+    the ring turns through, so the north side is the smaller one when the mean of
+    sin(lat) weighted by each edge's longitude step is positive (a plain mean of the
+    vertices would let a cluster of vertices outvote long sparse edges)."""
+    mid = np.sin(np.radians(lat))
+    mid = (mid[:-1] + mid[1:]) / 2.0
+    return float((mid * delta).sum()) / turn >= 0
 
 
 def _interior_latitudes(lon, lat):

@@ -246,12 +246,19 @@ def _stats_row(c):
     geo = c.get("geospatial_statistics") or {}
     box = geo.get("bbox")
     bbox = None if box is None else ", ".join(
-        f"{axis} {box[axis + 'min']:g}..{box[axis + 'max']:g}" for axis in "xyzm"
+        f"{axis} {box[axis + 'min']:g}..{box[axis + 'max']:g}" + _wraps(axis, box)
+        for axis in "xyzm"
         if box.get(axis + "min") is not None and box.get(axis + "max") is not None)
     # 32: an ISO timestamp with microseconds and a zone offset stays whole
     return (escape(c["path"]), None if lo is None else escape(_short(str(lo), 32)),
             None if hi is None else escape(_short(str(hi), 32)),
             ", ".join(geo.get("geospatial_types") or []) or None, bbox)
+
+
+def _wraps(axis, box):
+    """The note on a GEOGRAPHY longitude range that crosses the antimeridian (the spec's
+    xmin > xmax), which read plainly would be empty."""
+    return " (across ±180)" if axis == "x" and box["xmin"] > box["xmax"] else ""
 
 
 def _span(offset, length):

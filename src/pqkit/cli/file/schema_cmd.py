@@ -1,7 +1,13 @@
-"""pqinspect schema: the schema tree with repetition, types, levels and field ids."""
+"""pqinspect schema: the schema tree with repetition, types, levels and field ids, and
+the shredding layout of each shredded VARIANT column (its typed leaves by variant
+path: :mod:`pqkit.inspect.variant_layout`). JSON: ``{"file", "num_columns", "schema",
+"variant_shredding": {column: [{"path", "type", "fallback"}]}}``."""
+from rich.markup import escape
+
 from pqkit.cli import render
 from pqkit.cli.common import json_document
 from pqkit.cli.keys import add_key_arguments, read_options
+from pqkit.inspect.variant_layout import shredding_layout
 from pqkit.read.fetch.footer import read_metadata
 
 HELP = "show the schema tree (repetition, physical/logical/converted type, levels, field ids)"
@@ -17,7 +23,9 @@ def add_arguments(parser):
 
 def build(path, options=None):
     md = read_metadata(path, options)
-    return {"file": path, "num_columns": md.num_columns, "schema": md.schema.to_dict()}
+    schema = md.schema.to_dict()
+    return {"file": path, "num_columns": md.num_columns, "schema": schema,
+            "variant_shredding": shredding_layout(schema)}
 
 
 def _label(node):
@@ -50,5 +58,12 @@ def run(args):
     root = doc["schema"]
     t = render.tree(f"[bold]{root['name']}[/bold] [dim]({doc['num_columns']} columns)[/dim]")
     _add(t, root)
-    render.console().print(t)
+    con = render.console()
+    con.print(t)
+    for column, leaves in doc["variant_shredding"].items():
+        # fallback: a value column keeps what did not fit the typed one
+        con.print(render.grid(f"Variant shredding of {escape(column)}",
+                              ["path", "type", "fallback"],
+                              [(escape(leaf["path"]), leaf["type"],
+                                "yes" if leaf["fallback"] else "no") for leaf in leaves]))
     return 0

@@ -6,7 +6,9 @@ Grammar (keywords in any case; ``and`` binds tighter than ``or``)::
     conj       := atom ("and" atom)*
     atom       := "(" expr ")" | column op literal | literal op column
                 | column ["not"] "in" "(" literal ("," literal)* [","] ")"
-    column     := name ("." name)* | "double quoted" | `backticked`
+                | "intersects" "(" column "," number "," number "," number "," number ")"
+    column     := name ("." name)* | "double quoted" | `backticked` | variant
+    variant    := name ":$" ("." name)*   (also quoted: "v:$.a b.c", `v:$.x`)
     op         := "=" | "==" | "!=" | "<>" | "<" | "<=" | ">" | ">="
     literal    := number | 'single quoted' | true | false
                 | date 'YYYY-MM-DD' | timestamp 'YYYY-MM-DD HH:MM:SS[.ffffff][+HH:MM]'
@@ -14,6 +16,12 @@ Grammar (keywords in any case; ``and`` binds tighter than ``or``)::
 The result is a list of conjunctions, each a list of ``(column, op, value)``:
 ``parse_filter("x > 5 and (city in ('Oslo') or y = 1)")`` gives
 ``[[("x", ">", 5), ("city", "in", ["Oslo"])], [("x", ">", 5), ("y", "==", 1)]]``.
+``intersects(geom, xmin, ymin, xmax, ymax)`` is the spatial term
+``("geom", "intersects", (xmin, ymin, xmax, ymax))`` (the numbers in that order;
+``intersects`` is a column name where no ``(`` follows). A variant path
+``v:$.a.b`` names field ``b`` of field ``a`` inside the VARIANT column ``v`` and
+is kept as that text, the form the DNF takes (``"v:$.a.b" > 3`` gives
+``("v:$.a.b", ">", 3)``); quoting it allows field names that are not identifiers.
 A literal on the left flips the operator (``5 < x`` is ``x > 5``). ``and`` over
 ``or`` is distributed, so the conjunctions multiply; more than
 :data:`MAX_CONJUNCTIONS` is refused rather than built.
@@ -22,6 +30,8 @@ import datetime
 import re
 
 from pqkit.errors import ArgumentError, SchemaError
+from pqkit.read.prune.spatial import INTERSECTS
+from pqkit.read.prune.variant_paths import MARK
 
 __all__ = ["parse_filter", "MAX_CONJUNCTIONS"]
 
@@ -35,6 +45,8 @@ _TOKEN = re.compile(r"""
   | (?P<quoted>"(?:[^"]|"")*"|`(?:[^`]|``)*`)
   | (?P<op><=|>=|<>|!=|==|=|<|>)
   | (?P<punct>[(),.])
+  | (?P<variant>[A-Za-z_][A-Za-z0-9_]*:\$(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?![\w$:.]))
+  | (?P<not_variant>[A-Za-z_][A-Za-z0-9_]*:[^\s()]*)
   | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
 """, re.VERBOSE)
 _FLIP = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
@@ -75,6 +87,9 @@ def _tokens(text):
         m = _TOKEN.match(text, pos)
         if m is None:
             raise SchemaError(f"filter: unexpected {text[pos]!r} at character {pos}")
+        if m.lastgroup == "not_variant":
+            raise SchemaError(f"filter: {m.group()!r} at character {pos} is not a variant "
+                              f"path (column:$.field.field, quoted if a field is no name)")
         if m.lastgroup != "space":
             out.append((m.lastgroup, m.group(), pos))
         pos = m.end()
@@ -147,6 +162,8 @@ class _Parser:
             dnf = self.expr()
             self.expect("punct", ")")
             return dnf
+        if self.is_word(INTERSECTS) and self.tokens[self.i + 1][:2] == ("punct", "("):
+            return self.intersects()
         if self._at_literal():
             lit = self.literal()
             op = self.operator()
@@ -164,6 +181,20 @@ class _Parser:
         op = self.operator()
         return [[(col, op, self.literal())]]
 
+    def intersects(self):
+        self.take()
+        self.expect("punct", "(")
+        col = self.column()
+        box = []
+        for what in ("xmin", "ymin", "xmax", "ymax"):
+            self.expect("punct", ",", f"',' and {what}")
+            kind, value, _ = self.peek()
+            if kind != "number":
+                self.fail(f"{what} (a number)")
+            box.append(self.literal())
+        self.expect("punct", ")", "')' after ymax")
+        return [[(col, INTERSECTS, tuple(box))]]
+
     def _at_literal(self):
         kind, value, _ = self.peek()
         if kind in ("number", "string"):
@@ -172,9 +203,13 @@ class _Parser:
 
     def column(self):
         kind, value, _ = self.peek()
+        if kind == "variant":
+            return self.take()[1]
         if kind == "quoted":
             self.take()
             parts = [value[1:-1].replace(value[0] * 2, value[0])]
+            if MARK in parts[0]:                # a variant path, its fields quoted along
+                return parts[0]
         elif kind == "word" and value.lower() not in _KEYWORDS:
             self.take()
             parts = [value]

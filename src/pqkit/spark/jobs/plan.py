@@ -34,8 +34,10 @@ from pqkit.errors import ParquetError, SchemaError
 from pqkit.filesystems import is_url, url_filesystem
 from pqkit.read.file import ParquetFile
 from pqkit.read.prune.filters import bound_decoder, chunk_may_match, filter_leaves, normalize
+from pqkit.spark.conversion.row_metadata import declared_types, is_variant
 from pqkit.spark.conversion.schema import (file_fields, infer_partition_type, merge_fields,
                                            parse_partition_type, partition_value)
+from pqkit.spark.conversion.variant_bytes import VARIANT_TYPE
 
 __all__ = ["Split", "ReadPlan", "SourceFile", "find_files", "make_plan", "pack_tasks",
            "HIVE_NULL"]
@@ -245,12 +247,23 @@ def _open_footer(src, specs):
             src.metadata, src.schema = pf.metadata, pf.schema
             tops = set(pf.schema.names)
             present = None if specs is None else [s for s in specs if s.split(".")[0] in tops]
-            src.fields = file_fields(pf, present)
+            src.fields = _variants_as_bytes(file_fields(pf, present),
+                                            pf.metadata.key_value_metadata)
     except ParquetError as exc:
         raise type(exc)(f"{src.path}: {exc}") from exc
     except OSError as exc:
         raise SchemaError(f"{src.path}: cannot read the file: {exc}") from exc
     return src
+
+
+def _variants_as_bytes(fields, key_value_metadata):
+    """``fields`` with each column the file's Spark row metadata declares a variant typed
+    as the (value, metadata) pair the executors rebuild from it: files shredded by
+    different schemas (each part file infers its own) then agree on the column."""
+    declared = declared_types(key_value_metadata)
+    return [T.field(f.name, VARIANT_TYPE) if is_variant(declared.get(f.name)) and
+            isinstance(f.type, T.StructType) and "metadata" in f.type.names else f
+            for f in fields]
 
 
 def _read_footers(files, specs):

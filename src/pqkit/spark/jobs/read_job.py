@@ -25,7 +25,7 @@ from pqkit.spark.conversion.row_metadata import (declared_types, final_casts, is
                                                  needs_transport, quote, to_transport,
                                                  transport_type)
 from pqkit.spark.conversion.schema import to_spark
-from pqkit.spark.conversion.variant_bytes import variant_values
+from pqkit.spark.conversion.variant_bytes import VARIANT_TYPE, unshred, variant_values
 from pqkit.spark.jobs.plan import find_files, make_plan, pack_tasks
 
 __all__ = ["read", "plan", "split_batches", "is_connect", "DEFAULT_BATCH_SIZE"]
@@ -349,7 +349,10 @@ def _batch_columns(table, present, split, config, start, stop, spec, physical):
     out = []
     for f, declared in zip(config.fields, config.declared):
         if f.name in present:
-            col = to_ready(table.column(f.name).slice(start, stop), f.type, f.name)
+            col = table.column(f.name).slice(start, stop)
+            if is_variant(declared) and f.type == VARIANT_TYPE:
+                col = unshred(col, f.name)          # as the planner typed it
+            col = to_ready(col, f.type, f.name)
             if physical is not None and not is_variant(declared):
                 col = rebase_column(col, spec, physical[f.name], f.name)
         else:
