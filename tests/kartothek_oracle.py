@@ -87,13 +87,23 @@ def sorted_rows(batch):
     return sorted((tuple(r[c] for c in COLUMNS) for r in batch), key=repr)
 
 
+def check_rows(dataset, oracle):
+    """``dataset`` (a pqkit Dataset) reads the oracle's rows, and an index-pruned point
+    query on ``c`` the oracle's rows holding that value."""
+    got = dataset.read().to_pydict()
+    assert sorted_rows([dict(zip(got, vals)) for vals in zip(*got.values())]) == \
+        sorted_rows(oracle)
+    for value in {r["c"] for r in oracle[:2]}:
+        got = dataset.read(filters=[("c", "==", value)]).to_pydict()
+        assert sorted_rows([dict(zip(got, vals)) for vals in zip(*got.values())]) == \
+            sorted_rows([r for r in oracle if r["c"] == value])
+
+
 def check_local_store(store, oracle):
     """The store at local directory ``store`` holds the oracle's rows, prescribed index
     files and no unlisted data file."""
     source = KartothekSource(store, UUID, TABLE)
-    got = open_snapshot(source).read().to_pydict()
-    assert sorted_rows([dict(zip(got, vals)) for vals in zip(*got.values())]) == \
-        sorted_rows(oracle)
+    check_rows(open_snapshot(source), oracle)
     doc = source.document
     listed = {label: f"{store}/{part['files'][TABLE]}"
               for label, part in doc["partitions"].items()}
@@ -163,5 +173,5 @@ def metadata_bytes_document(data, fmt):
     return msgpack.unpackb(zstandard.ZstdDecompressor().decompressobj().decompress(data))
 
 
-__all__ = ["UUID", "TABLE", "run_sequence", "sequences", "check_local_store",
+__all__ = ["UUID", "TABLE", "run_sequence", "sequences", "check_local_store", "check_rows",
            "labels_are_kartothek_keys", "metadata_bytes_document"]

@@ -3,7 +3,9 @@ sequences against an oracle, the index files' content, the metadata formats, and
 refusals (bad delete predicates, a second writer, other schemas or tables)."""
 import json
 import os
+import uuid
 
+import fsspec
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -23,11 +25,17 @@ import pqkit.dataset as pds
 from pqkit.dataset.kartothek import KartothekSource
 from pqkit.dataset.kartothek.store_access import LOCK_SUFFIX
 from pqkit.dataset.kartothek.writing import KartothekWriter
-from pqkit.errors import CommitConflict, DatasetExists, SchemaError, UnsupportedFeature
+from pqkit.errors import (
+    CommitConflict,
+    DatasetExists,
+    DatasetIncomplete,
+    SchemaError,
+    UnsupportedFeature,
+)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.function_scoped_fixture])
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(case=sequences)
 def test_random_operation_sequences_read_back_equal_to_the_oracle(tmp_path_factory, case):
     initial, ops, fmt = case
@@ -48,7 +56,8 @@ def _writer(tmp_path, **create):
 
 
 @pytest.mark.parametrize("predicate", [[("nope", "==", 1)], [("v", "==", 1)],
-                                       [[("k", "==", 1)], [("v", ">", 0)]], [], None])
+                                       [[("k", "==", 1)], [("v", ">", 0)]], [], None,
+                                       [("k", "<", "2")]])
 def test_delete_refuses_unknown_non_partition_or_empty_predicates(tmp_path, predicate):
     w = _writer(tmp_path)
     before = pds.open(str(tmp_path)).read().num_rows
@@ -116,6 +125,8 @@ def test_refusals_of_create_and_append(tmp_path):
     assert not (tmp_path / "other" / "table" / "k=a").exists()      # nothing written
     with pytest.raises(SchemaError, match="partition column"):
         other.create({"k": [1], "v": [1]}, partition_on=["k"], secondary_indices=["k"])
+    with pytest.raises(SchemaError, match="single values"):
+        other.create({"k": [1], "v": [[1, 2]]}, partition_on=["k"], secondary_indices=["v"])
     flat = KartothekWriter(str(tmp_path), "flat")
     flat.create({"v": [1]})
     with pytest.raises(SchemaError, match="not partitioned"):
@@ -133,3 +144,22 @@ def test_multi_table_datasets_refuse_writes_but_delete_partitions(tmp_path):
         source = KartothekSource(str(tmp_path), table=table)
         assert sorted(f.label for f in source.files) == sorted(built["labels"][2:])
     assert not any(os.path.exists(p) for t in ("core", "aux") for p in built["files"][t][:2])
+
+
+def test_a_store_on_an_object_store_opens_by_url(tmp_path):
+    fs = fsspec.filesystem("memory")
+    url = f"memory://kt-{uuid.uuid4().hex}"
+    w = KartothekWriter(url, "ds", "table")
+    w.create({"k": [1, 2, 2], "s": ["a", "b", "b"], "v": [1, 2, 3]},
+             partition_on=["k", "s"], secondary_indices=["v"], metadata_format="msgpack")
+    added = w.append({"k": [2], "s": ["b"], "v": [4]})
+    remote = pds.open_kartothek(url)
+    got = remote.read().to_pydict()
+    assert sorted(zip(got["v"], got["k"], got["s"])) == \
+        [(1, 1, "a"), (2, 2, "b"), (3, 2, "b"), (4, 2, "b")]
+    # the index names one partition for v == 4: only that file is opened
+    assert [f.key for f in remote.files([("v", "==", 4)])] == added
+    assert remote.read(filters=[("v", "==", 4)]).to_pydict()["v"] == [4]
+    fs.rm_file(f"/{url.split('://')[1]}/ds/table/{added[0]}.parquet")
+    with pytest.raises(DatasetIncomplete, match="missing"):
+        pds.open_kartothek(url)

@@ -2,14 +2,16 @@
 sequence checked against the oracle after every step, and the writer lock taken with a
 conditional PUT.
 
-pqkit's Kartothek reader opens local stores only, so each check copies the store's
-prefix to a local directory first (the copy is byte-for-byte what the S3 store holds)."""
+Each check reads the store by URL (pqkit's Kartothek reader on the object store), then
+copies the store's prefix to a local directory (byte-for-byte what S3 holds) for the
+checks of index files and unlisted files with pyarrow and the local reader."""
 import uuid
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from kartothek_oracle import UUID, check_local_store, run_sequence, sequences
+from kartothek_oracle import TABLE, UUID, check_local_store, check_rows, run_sequence, sequences
 
+import pqkit.dataset as pds
 from pqkit.dataset.kartothek.store_access import LOCK_SUFFIX
 from pqkit.dataset.kartothek.writing import KartothekWriter
 from pqkit.errors import CommitConflict
@@ -25,8 +27,8 @@ def _copy_down(s3_fs, prefix, local):
         dst.write_bytes(s3_fs.cat_file(key))
 
 
-@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                HealthCheck.function_scoped_fixture])
+@settings(max_examples=5, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(case=sequences)
 def test_random_sequence_on_s3_reads_back_equal_to_the_oracle(s3_fs, s3fs_options,
                                                               tmp_path_factory, case):
@@ -34,6 +36,8 @@ def test_random_sequence_on_s3_reads_back_equal_to_the_oracle(s3_fs, s3fs_option
     prefix = f"{BUCKET}/kartothek-{uuid.uuid4().hex}"
 
     def check(oracle):
+        check_rows(pds.open_kartothek(f"s3://{prefix}", UUID, TABLE,
+                                      storage_options=s3fs_options), oracle)
         local = tmp_path_factory.mktemp("copy")
         _copy_down(s3_fs, prefix, local)
         check_local_store(str(local), oracle)

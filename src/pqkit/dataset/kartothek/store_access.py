@@ -75,6 +75,18 @@ class KartothekStore:
     def remove(self, key):
         self.storage.remove(self.path(key))
 
+    def names(self):
+        """Names directly in the store (empty when there is none)."""
+        try:
+            return self.storage.listdir(self.root)
+        except FileNotFoundError:
+            return []
+
+    def sizes(self, prefix):
+        """key -> size of every file below key ``prefix`` (one listing)."""
+        return {f"{prefix}/{rel}": size
+                for rel, size in self.storage.sizes(self.path(prefix)).items()}
+
     @contextlib.contextmanager
     def writer_lock(self, uuid):
         """Hold the one-writer lock of dataset ``uuid`` (module doc).

@@ -53,11 +53,9 @@ from pqkit.dataset.core import (
 from pqkit.dataset.kartothek.index_files import decode_index, encode_index, index_key
 from pqkit.dataset.kartothek.metadata import (
     COMMON_METADATA,
-    FORMATS,
     METADATA_INFIX,
     SUPPORTED_VERSION,
-    check_document,
-    decode_document,
+    load_document,
 )
 from pqkit.dataset.kartothek.store_access import KartothekStore
 from pqkit.errors import DatasetExists, DatasetNotFound, SchemaError, UnsupportedFeature
@@ -142,15 +140,8 @@ class KartothekWriter:
     # --- the current state ------------------------------------------------------------------
     def _metadata(self):
         """(document, suffix) of the dataset, or (None, None) when it does not exist."""
-        for suffix in FORMATS:
-            key = self.uuid + METADATA_INFIX + suffix
-            data = self.store.get(key)
-            if data is not None:
-                where = f"{self.store.name}/{key}"
-                doc = decode_document(data, suffix, where)
-                check_document(doc, self.uuid, where)
-                return doc, suffix
-        return None, None
+        found = load_document(self.store.get, self.uuid, self.store.name)
+        return (None, None) if found is None else found[:2]
 
     def _existing(self):
         doc, suffix = self._metadata()
@@ -325,11 +316,15 @@ class KartothekWriter:
 
     @staticmethod
     def _checked_indices(fields, partition_on, columns):
-        names = {f.name for f in fields}
+        types = {f.name: f.type for f in fields}
         columns = [columns] if isinstance(columns, str) else list(columns)
         for name in columns:
-            if name not in names:
+            if name not in types:
                 raise SchemaError(f"index column {name!r} is not a column of the table")
+            if isinstance(types[name], (T.ListType, T.FixedSizeListType, T.StructType,
+                                        T.MapType, T.DictionaryType)):
+                raise SchemaError(f"index column {name!r} is {types[name]}: an index maps "
+                                  "single values")
             if name in partition_on:
                 raise SchemaError(f"index column {name!r} is a partition column (Kartothek "
                                   "derives those indices from the paths)")
@@ -380,8 +375,12 @@ class KartothekWriter:
         for name, _, text in pairs:
             name = unescape_path_component(name)
             values[name] = partition_value(unescape_path_component(text), types.get(name))
-        return any(all(_COMPARE[op](values[name], value) for name, op, value in conj)
-                   for conj in dnf)
+        try:
+            return any(all(_COMPARE[op](values[name], value) for name, op, value in conj)
+                       for conj in dnf)
+        except TypeError as exc:            # e.g. an int column compared with "<" to a str
+            raise SchemaError(f"delete predicate {dnf!r} cannot be compared with partition "
+                              f"{label!r}: {exc}") from None
 
     def _commit(self, doc, suffix, added, removed, index_columns, new_rows, rebuild=()):
         """Steps 2-4 of the module doc: indices, the metadata file, then the cleanup."""

@@ -65,11 +65,7 @@ class StoreDataset:
 
     def files(self):
         """Names of every object below the dataset (relative, ``/``-separated)."""
-        self.fs.invalidate_cache(self.key)
-        # some file systems (memory://) answer with a leading "/" the key did not have
-        prefix = self.key.strip("/") + "/"
-        return [p.lstrip("/")[len(prefix):] for p in self.fs.find(self.key)
-                if p.lstrip("/").startswith(prefix)]
+        return self.storage.list_files(self.key)
 
 
 class ObjectRfcSource(RfcManifestSource):
