@@ -163,3 +163,16 @@ def test_a_store_on_an_object_store_opens_by_url(tmp_path):
     fs.rm_file(f"/{url.split('://')[1]}/ds/table/{added[0]}.parquet")
     with pytest.raises(DatasetIncomplete, match="missing"):
         pds.open_kartothek(url)
+
+
+def test_a_document_without_partition_keys_takes_them_from_its_labels(tmp_path):
+    _writer(tmp_path)
+    path = tmp_path / "ds.by-dataset-metadata.json"
+    doc = json.loads(path.read_text())
+    del doc["partition_keys"]
+    path.write_text(json.dumps(doc))
+    w = KartothekWriter(str(tmp_path), "ds", "table")
+    added = w.append({"k": [3], "s": ["c"], "v": [4]})
+    assert added[0].startswith("k=3/s=c/")
+    assert w.delete([("s", "==", "b")])[0].startswith("k=2/s=b/")
+    assert sorted(pds.open(str(tmp_path)).read().to_pydict()["v"]) == [1, 4]

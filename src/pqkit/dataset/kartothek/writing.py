@@ -58,7 +58,14 @@ from pqkit.dataset.kartothek.metadata import (
     load_document,
 )
 from pqkit.dataset.kartothek.store_access import KartothekStore
-from pqkit.errors import DatasetExists, DatasetNotFound, SchemaError, UnsupportedFeature
+from pqkit.errors import (
+    DatasetExists,
+    DatasetNotFound,
+    ManifestCorrupted,
+    SchemaError,
+    UnsupportedFeature,
+    require,
+)
 from pqkit.read.file import ParquetFile
 
 METADATA_FORMATS = {"json": ".json", "msgpack": ".msgpack.zstd"}
@@ -94,7 +101,7 @@ def encode_document(doc, suffix):
     """The bytes of a metadata document: JSON, or msgpack compressed with zstd."""
     if suffix == ".json":
         return dump_json(doc)
-    import msgpack
+    msgpack = require("msgpack", "kartothek", "writing msgpack metadata")
     import zstandard
     return zstandard.ZstdCompressor(write_content_size=True).compress(
         msgpack.packb(doc, use_bin_type=True))
@@ -107,6 +114,18 @@ def parquet_bytes(table, fields, options=None):
         writer.write(table)
     writer.close()
     return sink.getvalue()
+
+
+def partition_keys(doc):
+    """The partition columns of a metadata document: ``partition_keys``, else (a document
+    that leaves it out) the ``col=`` segments of its first label."""
+    stated = doc.get("partition_keys")
+    if stated is not None:
+        return list(stated)
+    for label in doc["partitions"]:
+        return [unescape_path_component(seg.split("=", 1)[0])
+                for seg in label.split("/")[:-1]]
+    return []
 
 
 class KartothekWriter:
@@ -223,7 +242,7 @@ class KartothekWriter:
             doc, suffix = self._existing()
             self._check_one_table(doc)
             fields = self._matching_fields(table)
-            added = self._write_files(table, fields, doc.get("partition_keys") or [])
+            added = self._write_files(table, fields, partition_keys(doc))
             self._commit(doc, suffix, added, (), list(doc.get("indices") or {}), added)
         return sorted(added)
 
@@ -234,7 +253,7 @@ class KartothekWriter:
         with self.store.writer_lock(self.uuid):
             doc, suffix = self._existing()
             self._check_one_table(doc)
-            keys = doc.get("partition_keys") or []
+            keys = partition_keys(doc)
             if not keys:
                 raise SchemaError(f"Kartothek dataset {self.uuid!r} is not partitioned: "
                                   "there is no partition to overwrite")
@@ -264,7 +283,7 @@ class KartothekWriter:
                               "would delete every partition")
         with self.store.writer_lock(self.uuid):
             doc, suffix = self._existing()
-            keys = doc.get("partition_keys") or []
+            keys = partition_keys(doc)
             for conj in dnf:
                 for name, _, _ in conj:
                     if name not in keys:
@@ -286,7 +305,7 @@ class KartothekWriter:
             doc, suffix = self._existing()
             self._check_one_table(doc)
             fields = self._schema()
-            self._checked_indices(fields, doc.get("partition_keys") or [], columns)
+            self._checked_indices(fields, partition_keys(doc), columns)
             rebuilt = {}
             for label, part in doc["partitions"].items():
                 key = part["files"][self.table]
@@ -374,7 +393,11 @@ class KartothekWriter:
         values = {}
         for name, _, text in pairs:
             name = unescape_path_component(name)
-            values[name] = partition_value(unescape_path_component(text), types.get(name))
+            try:
+                values[name] = partition_value(unescape_path_component(text), types.get(name))
+            except ValueError as exc:
+                raise ManifestCorrupted(f"partition {label!r}: {name}={text} is not a "
+                                        f"{types.get(name)}: {exc}") from None
         try:
             return any(all(_COMPARE[op](values[name], value) for name, op, value in conj)
                        for conj in dnf)
