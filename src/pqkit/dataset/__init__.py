@@ -38,7 +38,8 @@ both read-only; ``write(root, data, layout="manifest")`` writes the latter,
 
 Packages, one per format (docs/ARCHITECTURE.md): ``pqds`` (PQDS/1), ``hive``,
 ``rfc0008`` (RFC-style single-manifest datasets and RFC-0008's store API) and
-``kartothek`` (Kartothek v4: read-only, and its import as PQDS/1), on ``core``
+``kartothek`` (Kartothek v4: read, written by :class:`KartothekWriter`, and imported as
+PQDS/1), on ``core``
 (what they share); beneath this package's ``detect`` (which format a root holds) and
 ``front`` (open, write, commit, repair, convert, verify on every format).
 """
@@ -60,7 +61,7 @@ from pqkit.dataset.front import (
     verify,
     write,
 )
-from pqkit.dataset.kartothek import import_kartothek, open_kartothek
+from pqkit.dataset.kartothek import KartothekWriter, import_kartothek, open_kartothek
 from pqkit.dataset.pqds import (
     MODES,
     DataFile,
@@ -141,5 +142,6 @@ __all__ = [
     "DatasetError", "DatasetNotFound", "DatasetExists", "DatasetIncomplete",
     "ManifestCorrupted", "UnsupportedFeature", "CommitConflict",
     "convert", "verify", "detect_layout", "publish_state", "open_kartothek", "import_kartothek",
+    "KartothekWriter",
     "ParquetDatasetStore", "DatasetManifest", "dataset_exists", "delete_dataset", "AlreadyExists",
 ]

@@ -66,9 +66,11 @@ class FileFacts:
                 "codec": self.codec, "stats": self.stats}
 
 
-def read_facts(path, stats_limit=32, keys=None):
+def read_facts(path, stats_limit=32, keys=None, size=None):
     """The :class:`FileFacts` of the Parquet file at ``path`` (one footer read), opened
     with the key keywords ``keys`` of :class:`pqkit.ParquetFile` when it is encrypted.
+    ``path`` may be any source :class:`pqkit.ParquetFile` opens (a remote object's
+    range source, say) when its ``size`` is given.
 
     Raises
     ------
@@ -76,7 +78,8 @@ def read_facts(path, stats_limit=32, keys=None):
         The file is not a readable Parquet file; the message names the path.
     """
     try:
-        size = os.stat(path).st_size
+        if size is None:
+            size = os.stat(path).st_size
         with ParquetFile(path, verify_checksums=False, **(keys or {})) as pf:
             md = pf.metadata
             fields = list(pf.read(row_groups=[]).schema)

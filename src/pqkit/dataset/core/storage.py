@@ -117,6 +117,11 @@ class LocalStorage:
             out.extend(n if rel == "." else f"{rel}/{n}" for n in filenames)
         return out
 
+    def sizes(self, top):
+        """Relative POSIX path -> size of every file below ``top`` (empty when missing)."""
+        return {rel: os.path.getsize(os.path.join(top, *rel.split("/")))
+                for rel in self.list_files(top)}
+
     def sync_dir(self, path):
         fsops.fsync_dir(path)
 
@@ -249,9 +254,16 @@ class ObjectStorage:
         return [n.rstrip("/").rsplit("/", 1)[-1] for n in names]
 
     def list_files(self, top):
+        return sorted(self.sizes(top))
+
+    def sizes(self, top):
+        """Relative POSIX path -> size of every object below ``top`` (one listing)."""
         self._fresh(top)
-        prefix = top.rstrip("/") + "/"
-        return [p[len(prefix):] for p in self.fs.find(top) if p.startswith(prefix)]
+        # some file systems (memory://) answer with a leading "/" that ``top`` had not
+        prefix = top.strip("/") + "/"
+        return {p.lstrip("/")[len(prefix):]: int(info["size"])
+                for p, info in self.fs.find(top, detail=True).items()
+                if p.lstrip("/").startswith(prefix)}
 
     def sync_dir(self, path):
         """Nothing to do: a PUT is durable when it returns."""

@@ -25,6 +25,7 @@ from pqkit.dataset.core import (
     with_field_ids,
     write_file,
 )
+from pqkit.dataset.kartothek.object_source import ObjectKartothekSource
 from pqkit.dataset.kartothek.source import KartothekSource
 from pqkit.dataset.pqds import (
     KIND,
@@ -37,27 +38,33 @@ from pqkit.dataset.pqds import (
     write_segment,
 )
 from pqkit.errors import DatasetExists, DatasetNotFound
+from pqkit.filesystems import is_url
 from pqkit.read.file import read_table
 
 
-def open_kartothek(store, uuid=None, table=None):
+def open_kartothek(store, uuid=None, table=None, *, storage_options=None):
     """Open one table of a Kartothek v4 dataset (read-only, version 0).
 
     Parameters
     ----------
-    store : path
+    store : path or str
         The store directory (holding ``<uuid>.by-dataset-metadata.json`` or
-        ``.msgpack.zstd``).
+        ``.msgpack.zstd``), or its URL on an object store (``s3://bucket/store``).
     uuid : str, optional
         Default: the only dataset in ``store``.
     table : str, optional
         Default: the only table of the dataset.
+    storage_options : dict, optional
+        Options of the URL's fsspec file system.
 
     Returns
     -------
     pqkit.dataset.Dataset
         Its ``root`` is ``<store>/<uuid>/<table>``.
     """
+    if is_url(store):
+        return open_snapshot(ObjectKartothekSource(store, uuid, table,
+                                                   storage_options=storage_options))
     source = KartothekSource(store, uuid, table)
     return open_snapshot(source)
 

@@ -102,6 +102,11 @@ def dataset_uuids(store):
         names = os.listdir(store)
     except (FileNotFoundError, NotADirectoryError):
         return []
+    return uuids_among(names)
+
+
+def uuids_among(names):
+    """Sorted uuids of the metadata files among the file names ``names``."""
     out = set()
     for name in names:
         for suffix in FORMATS:
@@ -111,11 +116,12 @@ def dataset_uuids(store):
     return sorted(out)
 
 
-def choose_uuid(store, uuid):
-    """``uuid``, or the only dataset of ``store`` when it is None."""
+def choose_uuid(store, uuid, found=None):
+    """``uuid``, or the only dataset of ``store`` (whose uuids are ``found`` when given)
+    when it is None."""
     if uuid is not None:
         return uuid
-    found = dataset_uuids(store)
+    found = dataset_uuids(store) if found is None else found
     if not found:
         raise DatasetNotFound(f"{store} holds no Kartothek dataset (no "
                               f"*{METADATA_INFIX}.json or .msgpack.zstd file)")
@@ -159,6 +165,23 @@ def read_document(store, uuid):
     doc = decode_document(data, suffix, path)
     check_document(doc, uuid, path)
     return doc, path
+
+
+def load_document(get, uuid, where):
+    """(document, format suffix, file name) of dataset ``uuid``, read with ``get(name)``
+    (the bytes of a file of the store, or None when it is missing) and checked; None
+    when the store has no metadata file of ``uuid``. ``where`` names the store."""
+    for suffix in FORMATS:
+        name = uuid + METADATA_INFIX + suffix
+        data = get(name)
+        if data is None:
+            continue
+        if len(data) > MAX_METADATA_BYTES:
+            raise ManifestCorrupted(f"{where}/{name}: larger than {MAX_METADATA_BYTES} bytes")
+        doc = decode_document(data, suffix, f"{where}/{name}")
+        check_document(doc, uuid, f"{where}/{name}")
+        return doc, suffix, name
+    return None
 
 
 def check_document(doc, uuid, where):
@@ -209,8 +232,10 @@ def tables_of(doc, dataset_dir):
         return []
 
 
-def choose_table(doc, dataset_dir, table, where):
-    tables = tables_of(doc, dataset_dir)
+def choose_table(doc, dataset_dir, table, where, tables=None):
+    """``table``, or the only table of the dataset; ``tables`` (default: found by
+    :func:`tables_of`) are the dataset's tables."""
+    tables = tables_of(doc, dataset_dir) if tables is None else tables
     if table is None:
         if len(tables) == 1:
             return tables[0]

@@ -150,6 +150,27 @@ class KartothekSource(SnapshotSource):
         self.files = listed_files(self.document, self.uuid, self.table, self.metadata_file)
         self._manifest = self._build()
 
+    # --- where the files are: local paths here, overridden for object stores --------------
+    def declared(self):
+        """name -> type of the columns ``_common_metadata`` declares."""
+        return declared_types(self._inside(COMMON_METADATA, "table schema", reserved=False))
+
+    def missing(self):
+        """Relative paths of the listed files that do not exist."""
+        return [f.relpath for f in self.files
+                if not os.path.isfile(self._inside(f.relpath, f"partition {f.label!r}: file"))]
+
+    def facts(self, f):
+        """(FileFacts, modification time in seconds) of a listed file."""
+        path = self._inside(f.relpath, f"partition {f.label!r}: file")
+        return read_facts(path), os.stat(path).st_mtime
+
+    def metadata_mtime(self):
+        return os.stat(self.metadata_file).st_mtime
+
+    def index_exists(self, relpath):
+        return os.path.isfile(self.index_file(relpath))
+
     def _inside(self, relpath, what, reserved=True):
         """The local path of ``relpath`` below the table, refused when it leaves it."""
         return resolve_inside(self.root, relpath, self.metadata_file, what,
@@ -161,8 +182,7 @@ class KartothekSource(SnapshotSource):
         return resolve_inside(self.dataset_dir, relpath, self.metadata_file, "index file")
 
     def _build(self):
-        declared = declared_types(self._inside(COMMON_METADATA, "table schema",
-                                               reserved=False))
+        declared = self.declared()
         stated = self.document.get("partition_keys")
         names = [n for n, _ in self.files[0].pairs] if self.files else list(stated or [])
         if stated is not None and list(stated) != names:
@@ -172,31 +192,28 @@ class KartothekSource(SnapshotSource):
             typed_partition_column(name, [kartothek_value(dict(f.pairs)[name], declared.get(name))
                                           for f in self.files], declared.get(name), self.root)
             for name in names])
-        missing = [f.relpath for f in self.files
-                   if not os.path.isfile(self._inside(f.relpath, f"partition {f.label!r}: file"))]
+        missing = self.missing()
         if missing:
             raise DatasetIncomplete(f"{self.metadata_file} lists {len(missing)} file(s) of table "
                                     f"{self.table!r} that are missing, e.g. "
                                     f"{self.uuid}/{self.table}/{missing[0]}")
         known, present, entries, newest = {}, None, [], 0.0
         for f in self.files:
-            path = self._inside(f.relpath, f"partition {f.label!r}: file")
-            facts = read_facts(path)
+            facts, mtime = self.facts(f)
             merge_fields(known, facts.fields, f.relpath, drop=set(names))
             cols = {x.name for x in facts.fields}
             present = cols if present is None else present & cols
             texts = {c.name: canonical_text(c, kartothek_value(v, c.type))
                      for c, (_, v) in zip(partitioning.columns, f.pairs)}
             entries.append(facts.entry(f.label, f.relpath, texts))
-            newest = max(newest, os.stat(path).st_mtime)
+            newest = max(newest, mtime)
         # Columns only _common_metadata knows (no file yet) keep its order and type.
         for name, type_ in declared.items():
             if name not in names and name not in known:
                 known[name] = (T.Field(name, type_, True), COMMON_METADATA)
         meta = self.document.get("metadata") or {}
         manifest = build_snapshot(entries, table_schema(known, present or set()), partitioning,
-                            committed_at_utc=utc_text(newest or
-                                                      os.stat(self.metadata_file).st_mtime),
+                            committed_at_utc=utc_text(newest or self.metadata_mtime()),
                             operation={"type": "kartothek"}, where=self.metadata_file,
                             dataset_key=self.uuid,
                             properties={"layout": "kartothek", "kartothek.table": self.table},
@@ -216,7 +233,7 @@ class KartothekSource(SnapshotSource):
                 raise ManifestCorrupted(f"{self.metadata_file}: index of {column!r} is {ref!r}, "
                                         f"not {self.uuid}/indices/…{INDEX_SUFFIX}")
             relpath = ref.split("/", 1)[1]
-            if not os.path.isfile(self.index_file(relpath)):
+            if not self.index_exists(relpath):
                 raise DatasetIncomplete(f"{self.metadata_file}: index file {ref} of column "
                                         f"{column!r} is missing")
             out.append({"column": column, "kind": "inverted", "segments": [{

@@ -51,7 +51,7 @@ from pqkit.dataset.core import (
     merge_fields,
     optional,
     read_facts,
-    read_json,
+    parse_json,
     record,
     resolve_inside,
     rule,
@@ -122,9 +122,18 @@ def manifest_path(root):
 def read_manifest(path):
     """The manifest document at ``path``, validated for shape (ManifestCorrupted if not)."""
     try:
-        doc = read_json(path)
+        with open(path, "rb") as f:
+            data = f.read()
     except FileNotFoundError:
         raise DatasetNotFound(f"{path} does not exist") from None
+    return parse_manifest(data, path)
+
+
+def parse_manifest(data, path):
+    """The manifest document of the bytes ``data`` read from ``path``, validated for shape
+    (ManifestCorrupted if not)."""
+    try:
+        doc = parse_json(data, path)
     except ValueError as exc:
         raise ManifestCorrupted(str(exc)) from None
     if not isinstance(doc, dict):
@@ -197,12 +206,18 @@ def check_part(root, part, schema_hash):
         return PartCheck(part, problem=str(exc), error=ManifestCorrupted)
     if not os.path.isfile(path):
         return PartCheck(part, problem=f"part {rel} is missing", error=DatasetIncomplete)
-    size = os.stat(path).st_size
+    return check_part_file(part, os.stat(path).st_size, lambda: path, schema_hash)
+
+
+def check_part_file(part, size, source, schema_hash):
+    """Check one existing part of ``size`` bytes against the manifest: size, footer row
+    count and schema hash; ``source()`` gives what :class:`pqkit.ParquetFile` opens."""
+    rel = part["path"]
     if "size" in part and part["size"] != size:
         return PartCheck(part, problem=f"part {rel} is {size} bytes, the manifest says "
                                        f"{part['size']}", error=ManifestCorrupted)
     try:
-        facts = read_facts(path)
+        facts = read_facts(source(), size=size)
     except ParquetError as exc:
         return PartCheck(part, problem=f"part {rel} is unreadable: {exc}",
                          error=ManifestCorrupted)
@@ -210,7 +225,7 @@ def check_part(root, part, schema_hash):
         return PartCheck(part, problem=f"part {rel} holds {facts.row_count} rows, the manifest "
                                        f"says {part['row_count']}", error=ManifestCorrupted)
     try:
-        actual = file_schema_hash(path)
+        actual = file_schema_hash(source())
     except ParquetError as exc:
         return PartCheck(part, problem=f"part {rel}: its schema cannot be read: {exc}",
                          error=ManifestCorrupted)
@@ -254,17 +269,25 @@ class RfcManifestSource(SnapshotSource):
         self.manifest_file = manifest_path(self.root)
         if self.manifest_file is None:
             raise DatasetNotFound(f"{self.root} has no manifest.json")
-        self.success = os.path.exists(os.path.join(self.root, SUCCESS))
-        if not self.success:
-            message = (f"{self.root} has no _SUCCESS: the write of this dataset did not finish "
-                       "(or is still running); 'pqinspect dataset repair' completes or rolls "
-                       "back a crashed pqkit write")
-            if require_success:
-                raise DatasetIncomplete(message)
-            self.problems.append({"key": None, "path": SUCCESS, "problem": message})
+        self._note_success(os.path.exists(os.path.join(self.root, SUCCESS)), require_success)
         self.document = read_manifest(self.manifest_file)
         self.checks = []
         self._manifest = self._build()
+
+    def _note_success(self, present, required):
+        """Raise (or record) a missing ``_SUCCESS``, which is checked before anything else."""
+        self.success = present
+        if not present:
+            message = (f"{self.root} has no _SUCCESS: the write of this dataset did not finish "
+                       "(or is still running); 'pqinspect dataset repair' completes or rolls "
+                       "back a crashed pqkit write")
+            if required:
+                raise DatasetIncomplete(message)
+            self.problems.append({"key": None, "path": SUCCESS, "problem": message})
+
+    def check(self, part):
+        """The :class:`PartCheck` of one part of the manifest."""
+        return check_part(self.root, part, self.document["schema_hash"])
 
     def _fail(self, error, message):
         if self.strict:
@@ -274,7 +297,7 @@ class RfcManifestSource(SnapshotSource):
         doc = self.document
         entries, known, present = [], {}, None
         for part in doc["parts"]:
-            check = check_part(self.root, part, doc["schema_hash"])
+            check = self.check(part)
             self.checks.append(check)
             if check.problem:
                 self._fail(check.error, check.problem)

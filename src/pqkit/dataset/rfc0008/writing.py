@@ -21,6 +21,7 @@ manifest's parts are (step 2 ran, step 3 did not); otherwise it reports the
 parts it cannot find and leaves ``_SUCCESS`` absent.
 """
 import hashlib
+import io
 import json
 import os
 import re
@@ -99,6 +100,18 @@ def write(root, data, *, mode="create", run_id=None, dataset_key=None, metadata=
     dict
         The manifest as written.
     """
+    check_arguments(mode, manifest_name, options)
+    root = os.path.abspath(os.fspath(root))
+    _refuse_other_layouts(root)
+    makedirs(root)
+    with FileLock(os.path.join(root, LOCK_NAME)):
+        return _write_locked(root, data, mode, run_id, dataset_key, metadata, schema,
+                             max_rows_per_file, manifest_name, stats_columns, options)
+
+
+def check_arguments(mode, manifest_name, options):
+    """SchemaError for a mode, manifest name or PQDS/1-only option the layout has not
+    (the PQDS/1 options are taken out of ``options``)."""
     given = [k for k in _PQDS_ONLY if options.pop(k, None) not in (None, False)]
     if given:
         raise SchemaError(f"{given[0]} is not supported by the single-manifest layout (its "
@@ -109,12 +122,6 @@ def write(root, data, *, mode="create", run_id=None, dataset_key=None, metadata=
     if manifest_name not in MANIFEST_NAMES:
         raise SchemaError(f"manifest_name {manifest_name!r}: use one of "
                           f"{', '.join(MANIFEST_NAMES)}")
-    root = os.path.abspath(os.fspath(root))
-    _refuse_other_layouts(root)
-    makedirs(root)
-    with FileLock(os.path.join(root, LOCK_NAME)):
-        return _write_locked(root, data, mode, run_id, dataset_key, metadata, schema,
-                             max_rows_per_file, manifest_name, stats_columns, options)
 
 
 def _refuse_other_layouts(root):
@@ -139,18 +146,17 @@ def _write_locked(root, data, mode, run_id, dataset_key, metadata, schema, max_r
                                 f"({os.path.basename(current_path)})")
         if mode == "append":
             current = read_manifest(current_path)
-    table = plain_table(as_table(data) if schema is None else _typed(data, schema))
-    fields = _fields(root, table, current)
-    table = cast_to_fields(table, fields)
+    table, fields = prepare(data, schema, current,
+                            lambda rel: read_facts(os.path.join(root, *rel.split("/"))))
     keep = [dict(p) for p in current["parts"]] if current is not None else []
-    names = _part_names(len(_pieces(table, max_rows)), keep)
+    names = part_names(len(pieces(table, max_rows)), keep)
     txn = new_txn()
     compression = options.setdefault("compression", DEFAULT_PROPERTIES["compression"])
     written = []
     try:
-        for name, piece in zip(names, _pieces(table, max_rows)):
+        for name, piece in zip(names, pieces(table, max_rows)):
             written.append(_write_part(root, name, txn, piece, fields, stats_columns, options))
-        schema_hash = _one_hash(written, current)
+        schema_hash = one_hash(written, current)
         parts = keep + [w["part"] for w in written]
         doc = rfc_document(
             dataset_key if dataset_key is not None else
@@ -172,15 +178,22 @@ def _typed(data, schema):
     return table_from_data(data, schema)
 
 
-def _fields(root, table, current):
+def prepare(data, schema, current, part_facts):
+    """(table, the parts' fields) of the data to write; ``part_facts(name)`` gives the
+    FileFacts of a current part (an append takes the fields of the first)."""
+    table = plain_table(as_table(data) if schema is None else _typed(data, schema))
+    fields = _fields(table, current, part_facts)
+    return cast_to_fields(table, fields), fields
+
+
+def _fields(table, current, part_facts):
     """The parts' fields: the table's with field ids, or the current parts' for an append."""
     if not table.num_columns:
         raise SchemaError("the data has no columns")
     if current is None or not current["parts"]:
         # No field ids: the parts' Arrow schema is the caller's, which schema_hash names.
         return list(table.schema)
-    first = current["parts"][0]["path"]
-    facts = read_facts(os.path.join(root, *first.split("/")))
+    facts = part_facts(current["parts"][0]["path"])
     by_name = {f.name: f for f in facts.fields}
     if sorted(by_name) != sorted(table.column_names):
         raise SchemaError(f"append: the data's columns {table.column_names} differ from the "
@@ -188,17 +201,18 @@ def _fields(root, table, current):
     return [by_name[name] for name in [f.name for f in facts.fields]]
 
 
-def _pieces(table, max_rows):
+def pieces(table, max_rows):
     if not max_rows or table.num_rows <= max_rows:
         return [table]
     return [table.slice(i, i + int(max_rows)) for i in range(0, table.num_rows, int(max_rows))]
 
 
-def _part_names(count, keep):
-    """``data.parquet`` for a lone part of a new dataset, else unused ``part-NNNNN`` names."""
-    if not keep and count == 1:
+def part_names(count, keep, avoid=()):
+    """``data.parquet`` for a lone part of a new dataset, else ``part-NNNNN`` names that
+    neither the kept parts nor ``avoid`` use."""
+    taken = {p["path"] for p in keep} | set(avoid)
+    if not keep and count == 1 and "data.parquet" not in taken:
         return ["data.parquet"]
-    taken = {p["path"] for p in keep}
     names, seq = [], len(keep)
     while len(names) < count:
         name = f"part-{seq:05d}.parquet"
@@ -215,20 +229,41 @@ def _write_part(root, name, txn, table, fields, stats_columns, options):
     tmp = os.path.join(root, f".{name}.{txn}.tmp")
     with open(tmp, "xb") as f:
         sink = HashingSink(f)
-        writer = new_writer(sink, fields, options)
-        writer.write(Table(table.columns, fields))
-        writer.close()
+        writer = _write_rows(sink, table, fields, options)
         f.flush()
         if durable():
             os.fsync(f.fileno())
-    facts = read_facts(tmp, stats_columns)
-    part = {"path": name, "size": facts.size, "row_count": facts.row_count,
-            "sha256": sink.hash.hexdigest(),
-            "stats": file_statistics(fields, writer.schema, writer.row_groups, stats_columns)}
+    part = _part_entry(name, read_facts(tmp, stats_columns), sink, writer, fields,
+                       stats_columns)
     return {"part": part, "tmp": tmp, "hash": file_schema_hash(tmp)}
 
 
-def _one_hash(written, current):
+def encode_part(name, table, fields, stats_columns, options):
+    """One part in memory (for an object store): its bytes, manifest entry and schema
+    hash, as :func:`_write_part` gives them."""
+    buffer = io.BytesIO()
+    sink = HashingSink(buffer)
+    writer = _write_rows(sink, table, fields, options)
+    data = buffer.getvalue()
+    facts = read_facts(io.BytesIO(data), stats_columns, size=len(data))
+    part = _part_entry(name, facts, sink, writer, fields, stats_columns)
+    return {"part": part, "data": data, "hash": file_schema_hash(io.BytesIO(data))}
+
+
+def _write_rows(sink, table, fields, options):
+    writer = new_writer(sink, fields, options)
+    writer.write(Table(table.columns, fields))
+    writer.close()
+    return writer
+
+
+def _part_entry(name, facts, sink, writer, fields, stats_columns):
+    return {"path": name, "size": facts.size, "row_count": facts.row_count,
+            "sha256": sink.hash.hexdigest(),
+            "stats": file_statistics(fields, writer.schema, writer.row_groups, stats_columns)}
+
+
+def one_hash(written, current):
     hashes = {w["hash"] for w in written}
     if len(hashes) != 1:
         raise SchemaError("the parts of one write came out with different schemas")
@@ -283,10 +318,14 @@ def rfc_document(dataset_key, parts, schema_hash, compression, created_at_utc, r
     return doc
 
 
-def _write_manifest(root, doc, manifest_name):
-    # The RFC's serialisation: sorted keys, two-space indent.
-    data = json.dumps(doc, ensure_ascii=False, indent=2, sort_keys=True,
+def manifest_bytes(doc):
+    """The RFC's serialisation of a manifest: sorted keys, two-space indent."""
+    return json.dumps(doc, ensure_ascii=False, indent=2, sort_keys=True,
                       allow_nan=False).encode("utf-8")
+
+
+def _write_manifest(root, doc, manifest_name):
+    data = manifest_bytes(doc)
     tmp = os.path.join(root, f".{manifest_name}.{new_txn()}.tmp")
     write_file(tmp, data)
     os.replace(tmp, os.path.join(root, manifest_name))
