@@ -49,6 +49,17 @@ def test_counted_levels_reject_levels_out_of_range():
         encode_levels_counted(np.array([-1], np.int16), 2, False)
 
 
+
+@pytest.mark.parametrize("max_level", [1, 7, 8, 40])   # counted by passes up to 7, else per entry
+def test_counted_levels_name_the_first_level_out_of_range(max_level):
+    levels = np.full(100, max_level, np.int16)
+    levels[[37, 60]] = max_level + 1
+    with pytest.raises(ValueError, match=f"level {max_level + 1} at entry 37 "):
+        encode_levels_counted(levels, max_level, True)
+    levels[12] = -2
+    with pytest.raises(ValueError, match="level -2 at entry 12 "):
+        encode_levels_counted(levels, max_level, False)
+
 # --- page bounds ------------------------------------------------------------------------------
 def _leaf_and_writer(arr, **options):
     table = Table({"c": from_arrow(arr)})
