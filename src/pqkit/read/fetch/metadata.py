@@ -21,6 +21,7 @@ __all__ = ["RowGroupMetaData", "ColumnChunkMetaData", "Statistics", "SortingColu
 _PYARROW_CODEC = {CompressionCodec.LZ4_RAW: "LZ4", CompressionCodec.LZ4: "LZ4_HADOOP"}
 # Footer version -> the writer `version` pyarrow reports (2 means "the newest 2.x").
 _FORMAT_VERSION = {1: "1.0", 2: "2.6"}
+_INT96 = int(Type.INT96)        # INT96 bounds have no defined order
 
 
 def compression_name(codec):
@@ -112,7 +113,7 @@ class Statistics(_ComparedByContents):
             lo, hi = thrift.min, thrift.max     # one value: its order does not matter
         else:
             lo, hi = legacy_bound(thrift.min, node), legacy_bound(thrift.max, node)
-        usable = lo is not None and hi is not None and node.physical_type != Type.INT96
+        usable = lo is not None and hi is not None and node.element.type != _INT96
         self._lo, self._hi = (lo, hi) if usable else (None, None)
 
     @property
@@ -384,7 +385,8 @@ class RowGroupMetaData(_ComparedByContents):
                                   "given")
         if self._leaves is None:
             self._leaves = LeafViews(self._schema, self._orders)
-        node, type_defined, decode = self._leaves[i]
+        leaf = self._leaves.known[i]
+        node, type_defined, decode = self._leaves[i] if leaf is None else leaf
         return ColumnChunkMetaData(chunk, node, type_defined, decode)
 
     def to_dict(self):
@@ -404,15 +406,15 @@ class LeafViews:
     all row groups of a file: ``(schema node, bounds in min_value/max_value, bound
     decoder)``."""
 
-    __slots__ = ("_schema", "_orders", "_cache")
+    __slots__ = ("_schema", "_orders", "known")
 
     def __init__(self, schema, column_orders):
         self._schema = schema
         self._orders = column_orders
-        self._cache = [None] * len(schema.columns)
+        self.known = [None] * len(schema.columns)     # entries worked out so far
 
     def __getitem__(self, i):
-        leaf = self._cache[i]
+        leaf = self.known[i]
         if leaf is None:
             node = self._schema.columns[i]
             orders = self._orders
@@ -420,7 +422,7 @@ class LeafViews:
             # min_value/max_value; without one only the deprecated min/max exist.
             type_defined = orders is not None and i < len(orders) and \
                 (orders[i].TYPE_ORDER is not None or orders[i].IEEE_754_TOTAL_ORDER is not None)
-            leaf = self._cache[i] = (node, type_defined, logical_stat_decoder(node))
+            leaf = self.known[i] = (node, type_defined, logical_stat_decoder(node))
         return leaf
 
 
