@@ -27,6 +27,7 @@ NullType, unknown logical types, type mismatches
 """
 import datetime
 import decimal
+import functools
 import struct
 
 import numpy as np
@@ -363,7 +364,7 @@ def logical_stat_decoder(node):
         return _NUMBER_DECODERS[ptype]
     if ptype == Type.BYTE_ARRAY and is_text(node) and _decimal_scale(node) is None:
         return _text_bound
-    return lambda raw: logical_stat_value(node, raw)
+    return functools.partial(logical_stat_value, node)     # picklable, unlike a lambda
 
 
 def logical_stat_value(node, raw):
