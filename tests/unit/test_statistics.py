@@ -10,7 +10,7 @@ from pqkit.format import Type
 from pqkit.read.prune.filters import bound_decoder, chunk_statistics
 from pqkit.schema.tree import Schema
 from pqkit.statistics import (bound_width, decode_stat_value, is_unsigned, legacy_bound,
-                              logical_stat_value)
+                              logical_stat_decoder, logical_stat_value)
 from pqkit.write.page_index import sort_key
 
 LT = fmt.LogicalType
@@ -81,3 +81,28 @@ def test_widths_and_struct_formats_are_one_table():
     assert struct_format(Type.BYTE_ARRAY) is None
     assert bound_width(Type.BOOLEAN) == 1 and bound_width(Type.INT96) == 12
     assert bound_width(Type.FIXED_LEN_BYTE_ARRAY) is None
+
+
+DECODED_LEAVES = {
+    "int32": leaf(Type.INT32), "int64": leaf(Type.INT64), "float": leaf(Type.FLOAT),
+    "double": leaf(Type.DOUBLE), "boolean": leaf(Type.BOOLEAN),
+    "uint32": leaf(Type.INT32, converted=CT.UINT_32),
+    "date": leaf(Type.INT32, logical=LT(DATE=fmt.DateType())),
+    "string": leaf(Type.BYTE_ARRAY, logical=LT(STRING=fmt.StringType())),
+    "utf8": leaf(Type.BYTE_ARRAY, converted=CT.UTF8),
+    "binary": leaf(Type.BYTE_ARRAY),
+    "decimal": leaf(Type.BYTE_ARRAY, logical=LT(DECIMAL=fmt.DecimalType(scale=2, precision=9))),
+}
+RAW_BOUNDS = [None, b"", b"\x01", b"\xff\xff\xff\xff", b"\x00\x00\x80\x3f",
+              b"\x01\x02\x03\x04\x05\x06\x07\x08", b"abc", "é".encode(), b"\xff\xfe", b"\x00"]
+
+
+@pytest.mark.parametrize("name", sorted(DECODED_LEAVES))
+def test_the_per_leaf_decoder_gives_what_logical_stat_value_gives(name):
+    node = DECODED_LEAVES[name]
+    decode = logical_stat_decoder(node)
+    for raw in RAW_BOUNDS:
+        expected = logical_stat_value(node, raw)
+        got = decode(raw)
+        same = got == expected or (got != got and expected != expected)     # NaN
+        assert type(got) is type(expected) and same, (name, raw)

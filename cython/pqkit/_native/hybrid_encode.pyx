@@ -18,7 +18,7 @@ A tail of one repeated value is always an RLE run.
 """
 cimport cython
 from libc.string cimport memcpy, memset
-from libc.stdint cimport UINT32_MAX, int16_t, int32_t, int64_t
+from libc.stdint cimport UINT32_MAX, int16_t, int32_t, int64_t, uint16_t
 
 import sys
 
@@ -278,6 +278,54 @@ def encode_levels_counted(levels, int max_level, bint prefixed):
     cdef int w = 0
     while (1 << w) <= max_level:
         w += 1
+    if n and max_level <= SMALL_MAX_LEVEL:
+        counts, bad = _small_level_counts(lv, max_level)
+    else:
+        counts, bad = _level_counts(lv, max_level)
+    if bad >= 0:
+        raise ValueError(f"level {lv[bad]} at entry {bad} is outside 0..{max_level}")
+    return _encoded(lv, w, HEAD_LENGTH if prefixed else HEAD_NONE), counts
+
+
+cdef enum:
+    # Up to this max level the histogram is max_level + 1 branch-free counting passes
+    # (each vectorizes) rather than one pass of scattered increments, which wait on
+    # each other when neighbouring levels are equal.
+    SMALL_MAX_LEVEL = 7
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef tuple _small_level_counts(const int16_t[::1] lv, int max_level):
+    """(counts, index of the first level outside 0..max_level or -1)."""
+    cdef Py_ssize_t n = lv.shape[0], i, bad = -1
+    cdef uint16_t top = <uint16_t>max_level, out = 0
+    cdef int64_t c
+    cdef int level
+    counts = np.zeros(max_level + 1, np.int64)
+    cdef int64_t[::1] cv = counts
+    with nogil:
+        for i in range(n):          # negative levels are huge as unsigned
+            out |= <uint16_t>(<uint16_t>lv[i] > top)
+        if out:
+            for i in range(n):
+                if lv[i] < 0 or lv[i] > max_level:
+                    bad = i
+                    break
+        else:
+            for level in range(max_level + 1):
+                c = 0
+                for i in range(n):
+                    c += lv[i] == level
+                cv[level] = c
+    return counts, bad
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef tuple _level_counts(const int16_t[::1] lv, int max_level):
+    """(counts, index of the first level outside 0..max_level or -1)."""
+    cdef Py_ssize_t n = lv.shape[0], i, bad = -1
     # Four interleaved histograms: consecutive equal levels would otherwise wait on
     # each other's increment of the same counter.
     lanes = np.zeros((4, max_level + 1), np.int64)
@@ -290,10 +338,7 @@ def encode_levels_counted(levels, int max_level, bint prefixed):
                 bad = i
                 break
             cv[i & 3, level] += 1
-    counts = lanes.sum(axis=0)
-    if bad >= 0:
-        raise ValueError(f"level {lv[bad]} at entry {bad} is outside 0..{max_level}")
-    return _encoded(lv, w, HEAD_LENGTH if prefixed else HEAD_NONE), counts
+    return lanes.sum(axis=0), bad
 
 
 @cython.boundscheck(False)

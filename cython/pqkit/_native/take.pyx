@@ -284,3 +284,70 @@ def take_byte_array_into(const int64_t[::1] dict_offsets, const uint8_t[::1] dic
                 else:
                     memcpy(dst + off[i], &dict_data[0] + dict_offsets[k], length)
     return True, total
+
+
+ctypedef fused offset_t:
+    int32_t
+    int64_t
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def compress_byte_array(const offset_t[::1] offsets, const uint8_t[::1] data, keep):
+    """The byte arrays whose ``keep`` flag is set, in order (Arrow offsets + data).
+
+    ``offsets`` (int32 or int64, ``n + 1`` of them, checked against ``data``) and
+    ``keep`` (``n`` bools) describe the input; each run of kept values is copied
+    with one ``memcpy``, which is what the writer needs to drop the slots of null
+    parents from a string leaf (most values kept, in long runs).
+
+    Returns
+    -------
+    (numpy.ndarray of int64, numpy.ndarray of uint8)
+        Offsets (one more than the kept values, the first 0) and data.
+    """
+    cdef const uint8_t[::1] flags = np.ascontiguousarray(keep).view(np.uint8).reshape(-1)
+    cdef Py_ssize_t n = offsets.shape[0] - 1, i, j, kept = 0
+    if n < 0 or flags.shape[0] != n:
+        raise ValueError(f"{flags.shape[0]} flags for {max(n, 0)} values")
+    cdef Py_ssize_t falls = -1
+    with nogil:
+        for i in range(n):
+            kept += flags[i] != 0
+            if offsets[i + 1] < offsets[i]:
+                falls = i
+                break
+    if n and (falls >= 0 or offsets[0] < 0 or offsets[n] > data.shape[0]):
+        raise ValueError(f"offsets do not rise from 0 through the {data.shape[0]} bytes of "
+                         f"the values (first fall after value {falls})")
+    out_offsets = np.empty(kept + 1, np.int64)
+    cdef int64_t[::1] oo = out_offsets
+    cdef int64_t total = 0, start
+    oo[0] = 0
+    j = 0
+    with nogil:
+        for i in range(n):
+            if flags[i]:
+                total += offsets[i + 1] - offsets[i]
+                j += 1
+                oo[j] = total
+    out_data = np.empty(total, np.uint8)
+    cdef uint8_t[::1] od = out_data
+    cdef int64_t pos = 0
+    if total:
+        with nogil:
+            # Safety: offsets were checked to rise within data, and the kept lengths
+            # sum to total, the size of out_data.
+            i = 0
+            while i < n:
+                if not flags[i]:
+                    i += 1
+                    continue
+                j = i + 1
+                while j < n and flags[j]:
+                    j += 1
+                start = offsets[i]
+                memcpy(&od[pos], &data[start], offsets[j] - start)
+                pos += offsets[j] - start
+                i = j
+    return out_offsets, out_data

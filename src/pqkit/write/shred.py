@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pqkit._native.take import compress_byte_array
 from pqkit.columnar.column import BinaryColumn, NullColumn, PrimitiveColumn
 from pqkit.columnar.fixed import DecimalColumn, FixedSizeBinaryColumn
 from pqkit.columnar.nested import (
@@ -95,6 +96,14 @@ def shred_leaf(layouts, col, spec, where):
     sh = shred(layouts, where=where)
     dense = col
     if sh.value_mask is not None and not isinstance(col, NullColumn):
+        if isinstance(col, BinaryColumn):
+            # The kept byte arrays copied run by run: no gather of each value, and the
+            # physical layout (offsets from 0 + data) directly.
+            values = compress_byte_array(np.ascontiguousarray(col.offsets, np.int64),
+                                         col.data, sh.value_mask) \
+                if sh.num_values else None
+            return LeafData(sh.def_levels, sh.rep_levels, sh.num_entries, values,
+                            sh.num_values, seed)
         if isinstance(col, PrimitiveColumn):
             # One boolean compress of the values; the dense column has no nulls.
             dense = PrimitiveColumn(col.type, col.values[sh.value_mask.view(np.bool_)])

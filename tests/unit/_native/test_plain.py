@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pqkit._native.plain import decode_byte_array, decode_byte_array_into
-from pqkit._native.take import narrow_positions, take_byte_array, take_byte_array_into
+from pqkit._native.take import (compress_byte_array, narrow_positions, take_byte_array,
+                               take_byte_array_into)
 from pqkit.errors import EncodingError
 
 
@@ -97,3 +98,30 @@ def test_narrow_positions(limit, dtype):
         narrow_positions(np.array([0, limit]), limit)
     with pytest.raises(IndexError, match="position -1 at 0"):
         narrow_positions(np.array([-1]), limit)
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.tuples(st.binary(max_size=6), st.booleans()), max_size=60),
+       wide=st.booleans())
+def test_compress_byte_array_keeps_the_flagged_values_in_order(values, wide):
+    lengths = [len(v) for v, _ in values]
+    offsets = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(
+        np.int64 if wide else np.int32)
+    data = np.frombuffer(b"".join(v for v, _ in values), np.uint8)
+    keep = np.array([k for _, k in values], np.bool_)
+    out_offsets, out_data = compress_byte_array(offsets, data, keep)
+    kept = [v for v, k in values if k]
+    assert out_offsets.dtype == np.int64 and out_offsets[0] == 0
+    assert [out_data[a:b].tobytes() for a, b in zip(out_offsets[:-1], out_offsets[1:])] == kept
+
+
+@pytest.mark.parametrize("offsets, size, flags", [
+    ([0, 3, 2], 3, 2),        # offsets fall
+    ([0, 5], 3, 1),           # past the data
+    ([-1, 2], 3, 1),          # before the data
+    ([0, 1], 3, 2),           # one flag too many
+])
+def test_compress_byte_array_rejects_offsets_outside_the_data(offsets, size, flags):
+    with pytest.raises(ValueError):
+        compress_byte_array(np.array(offsets, np.int64), np.zeros(size, np.uint8),
+                            np.ones(flags, np.bool_))

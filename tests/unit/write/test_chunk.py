@@ -49,6 +49,30 @@ def test_counted_levels_reject_levels_out_of_range():
         encode_levels_counted(np.array([-1], np.int16), 2, False)
 
 
+
+@pytest.mark.parametrize("max_level", [1, 7, 8, 40])   # counted by passes up to 7, else per entry
+def test_counted_levels_name_the_first_level_out_of_range(max_level):
+    levels = np.full(100, max_level, np.int16)
+    levels[[37, 60]] = max_level + 1
+    with pytest.raises(ValueError, match=f"level {max_level + 1} at entry 37 "):
+        encode_levels_counted(levels, max_level, True)
+    levels[12] = -2
+    with pytest.raises(ValueError, match="level -2 at entry 12 "):
+        encode_levels_counted(levels, max_level, False)
+
+
+def test_a_string_leaf_under_null_parents_keeps_the_values_of_valid_slots_only():
+    # Struct nulls hide child strings that are set: the leaf's values drop them (the
+    # run-by-run copy), the child's own nulls add no value, the rest keep their order.
+    child = pa.array(["a", "bb", None, "ccc", "dd", "e", ""] * 50)
+    mask = pa.array([False, True, False, False, True, False, False] * 50)
+    arr = pa.StructArray.from_arrays([child], ["s"], mask=mask)
+    leaf, _ = _leaf_and_writer(arr)
+    offsets, data = leaf.values
+    got = [data[a:b].tobytes() for a, b in zip(offsets[:-1], offsets[1:])]
+    assert got == [b"a", b"ccc", b"e", b""] * 50
+    assert leaf.num_values == 200 and offsets[0] == 0
+
 # --- page bounds ------------------------------------------------------------------------------
 def _leaf_and_writer(arr, **options):
     table = Table({"c": from_arrow(arr)})

@@ -18,7 +18,8 @@ import gc
 from pqkit import format as fmt
 from pqkit.crypto.decryptor import FileDecryptor
 from pqkit.errors import ArgumentIndexError, EncryptedFileError, ParquetError, SchemaError
-from pqkit.read.fetch.metadata import RowGroupMetaData, format_version_name, key_values
+from pqkit.read.fetch.metadata import (LeafViews, RowGroupMetaData, format_version_name,
+                                      key_values)
 from pqkit.read.fetch.remote import open_source
 from pqkit.read.fetch.validate import check_file, check_row_group
 from pqkit.read.options import DEFAULT_OPTIONS
@@ -55,6 +56,7 @@ class FileMetadata:
         self.footer_offset = footer_offset
         self.footer_length = footer_length
         self._checked = set()       # row groups that passed check_row_group
+        self._leaf_views = None     # what the chunks of each leaf share, on first use
         try:
             self.schema = Schema(raw.schema)
         except SchemaError as exc:
@@ -113,7 +115,10 @@ class FileMetadata:
         if not -self.num_row_groups <= i < self.num_row_groups:
             raise ArgumentIndexError(f"row group index {i} out of range for a file of "
                                      f"{self.num_row_groups} row groups")
-        return RowGroupMetaData(self.raw.row_groups[i], self.schema, self.raw.column_orders)
+        if self._leaf_views is None:
+            self._leaf_views = LeafViews(self.schema, self.raw.column_orders)
+        return RowGroupMetaData(self.raw.row_groups[i], self.schema, self.raw.column_orders,
+                                self._leaf_views)
 
     def to_dict(self):
         """The keys pyarrow's ``FileMetaData.to_dict`` gives."""

@@ -10,7 +10,7 @@ reachable as ``.thrift``; nothing is copied or decoded until asked for.
 from pqkit.errors import MissingKeyError
 from pqkit.format import CompressionCodec, ConvertedType, Encoding, Type
 from pqkit.schema.tree import enum_name
-from pqkit.statistics import legacy_bound, logical_stat_value, physical_stat_value
+from pqkit.statistics import legacy_bound, logical_stat_decoder, physical_stat_value
 
 __all__ = ["RowGroupMetaData", "ColumnChunkMetaData", "Statistics", "SortingColumn",
            "compression_name", "format_version_name", "key_values"]
@@ -21,6 +21,7 @@ __all__ = ["RowGroupMetaData", "ColumnChunkMetaData", "Statistics", "SortingColu
 _PYARROW_CODEC = {CompressionCodec.LZ4_RAW: "LZ4", CompressionCodec.LZ4: "LZ4_HADOOP"}
 # Footer version -> the writer `version` pyarrow reports (2 means "the newest 2.x").
 _FORMAT_VERSION = {1: "1.0", 2: "2.6"}
+_INT96 = int(Type.INT96)        # INT96 bounds have no defined order
 
 
 def compression_name(codec):
@@ -44,6 +45,7 @@ class _ComparedByContents:
         return self.equals(other)
 
     __hash__ = None
+    __slots__ = ()
 
 
 class SortingColumn(_ComparedByContents):
@@ -96,17 +98,22 @@ class Statistics(_ComparedByContents):
         Whether the bounds are actual values (None: not stated).
     """
 
-    def __init__(self, thrift, node, chunk_values, type_defined_order):
+    __slots__ = ("thrift", "_node", "_chunk_values", "_lo", "_hi", "_decode")
+
+    def __init__(self, thrift, node, chunk_values, type_defined_order, decode=None):
         self.thrift = thrift
         self._node = node
         self._chunk_values = chunk_values
+        # ``decode``: logical_stat_decoder(node), handed on by the row group so a walk
+        # over many chunks of one column looks at the column's type once.
+        self._decode = logical_stat_decoder(node) if decode is None else decode
         if type_defined_order:
             lo, hi = thrift.min_value, thrift.max_value
         elif thrift.min is not None and thrift.min == thrift.max:
             lo, hi = thrift.min, thrift.max     # one value: its order does not matter
         else:
             lo, hi = legacy_bound(thrift.min, node), legacy_bound(thrift.max, node)
-        usable = lo is not None and hi is not None and node.physical_type != Type.INT96
+        usable = lo is not None and hi is not None and node.element.type != _INT96
         self._lo, self._hi = (lo, hi) if usable else (None, None)
 
     @property
@@ -115,11 +122,11 @@ class Statistics(_ComparedByContents):
 
     @property
     def min(self):
-        return logical_stat_value(self._node, self._lo)
+        return self._decode(self._lo)
 
     @property
     def max(self):
-        return logical_stat_value(self._node, self._hi)
+        return self._decode(self._hi)
 
     @property
     def min_raw(self):
@@ -202,11 +209,14 @@ class ColumnChunkMetaData(_ComparedByContents):
         None when the chunk stores none (``is_stats_set``).
     """
 
-    def __init__(self, thrift, node, type_defined_order):
+    __slots__ = ("thrift", "_node", "_md", "_order", "_decode")
+
+    def __init__(self, thrift, node, type_defined_order, decode=None):
         self.thrift = thrift
         self._node = node
         self._md = thrift.meta_data
         self._order = type_defined_order
+        self._decode = decode
 
     @property
     def file_offset(self):
@@ -237,7 +247,7 @@ class ColumnChunkMetaData(_ComparedByContents):
     def statistics(self):
         st = self._md.statistics
         return None if st is None else Statistics(st, self._node, self._md.num_values,
-                                                  self._order)
+                                                  self._order, self._decode)
 
     @property
     def compression(self):
@@ -329,10 +339,14 @@ class RowGroupMetaData(_ComparedByContents):
     sorting_columns : tuple of SortingColumn
     """
 
-    def __init__(self, thrift, schema, column_orders):
+    __slots__ = ("thrift", "_schema", "_orders", "_leaves")
+
+    def __init__(self, thrift, schema, column_orders, leaves=None):
         self.thrift = thrift
         self._schema = schema
         self._orders = column_orders
+        # ``leaves``: the file's LeafViews, shared by its row groups (built here if not).
+        self._leaves = leaves
 
     @property
     def num_rows(self):
@@ -357,23 +371,23 @@ class RowGroupMetaData(_ComparedByContents):
 
     def column(self, i):
         """The :class:`ColumnChunkMetaData` of leaf column `i`."""
-        if not -self.num_columns <= i < self.num_columns:
-            raise IndexError(f"column index {i} out of range for a row group of "
-                             f"{self.num_columns} columns")
-        i %= self.num_columns
-        chunk = self.thrift.columns[i]
+        columns = self.thrift.columns
+        n = len(columns)
+        if not 0 <= i < n:
+            if not -n <= i < 0:
+                raise IndexError(f"column index {i} out of range for a row group of "
+                                 f"{n} columns")
+            i += n
+        chunk = columns[i]
         if chunk.meta_data is None and chunk.crypto_metadata is not None:
             raise MissingKeyError(f"column {self._schema.columns[i].dotted_path}: its "
                                   "metadata is encrypted with its own key, which was not "
                                   "given")
-        return ColumnChunkMetaData(chunk, self._schema.columns[i], self._type_defined(i))
-
-    def _type_defined(self, i):
-        orders = self._orders
-        # A declared order (type-defined or IEEE 754 total) means the bounds are in
-        # min_value/max_value; without one only the deprecated min/max exist.
-        return orders is not None and i < len(orders) and \
-            (orders[i].TYPE_ORDER is not None or orders[i].IEEE_754_TOTAL_ORDER is not None)
+        if self._leaves is None:
+            self._leaves = LeafViews(self._schema, self._orders)
+        leaf = self._leaves.known[i]
+        node, type_defined, decode = self._leaves[i] if leaf is None else leaf
+        return ColumnChunkMetaData(chunk, node, type_defined, decode)
 
     def to_dict(self):
         """The keys pyarrow's ``RowGroupMetaData.to_dict`` gives."""
@@ -385,6 +399,31 @@ class RowGroupMetaData(_ComparedByContents):
     def __repr__(self):
         return (f"<pqkit RowGroupMetaData rows={self.num_rows} columns={self.num_columns} "
                 f"bytes={self.total_byte_size}>")
+
+
+class LeafViews:
+    """What every chunk of leaf column ``i`` shares, computed on first use and kept for
+    all row groups of a file: ``(schema node, bounds in min_value/max_value, bound
+    decoder)``."""
+
+    __slots__ = ("_schema", "_orders", "known")
+
+    def __init__(self, schema, column_orders):
+        self._schema = schema
+        self._orders = column_orders
+        self.known = [None] * len(schema.columns)     # entries worked out so far
+
+    def __getitem__(self, i):
+        leaf = self.known[i]
+        if leaf is None:
+            node = self._schema.columns[i]
+            orders = self._orders
+            # A declared order (type-defined or IEEE 754 total) means the bounds are in
+            # min_value/max_value; without one only the deprecated min/max exist.
+            type_defined = orders is not None and i < len(orders) and \
+                (orders[i].TYPE_ORDER is not None or orders[i].IEEE_754_TOTAL_ORDER is not None)
+            leaf = self.known[i] = (node, type_defined, logical_stat_decoder(node))
+        return leaf
 
 
 def key_values(pairs):
