@@ -18,7 +18,7 @@ import numpy as np
 
 from pqkit.errors import CorruptFileError
 
-__all__ = ["RowSelection"]
+__all__ = ["RowSelection", "live_selections"]
 
 
 class RowSelection:
@@ -86,6 +86,16 @@ class RowSelection:
         first = np.flatnonzero(new)
         last = np.concatenate([first[1:] - 1, [len(arr) - 1]])
         return cls(arr[first, 0], reach[last], num_rows)
+
+    @classmethod
+    def excluding(cls, rows, num_rows):
+        """Every row but those numbered ``rows`` (sorted and unique, each in
+        ``[0, num_rows)``): the live rows of a row group some of whose rows were deleted."""
+        rows = np.asarray(rows, np.int64)
+        starts = np.concatenate([[0], rows + 1])
+        stops = np.concatenate([rows, [num_rows]])
+        keep = stops > starts
+        return cls(starts[keep], stops[keep], num_rows)
 
     # --- what it holds -----------------------------------------------------------------------
     @property
@@ -198,3 +208,20 @@ class RowSelection:
             raise ValueError("the pages given do not hold every selected row")
         base = np.concatenate([[0], np.cumsum(stops - starts)[:-1]])
         return rows - starts[k] + base[k]
+
+
+def live_selections(group_sizes, excluded):
+    """One :class:`RowSelection` per row group of ``group_sizes`` rows: every row but the
+    file-wide row numbers ``excluded`` (sorted and unique; None: every row)."""
+    sizes = np.asarray(group_sizes, np.int64)
+    if excluded is None:
+        return [RowSelection.all(int(n)) for n in sizes]
+    excluded = np.asarray(excluded, np.int64)
+    firsts = np.concatenate([[0], np.cumsum(sizes)])
+    if len(excluded) and (excluded[0] < 0 or excluded[-1] >= firsts[-1] or
+                          (np.diff(excluded) <= 0).any()):
+        raise ValueError(f"excluded rows must be sorted, unique and within the file's "
+                         f"{int(firsts[-1])} rows")
+    cuts = np.searchsorted(excluded, firsts)
+    return [RowSelection.excluding(excluded[cuts[g]:cuts[g + 1]] - firsts[g], int(n))
+            for g, n in enumerate(sizes)]
