@@ -111,3 +111,13 @@ def test_live_selections_split_file_wide_rows_by_row_group():
     for bad in ([3, 2], [1, 1], [12], [-1]):
         with pytest.raises(ValueError, match="excluded rows"):
             live_selections([4, 3, 5], bad)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=300), st.data())
+def test_intersect_by_ranges_equals_the_masks(a, data):
+    """Few ranges are intersected range by range, many through masks: the same rows."""
+    b = data.draw(st.lists(st.booleans(), min_size=len(a), max_size=len(a)))
+    x, y = RowSelection.from_mask(a), RowSelection.from_mask(b)
+    expected = RowSelection.from_mask(np.array(a) & np.array(b))
+    assert x.intersect(y) == expected and y.intersect(x) == expected

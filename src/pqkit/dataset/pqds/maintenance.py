@@ -83,8 +83,9 @@ def _delete_by_file(change, ds, entry, residual):
     if not len(rows):
         return False
     earlier = ds.source.deleted_rows(entry)
-    if earlier is not None:
-        rows = np.union1d(earlier, rows)
+    if earlier is not None:            # disjoint: rows excludes what is deleted already
+        rows = np.concatenate([earlier, rows])
+        rows.sort(kind="stable")
     if len(rows) == int(entry["row_count"]):
         return True
     change.stage_deletions(entry, rows)
