@@ -280,14 +280,15 @@ def _read(pf, columns, row_groups=None, filters=None, exclude_rows=None):
     if row_groups is not None and not row_groups:
         table = pf.read(columns=columns or pf.schema.names[:1], row_groups=[])
         return table.select(columns), 0
+    # only a file with a deletion file passes exclude_rows: others read as they always did
+    deletions = {} if exclude_rows is None else {"exclude_rows": exclude_rows}
     if columns:
-        table = pf.read(columns=columns, row_groups=row_groups, filters=filters,
-                        exclude_rows=exclude_rows)
+        table = pf.read(columns=columns, row_groups=row_groups, filters=filters, **deletions)
         return table, table.num_rows
     if filters is None and row_groups is None:
         return Table([], []), pf.num_rows - (0 if exclude_rows is None else len(exclude_rows))
     counted = pf.read(columns=pf.schema.names[:1], row_groups=row_groups, filters=filters,
-                      exclude_rows=exclude_rows)
+                      **deletions)
     return Table([], []), counted.num_rows
 
 

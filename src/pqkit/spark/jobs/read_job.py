@@ -299,15 +299,16 @@ def split_batches(split, config, statistics=None):
         spec = rebase_spec(pf.metadata.key_value_metadata, config.timezone)
         physical = {f.name: leaf_physical_types(pf.schema, f.name) for f in config.fields} \
             if spec.any else None
-        deleted = split.deleted
+        # a dataset file's deletion file: its positions are left out of every read
+        deleted = {} if split.deleted is None else {"exclude_rows": split.deleted}
         for g in split.row_groups:
             if split.filters:
                 table = pf.read(columns=counted, row_groups=[g], filters=split.filters,
-                                statistics=statistics, exclude_rows=deleted)
-            elif wanted or deleted is not None:
+                                statistics=statistics, **deleted)
+            elif wanted or deleted:
                 # read() plans the group's chunks first: one coalesced request remotely
                 table = pf.read(columns=wanted or pf.schema.names[:1], row_groups=[g],
-                                statistics=statistics, exclude_rows=deleted)
+                                statistics=statistics, **deleted)
                 if not wanted:
                     table = table.select([])
             else:
