@@ -125,6 +125,18 @@ def test_vacuum_keeps_the_deletion_files_of_retained_versions(tmp_path):
     assert _ids(pds.open(root)) == [i for i in range(N) if i not in (5, 6)]
 
 
+def test_a_version_opened_through_its_planning_index_applies_deletion_files(tmp_path):
+    root = str(tmp_path / "ds")
+    pds.write(root, {"id": np.arange(100), "p": ["a"] * 50 + ["b"] * 50}, partition_by=["p"],
+              mode="create", properties={"deletes": "files", "planning.index.min_files": "0"})
+    pds.delete(root, [("id", "in", [1, 60])])
+    pqds_paths._cache.clear()
+    ds = pds.open(root)
+    assert ds._manifest is None                  # the head came from the planning index
+    assert ds.row_count == ds.count() == ds.read().num_rows == 98
+    assert ds.read(filters=[("p", "==", "a")]).num_rows == ds.count([("p", "==", "b")]) == 49
+
+
 def test_plain_hive_readers_see_deleted_rows_until_compaction(tmp_path):
     """Why it is opt-in (docs/DATASET.md): pyarrow.dataset reads the visible files as they
     are."""
