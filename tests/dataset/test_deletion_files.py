@@ -137,6 +137,17 @@ def test_a_version_opened_through_its_planning_index_applies_deletion_files(tmp_
     assert ds.read(filters=[("p", "==", "a")]).num_rows == ds.count([("p", "==", "b")]) == 49
 
 
+def test_verify_reports_a_missing_deletion_file(tmp_path):
+    root = str(tmp_path / "ds")
+    _create(root)
+    pds.delete(root, [("id", "==", 5)])
+    assert pds.open(root).verify("exists").ok
+    os.remove(os.path.join(root, pds.open(root).manifest.files[0]["deletions"]["path"]))
+    report = pds.open(root).verify("exists")
+    assert len(report.problems) == 1
+    assert "deletion file" in report.problems[0]["problem"]
+
+
 def test_plain_hive_readers_see_deleted_rows_until_compaction(tmp_path):
     """Why it is opt-in (docs/DATASET.md): pyarrow.dataset reads the visible files as they
     are."""

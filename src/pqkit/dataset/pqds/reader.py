@@ -338,7 +338,8 @@ class Dataset:
         Parameters
         ----------
         level : {"exists", "size", "footer", "sha256"}
-            Each level includes the ones before it: the file resolves; its size equals
+            Each level includes the ones before it: the file resolves (and its deletion
+            file, if any, reads and agrees with the entry); its size equals
             the manifest's; its footer parses and holds the manifest's row count; its
             sha256 equals the one recorded at write time.
 
@@ -359,6 +360,8 @@ class Dataset:
     def _check_file(self, entry, depth):
         try:
             path, size = self.source.stat(entry)
+            if entry.get("deletions"):
+                self.source.deleted_rows(entry)      # present, and agrees with the entry
             if depth >= 1:
                 check_size(entry, size)
             if depth >= 2:
