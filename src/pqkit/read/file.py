@@ -8,6 +8,8 @@ and restore the Arrow types a writer recorded (:mod:`pqkit.read.decode.arrow_res
 """
 import numbers
 
+import numpy as np
+
 from pqkit import datatypes as T
 from pqkit.columnar.nested import StructColumn
 from pqkit.columnar.pandas_metadata import pandas_metadata_of
@@ -25,7 +27,7 @@ from pqkit.read.fetch.remote import BufferSource, open_source
 from pqkit.read.options import DEFAULT_OPTIONS
 from pqkit.read.prune.filtered import FilteredReader
 from pqkit.read.prune.pruning import read_bloom_filter
-from pqkit.read.row_selection import RowSelection
+from pqkit.read.row_selection import RowSelection, live_selections
 from pqkit.read.take import take_rows
 from pqkit.variant import decode_table
 
@@ -183,7 +185,7 @@ class ParquetFile:
 
     @uses_pool
     def read(self, columns=None, row_groups=None, filters=None, use_threads=True, *,
-             buffers=None, statistics=None):
+             buffers=None, statistics=None, exclude_rows=None):
         """Read the whole file (or the given row groups) into one Table.
 
         ``filters`` (DNF, as in pyarrow: ``[("x", "<", 5)]`` or a list of such lists)
@@ -194,24 +196,29 @@ class ParquetFile:
         With ``use_threads`` (the default) column chunks are decoded on
         :func:`pqkit.threads.max_threads` threads (:func:`pqkit.read.decode.selected_rows.read_selections`); the
         Table is the same either way. ``statistics``, a :class:`pqkit.ReadStatistics`,
-        counts what the read considered, skipped, decoded and read.
+        counts what the read considered, skipped, decoded and read. ``exclude_rows``
+        (sorted, unique file-wide row numbers: a dataset's deletion file) are left out,
+        their complement intersected with each row group's selection.
         """
-        return self._read(columns, row_groups, filters, use_threads, buffers, statistics)[0]
+        return self._read(columns, row_groups, filters, use_threads, buffers, statistics,
+                          exclude_rows)[0]
 
-    def _read(self, columns, row_groups, filters, use_threads, buffers=None, statistics=None):
+    def _read(self, columns, row_groups, filters, use_threads, buffers=None, statistics=None,
+              exclude_rows=None):
         """(Table, the read's ReadBudget) of :meth:`read`."""
         tops, wanted = self._select(columns)
         tables, budget = self._read_groups(tops, wanted, row_groups, filters, use_threads,
-                                           buffers, statistics)
+                                           buffers, statistics, exclude_rows)
         table = concat_row_groups(tables) if tables else self._empty(tops, wanted)
         if statistics is not None:
             statistics.add(rows_returned=table.num_rows)
         return table, budget
 
     def _read_groups(self, tops, wanted, row_groups, filters, use_threads, buffers=None,
-                     statistics=None):
+                     statistics=None, exclude_rows=None):
         """(the row groups' Tables, the read's ReadBudget)."""
         groups = self._groups(row_groups)
+        live = self._live(exclude_rows)
         reader = self.row_group_reader.with_statistics(statistics).for_read()
         if buffers is not None:
             reader = reader.with_source(BufferSource(self.metadata.file_size, buffers,
@@ -220,12 +227,13 @@ class ParquetFile:
         fetch_ahead(reader, groups, wanted, fr)
         try:
             if fr is not None:
-                tables = [t for t in (fr.read_group(g, tops, wanted, use_threads)
+                tables = [t for t in (fr.read_group(g, tops, wanted, use_threads,
+                                                    live=live and live[g])
                                       for g in groups) if t is not None]
             else:
                 if statistics is not None:
                     statistics.add(row_groups=len(groups))
-                tables = self._read_whole(reader, groups, tops, wanted, use_threads)
+                tables = self._read_whole(reader, groups, tops, wanted, use_threads, live)
         finally:
             reader.source.forget(self.metadata.file_size - self._tail_read)
         return tables, reader.budget
@@ -304,7 +312,8 @@ class ParquetFile:
             statistics.add(rows_returned=table.num_rows)
         return table
 
-    def iter_batches(self, batch_size=65536, columns=None, row_groups=None, *, filters=None):
+    def iter_batches(self, batch_size=65536, columns=None, row_groups=None, *, filters=None,
+                     exclude_rows=None):
         """Batches of ``batch_size`` rows, decoding one row group at a time.
 
         Every batch but the last has exactly ``batch_size`` rows, across row-group
@@ -313,7 +322,7 @@ class ParquetFile:
         Parameters
         ----------
         batch_size : int, default 65536
-        columns, row_groups, filters
+        columns, row_groups, filters, exclude_rows
             As :meth:`read`; a filter is applied per row group, before batching.
 
         Returns
@@ -324,21 +333,23 @@ class ParquetFile:
         """
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
             raise ArgumentError(f"batch_size must be a positive int, got {batch_size!r}")
-        return self._batches(batch_size, columns, row_groups, filters)
+        return self._batches(batch_size, columns, row_groups, filters, exclude_rows)
 
-    def _batches(self, batch_size, columns=None, row_groups=None, filters=None):
+    def _batches(self, batch_size, columns=None, row_groups=None, filters=None,
+                 exclude_rows=None):
         tops, wanted = self._select(columns)
         groups = self._groups(row_groups)
         reader = self.row_group_reader.for_read()          # one budget for the stream
+        live = self._live(exclude_rows)
         if filters:
             fr = FilteredReader(reader, filters)
             def read_group(g):
                 fetch_ahead(reader, [g], wanted, fr)
-                return fr.read_group(g, tops, wanted)
+                return fr.read_group(g, tops, wanted, live=live and live[g])
         else:
             def read_group(g):
                 fetch_ahead(reader, [g], wanted)
-                return self._read_whole(reader, [g], tops, wanted, True)[0]
+                return self._read_whole(reader, [g], tops, wanted, True, live)[0]
         return BatchReader(read_group, groups, self._empty(tops, wanted), batch_size)
 
     def __arrow_c_stream__(self, requested_schema=None):
@@ -362,11 +373,37 @@ class ParquetFile:
                                          f"has {self.num_row_groups}")
         return groups
 
-    def _read_whole(self, reader, groups, tops, wanted, use_threads):
-        """Every row of each row group in ``groups``, one Table each."""
+    def _read_whole(self, reader, groups, tops, wanted, use_threads, live=None):
+        """Every row (every ``live`` one) of each row group in ``groups``, one Table each."""
         md = self.metadata
-        picks = [(g, RowSelection.all(md.checked_row_group(g).num_rows)) for g in groups]
+        picks = [(g, live[g] if live else RowSelection.all(md.checked_row_group(g).num_rows))
+                 for g in groups]
         return read_selections(reader, picks, tops, wanted, use_threads)
+
+    def _live(self, exclude_rows):
+        """Per row group, the RowSelection of the rows not in ``exclude_rows`` (None when
+        no row is excluded)."""
+        if exclude_rows is None or not len(exclude_rows):
+            return None
+        md = self.metadata
+        sizes = [md.checked_row_group(g).num_rows for g in range(self.num_row_groups)]
+        try:
+            return live_selections(sizes, exclude_rows)
+        except ValueError as exc:
+            raise ArgumentError(f"exclude_rows: {exc}") from None
+
+    def matching_rows(self, filters, exclude_rows=None):
+        """The file-wide row numbers (sorted int64) of the rows matching ``filters`` and not
+        in ``exclude_rows``; only the filtered columns' candidate pages are decoded (what
+        a dataset's delete records in a deletion file)."""
+        live = self._live(exclude_rows)
+        fr = FilteredReader(self.row_group_reader.for_read(), filters)
+        out, first = [], 0
+        for g in range(self.num_row_groups):
+            picked = fr.matching(g, live and live[g])
+            out.append(picked.rows() + first)
+            first += picked.num_rows
+        return np.concatenate(out) if out else np.zeros(0, np.int64)
 
     def _empty(self, tops, wanted):
         return self.row_group_reader.empty(tops, wanted)

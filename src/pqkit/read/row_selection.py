@@ -18,7 +18,9 @@ import numpy as np
 
 from pqkit.errors import CorruptFileError
 
-__all__ = ["RowSelection"]
+__all__ = ["RowSelection", "live_selections"]
+
+_FEW_RANGES = 64         # up to this many ranges, intersect by ranges instead of masks
 
 
 class RowSelection:
@@ -32,7 +34,7 @@ class RowSelection:
         Rows in the row group.
     """
 
-    __slots__ = ("starts", "stops", "num_rows")
+    __slots__ = ("starts", "stops", "num_rows", "_rows")
 
     def __init__(self, starts, stops, num_rows):
         starts = np.asarray(starts, np.int64).reshape(-1)
@@ -44,6 +46,7 @@ class RowSelection:
             raise ValueError(f"row ranges must be sorted, disjoint and non-empty within "
                              f"the {num_rows} rows of the row group")
         self.starts, self.stops, self.num_rows = starts, stops, int(num_rows)
+        self._rows = None
 
     # --- making one ------------------------------------------------------------------------
     @classmethod
@@ -87,6 +90,16 @@ class RowSelection:
         last = np.concatenate([first[1:] - 1, [len(arr) - 1]])
         return cls(arr[first, 0], reach[last], num_rows)
 
+    @classmethod
+    def excluding(cls, rows, num_rows):
+        """Every row but those numbered ``rows`` (sorted and unique, each in
+        ``[0, num_rows)``): the live rows of a row group some of whose rows were deleted."""
+        rows = np.asarray(rows, np.int64)
+        starts = np.concatenate([[0], rows + 1])
+        stops = np.concatenate([rows, [num_rows]])
+        keep = stops > starts
+        return cls(starts[keep], stops[keep], num_rows)
+
     # --- what it holds -----------------------------------------------------------------------
     @property
     def count(self):
@@ -100,20 +113,23 @@ class RowSelection:
         return not len(self.starts)
 
     def rows(self):
-        """The selected row numbers, ascending (int64)."""
-        lengths = self.stops - self.starts
-        if not len(lengths):
-            return np.zeros(0, np.int64)
-        shift = np.repeat(self.starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]),
-                          lengths)
-        return np.arange(int(lengths.sum()), dtype=np.int64) + shift
+        """The selected row numbers, ascending (int64; computed once, do not modify)."""
+        if self._rows is None:
+            lengths = self.stops - self.starts
+            if not len(lengths):
+                self._rows = np.zeros(0, np.int64)
+            else:
+                shift = np.repeat(self.starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]),
+                                  lengths)
+                shift += np.arange(len(shift), dtype=np.int64)
+                self._rows = shift
+        return self._rows
 
     def mask(self):
         """One boolean per row of the row group."""
-        out = np.zeros(self.num_rows + 1, np.int8)
-        np.add.at(out, self.starts, 1)
-        np.add.at(out, self.stops, -1)
-        return np.cumsum(out[:-1]).astype(np.bool_)
+        edges = np.bincount(self.starts, minlength=self.num_rows + 1) - \
+            np.bincount(self.stops, minlength=self.num_rows + 1)
+        return np.cumsum(edges[:-1]).astype(np.bool_)
 
     def __eq__(self, other):
         return (isinstance(other, RowSelection) and self.num_rows == other.num_rows and
@@ -129,7 +145,21 @@ class RowSelection:
     def intersect(self, other):
         """Rows selected by both."""
         self._same_group(other)
-        return RowSelection.from_mask(self.mask() & other.mask())
+        if self.is_all() or other.is_empty():
+            return other
+        if other.is_all() or self.is_empty():
+            return self
+        few, many = (self, other) if len(self.starts) <= len(other.starts) else (other, self)
+        if len(few.starts) > _FEW_RANGES:
+            return RowSelection.from_mask(self.mask() & other.mask())
+        # each of the few ranges clips the ranges of the other that overlap it
+        starts, stops = [], []
+        for a, b in zip(few.starts, few.stops):
+            i = np.searchsorted(many.stops, a, side="right")
+            j = np.searchsorted(many.starts, b, side="left")
+            starts.append(np.maximum(many.starts[i:j], a))
+            stops.append(np.minimum(many.stops[i:j], b))
+        return RowSelection(np.concatenate(starts), np.concatenate(stops), self.num_rows)
 
     def union(self, other):
         """Rows selected by either."""
@@ -198,3 +228,20 @@ class RowSelection:
             raise ValueError("the pages given do not hold every selected row")
         base = np.concatenate([[0], np.cumsum(stops - starts)[:-1]])
         return rows - starts[k] + base[k]
+
+
+def live_selections(group_sizes, excluded):
+    """One :class:`RowSelection` per row group of ``group_sizes`` rows: every row but the
+    file-wide row numbers ``excluded`` (sorted and unique; None: every row)."""
+    sizes = np.asarray(group_sizes, np.int64)
+    if excluded is None:
+        return [RowSelection.all(int(n)) for n in sizes]
+    excluded = np.asarray(excluded, np.int64)
+    firsts = np.concatenate([[0], np.cumsum(sizes)])
+    if len(excluded) and (excluded[0] < 0 or excluded[-1] >= firsts[-1] or
+                          (np.diff(excluded) <= 0).any()):
+        raise ValueError(f"excluded rows must be sorted, unique and within the file's "
+                         f"{int(firsts[-1])} rows")
+    cuts = np.searchsorted(excluded, firsts)
+    return [RowSelection.excluding(excluded[cuts[g]:cuts[g + 1]] - firsts[g], int(n))
+            for g, n in enumerate(sizes)]

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pqkit.errors import CorruptFileError
-from pqkit.read.row_selection import RowSelection
+from pqkit.read.row_selection import RowSelection, live_selections
 
 
 @st.composite
@@ -95,3 +95,29 @@ def test_bad_ranges_and_mismatched_groups_are_refused():
         RowSelection.all(3).intersect(RowSelection.all(4))
     with pytest.raises(ValueError):
         RowSelection.all(3).refine([True])
+
+
+def test_excluding_is_the_complement_of_the_rows():
+    sel = RowSelection.excluding([0, 4, 5, 9], 10)
+    assert list(zip(sel.starts, sel.stops)) == [(1, 4), (6, 9)]
+    assert RowSelection.excluding([], 5) == RowSelection.all(5)
+    assert RowSelection.excluding([0, 1, 2], 3).is_empty()
+
+
+def test_live_selections_split_file_wide_rows_by_row_group():
+    groups = live_selections([4, 3, 5], [1, 4, 6, 7, 11])
+    assert [g.rows().tolist() for g in groups] == [[0, 2, 3], [1], [1, 2, 3]]
+    assert [g.count for g in live_selections([4, 3], None)] == [4, 3]
+    for bad in ([3, 2], [1, 1], [12], [-1]):
+        with pytest.raises(ValueError, match="excluded rows"):
+            live_selections([4, 3, 5], bad)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=300), st.data())
+def test_intersect_by_ranges_equals_the_masks(a, data):
+    """Few ranges are intersected range by range, many through masks: the same rows."""
+    b = data.draw(st.lists(st.booleans(), min_size=len(a), max_size=len(a)))
+    x, y = RowSelection.from_mask(a), RowSelection.from_mask(b)
+    expected = RowSelection.from_mask(np.array(a) & np.array(b))
+    assert x.intersect(y) == expected and y.intersect(x) == expected

@@ -62,6 +62,11 @@ from pqkit.dataset.core.fsops import (
     remove_if_exists,
     write_file,
 )
+from pqkit.dataset.core.deletion_file import (
+    deleted_count,
+    deletion_bytes,
+    live_rows,
+)
 from pqkit.dataset.core.partitioning import (
     HIVE_NULL,
     PartitionColumn,

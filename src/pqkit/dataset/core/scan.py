@@ -25,6 +25,7 @@ from pqkit.columnar.table import Table
 from pqkit.convert import column_from_values
 from pqkit.dataset.core.canonical import codec_for
 from pqkit.dataset.core.containment import real_root, resolve_inside
+from pqkit.dataset.core.deletion_file import read_deletion_file
 from pqkit.dataset.core.planning import PQKIT_OPS, term_holds
 from pqkit.errors import DatasetIncomplete, ManifestCorrupted, SchemaError
 from pqkit.read.file import ParquetFile
@@ -74,10 +75,32 @@ class FileSource:
     index_filesystem = None
 
     def index_file(self, relpath):
-        """The path to read an index segment the snapshot lists at ``relpath`` from;
-        ManifestCorrupted when it would lie outside the root."""
+        """The path to read an index segment or deletion file the snapshot lists at
+        ``relpath`` from; ManifestCorrupted when it would lie outside the root."""
         return resolve_inside(self.root, relpath, f"the indices of {self.root}",
                               "index segment path", reserved=False)
+
+    def deleted_rows(self, entry):
+        """The positions (sorted int64) the entry's deletion file deletes, or None when it
+        has none (core/deletion_file.py); read once per deletion file and source."""
+        record = entry.get("deletions")
+        if not record:
+            return None
+        cache = self.__dict__.setdefault("_deleted_rows", {})
+        rows = cache.get(record["path"])
+        if rows is None:
+            path = self.index_file(record["path"])
+            fs = self.index_filesystem
+            try:
+                data = path if fs is None else fs.cat_file(path)
+                rows = read_deletion_file(data, record, int(entry["row_count"]),
+                                          f"{self.root}: file {entry['path']}")
+            except FileNotFoundError:
+                raise DatasetIncomplete(f"deletion file {record['path']} of {entry['path']} "
+                                        f"is missing from {self.root}: vacuumed or deleted "
+                                        "outside pqkit") from None
+            cache[record["path"]] = rows
+        return rows
 
     def load_latest(self, latest=None):
         version = self.latest() if latest is None else latest
@@ -149,10 +172,11 @@ class FileReader:
         """(table of ``columns`` or None when no column is asked for, number of rows) of the
         rows of ``entry`` satisfying ``residual`` ([] = all)."""
         data_cols = [c for c in columns if c not in self.partitioning.by_name]
+        deleted = self.source.deleted_rows(entry)
         path = open_entry(self.source, entry)
         with self.source.open_file(path) as pf:
             present = set(pf.schema.names)
-            table, n = self._read_data(pf, data_cols, residual, present)
+            table, n = self._read_data(pf, data_cols, residual, present, deleted)
         if not columns:
             return None, n
         cols, fields = [], []
@@ -167,23 +191,46 @@ class FileReader:
             fields.append(T.Field(f.name, f.type, f.nullable))
         return Table(cols, fields), n
 
-    def _read_data(self, pf, data_cols, residual, present):
-        """(table of the wanted columns the file has, matching row count)."""
+    def _read_data(self, pf, data_cols, residual, present, deleted=None):
+        """(table of the wanted columns the file has, matching row count); the rows at
+        positions ``deleted`` are left out."""
         wanted = [c for c in data_cols if c in present]
         if not residual:
-            return _read(pf, wanted)
-        filter_cols = {t[0].split(".")[0] for conj in residual for t in conj}
-        if all(t[1] in PQKIT_OPS and t[0].split(".")[0] in present
-               for conj in residual for t in conj):
+            return _read(pf, wanted, exclude_rows=deleted)
+        if _pushable(residual, present):
             groups = self._bloom_groups(pf, residual)
             try:
-                return _read(pf, wanted, row_groups=groups, filters=[list(c) for c in residual])
+                return _read(pf, wanted, row_groups=groups, filters=[list(c) for c in residual],
+                             exclude_rows=deleted)
             except SchemaError:
                 pass            # e.g. an uncomparable value: evaluate row by row below
+        table, rows = self._mask_rows(pf, wanted, residual, deleted)
+        return table.take(rows).select(wanted), len(rows)
+
+    def _mask_rows(self, pf, wanted, residual, deleted):
+        """(table of every row of ``wanted`` and the filter columns, positions of its
+        rows matching ``residual`` and not ``deleted``): the filter evaluated row by row."""
+        filter_cols = {t[0].split(".")[0] for conj in residual for t in conj}
         needed = [c for c in pf.schema.names if c in wanted or c in filter_cols]
         table, _ = _read(pf, needed)
-        rows = np.flatnonzero(row_mask(table, residual, self.schema))
-        return table.take(rows).select(wanted), len(rows)
+        mask = row_mask(table, residual, self.schema)
+        if deleted is not None:
+            mask[deleted] = False
+        return table, np.flatnonzero(mask)
+
+    def matching_rows(self, entry, residual):
+        """Positions (sorted int64) within the entry's file of its rows matching
+        ``residual`` (a non-empty DNF) that its deletion file does not delete already:
+        what a delete records. The filter's pages are decoded, nothing else."""
+        deleted = self.source.deleted_rows(entry)
+        path = open_entry(self.source, entry)
+        with self.source.open_file(path) as pf:
+            if _pushable(residual, set(pf.schema.names)):
+                try:
+                    return pf.matching_rows([list(c) for c in residual], exclude_rows=deleted)
+                except SchemaError:
+                    pass
+            return self._mask_rows(pf, [], residual, deleted)[1]
 
     def _bloom_groups(self, pf, residual):
         """Row groups that bloom filters cannot rule out for any AND group."""
@@ -220,17 +267,28 @@ class FileReader:
         return col
 
 
-def _read(pf, columns, row_groups=None, filters=None):
-    """(table of ``columns``, its row count); with no columns the rows are still counted."""
+def _pushable(residual, present):
+    """Whether pqkit's filtered read evaluates ``residual`` on a file of ``present``
+    top-level columns."""
+    return all(t[1] in PQKIT_OPS and t[0].split(".")[0] in present
+               for conj in residual for t in conj)
+
+
+def _read(pf, columns, row_groups=None, filters=None, exclude_rows=None):
+    """(table of ``columns``, its row count); with no columns the rows are still counted;
+    the rows at positions ``exclude_rows`` are left out."""
     if row_groups is not None and not row_groups:
         table = pf.read(columns=columns or pf.schema.names[:1], row_groups=[])
         return table.select(columns), 0
+    # only a file with a deletion file passes exclude_rows: others read as they always did
+    deletions = {} if exclude_rows is None else {"exclude_rows": exclude_rows}
     if columns:
-        table = pf.read(columns=columns, row_groups=row_groups, filters=filters)
+        table = pf.read(columns=columns, row_groups=row_groups, filters=filters, **deletions)
         return table, table.num_rows
     if filters is None and row_groups is None:
-        return Table([], []), pf.num_rows
-    counted = pf.read(columns=pf.schema.names[:1], row_groups=row_groups, filters=filters)
+        return Table([], []), pf.num_rows - (0 if exclude_rows is None else len(exclude_rows))
+    counted = pf.read(columns=pf.schema.names[:1], row_groups=row_groups, filters=filters,
+                      **deletions)
     return Table([], []), counted.num_rows
 
 

@@ -33,9 +33,10 @@ from pqkit.errors import ManifestCorrupted, SchemaError, UnsupportedFeature
 
 FORMAT = "pqds"
 FORMAT_VERSION = 1
-#: Features this implementation reads and writes (core/column_mapping.py).
-SUPPORTED_READER_FEATURES = frozenset({"column_mapping"})
-SUPPORTED_WRITER_FEATURES = frozenset({"column_mapping"})
+#: Features this implementation reads and writes (core/column_mapping.py,
+#: core/deletion_file.py).
+SUPPORTED_READER_FEATURES = frozenset({"column_mapping", "deletion_vectors"})
+SUPPORTED_WRITER_FEATURES = frozenset({"column_mapping", "deletion_vectors"})
 RESERVED_FEATURES = ("deletion_vectors", "column_mapping", "file_segments")
 DEFAULT_PROPERTIES = {"compression": "zstd", "stats.columns": "32", "vacuum.retention": "7d",
                       "vacuum.grace": "7d", "vacuum.keep_last": "10",
@@ -192,12 +193,18 @@ class Manifest:
     def _check_totals(self):
         # Kept to O(files) arithmetic: paths are checked when a file is resolved.
         try:
-            rows = sum(int(f["row_count"]) for f in self.files)
+            # a deletion file's rows are not the version's (core/deletion_file.py)
+            rows = sum(int(f["row_count"]) - int((f.get("deletions") or {}).get("rows", 0))
+                       for f in self.files)
+            deletes = any(f.get("deletions") for f in self.files)
             size = sum(int(f["size"]) for f in self.files)
             paths = {f["path"] for f in self.files}
             keys = {f["key"] for f in self.files}
         except (KeyError, TypeError, ValueError) as exc:
             raise ManifestCorrupted(f"{self.where}: a file entry is malformed: {exc!r}") from None
+        if deletes and "deletion_vectors" not in (self.data.get("reader_features") or []):
+            raise ManifestCorrupted(f"{self.where}: files with deletion files but no "
+                                    "'deletion_vectors' reader feature")
         if rows != self.row_count:
             raise ManifestCorrupted(f"{self.where}: row_count {self.row_count} but the files "
                                     f"hold {rows} rows")

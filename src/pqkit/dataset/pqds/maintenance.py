@@ -2,10 +2,14 @@
 
 * ``delete(root, filters)``: files whose partition values prove that every row
   matches are dropped without being read; files that may partly match are
-  rewritten without the matching rows (copy-on-write); the rest stay.
+  rewritten without the matching rows (copy-on-write), or, on a dataset whose
+  ``deletes`` property is ``"files"``, keep their bytes and get a deletion file
+  listing the matching rows' positions (core/deletion_file.py); a file all of whose
+  rows end up deleted is dropped; the rest stay.
 * ``compact(root)``: per partition, files smaller than the target size are
-  bin-packed and rewritten into fewer files (a ``compact`` rewrite, validated
-  against concurrent commits by the conflict table).
+  bin-packed and rewritten into fewer files, and every file with a deletion file is
+  rewritten without its deleted rows (a ``compact`` rewrite, validated against
+  concurrent commits by the conflict table).
 * ``restore(root, version)``: a new version whose files are those of ``version``.
 * ``tag(root, name, version)``: a named version that vacuum keeps.
 * ``rename_column`` and ``drop_column``: metadata-only ``schema_change`` commits (§3.3
@@ -19,6 +23,8 @@ from pqkit.dataset.pqds.staging import Change
 from pqkit.errors import DatasetError, DatasetIncomplete, SchemaError
 
 DEFAULT_TARGET_SIZE = 128 << 20
+#: Values of the ``deletes`` property: how ``delete`` removes some rows of a file.
+DELETE_MODES = ("copy-on-write", "files")
 
 
 def _data_table(ds, entry):
@@ -36,11 +42,16 @@ def delete(root, filters, *, run_id=None, storage_options=None, **writer_options
         raise DatasetError("delete needs a filter; to remove everything overwrite the dataset")
     change = Change(root, storage_options)
     ds = change.open()
+    by_files = delete_mode(ds.properties) == "files"
     removed = set()
     with change:
         for entry, residual in ds.plan(dnf):
             if residual == []:
                 removed.add(entry["key"])          # partition values prove every row matches
+                continue
+            if by_files:
+                if _delete_by_file(change, ds, entry, residual):
+                    removed.add(entry["key"])
                 continue
             table = _data_table(ds, entry)
             matching = row_mask(table, residual, ds.table_schema)
@@ -50,9 +61,35 @@ def delete(root, filters, *, run_id=None, storage_options=None, **writer_options
             keep = np.flatnonzero(~matching)
             if len(keep):
                 change.rewrite(ds, entry, table.take(keep), writer_options)
-    if not removed:
+    if not removed and not change.deletions:
         return ds.version
     return change.commit("delete", removed=removed, run_id=run_id, read_version=ds.version)
+
+
+def delete_mode(properties):
+    """The dataset's ``deletes`` property (default copy-on-write); DatasetError for a
+    value pqkit does not know."""
+    mode = properties.get("deletes", DELETE_MODES[0])
+    if mode not in DELETE_MODES:
+        raise DatasetError(f"property deletes={mode!r}: use one of {', '.join(DELETE_MODES)}")
+    return mode
+
+
+def _delete_by_file(change, ds, entry, residual):
+    """Record the rows of ``entry`` matching ``residual`` in a new deletion file (the
+    union with the file's earlier one); True when every row of the file is then
+    deleted, so the file is dropped instead."""
+    rows = ds.matching_rows(entry, residual)
+    if not len(rows):
+        return False
+    earlier = ds.source.deleted_rows(entry)
+    if earlier is not None:            # disjoint: rows excludes what is deleted already
+        rows = np.concatenate([earlier, rows])
+        rows.sort(kind="stable")
+    if len(rows) == int(entry["row_count"]):
+        return True
+    change.stage_deletions(entry, rows)
+    return False
 
 
 def compact(root, *, target_size=DEFAULT_TARGET_SIZE, run_id=None, storage_options=None,
@@ -90,18 +127,21 @@ def compact_plan(root, *, target_size=DEFAULT_TARGET_SIZE, storage_options=None)
 
 
 def _compact_groups(ds, target_size):
-    """Groups (two files or more) of small files of one partition, rewritten together."""
+    """Groups of files of one partition rewritten together: two small files or more, or
+    any file with a deletion file (folded in by the rewrite)."""
     by_partition = {}
     for entry in ds.manifest.files:
-        if int(entry["size"]) < target_size:
+        if int(entry["size"]) < target_size or entry.get("deletions"):
             key = tuple(sorted((entry.get("partition") or {}).items(), key=lambda kv: kv[0]))
             by_partition.setdefault(key, []).append(entry)
     return [group for entries in by_partition.values()
-            for group in _bins(entries, target_size) if len(group) >= 2]
+            for group in _bins(entries, target_size)
+            if len(group) >= 2 or group[0].get("deletions")]
 
 
 def _bins(entries, target):
-    """First-fit-decreasing bins of entries whose sizes add up to at most ``target``."""
+    """First-fit-decreasing bins of entries whose sizes add up to at most ``target`` (a
+    file of that size or more alone in its bin)."""
     bins = []
     for e in sorted(entries, key=lambda e: -int(e["size"])):
         for b in bins:

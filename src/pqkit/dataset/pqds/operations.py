@@ -45,15 +45,18 @@ from pqkit.dataset.core import (
     Partitioning,
     TableSchema,
     check_relative_path,
+    deleted_count,
     field_from_json,
     field_id,
     field_to_json,
+    live_rows,
     max_field_id,
     type_from_json,
     utc_now_text,
     widens,
     with_field_ids,
 )
+from pqkit.dataset.core.deletion_file import FEATURE as DELETION_FEATURE
 from pqkit.dataset.pqds.index_segments import manifest_indices, next_indices
 from pqkit.dataset.pqds.paths import data_file_name
 from pqkit.errors import CommitConflict, DatasetExists, SchemaError
@@ -97,7 +100,7 @@ class Operation:
                  evolve_schema=False, properties=None, metadata=None, restore_from=None,
                  dataset_key=None, partitioning=None, index_segments=(),
                  replaced_segments=(), index_column=None, schema_edit=None,
-                 physical_added=None):
+                 physical_added=None, deletions=None):
         self.type = type
         self.txn = txn
         self.entries = list(entries)
@@ -124,6 +127,14 @@ class Operation:
         # column_mapping); physical_added: physical names the staged files gave new columns
         self.schema_edit = schema_edit
         self.physical_added = dict(physical_added or {})
+        # delete with deletion files: file key -> the record of its new deletion file
+        # (core/deletion_file.py); the file stays, its entry gains the record
+        self.deletions = dict(deletions or {})
+
+    @property
+    def rewritten(self):
+        """Keys of the parent's files this operation removes or gives a deletion file."""
+        return self.removed | set(self.deletions)
 
     def prepare(self, read_manifest):
         """Decide, against the version the operation read, whether it changes the schema."""
@@ -209,9 +220,14 @@ class Operation:
             (parent.data.get("metadata", {}) if parent is not None else {})
         mapping = self._column_mapping(parent, schema)
         features = mapping.features()
-        rows_added = sum(int(f["row_count"]) for f in added)
-        rows_removed = sum(int(parent.by_key()[k]["row_count"]) for k in removed) \
+        if any(f.get("deletions") for f in files):
+            features.append(DELETION_FEATURE)
+        rows_added = sum(live_rows(f) for f in added)
+        rows_removed = sum(live_rows(parent.by_key()[k]) for k in removed) \
             if parent is not None else 0
+        before = parent.by_key() if self.deletions else {}
+        rows_removed += sum(int(self.deletions[k]["rows"]) - deleted_count(before[k])
+                            for k in self.deletions)
         op = {"type": self.type,
               "txn": self.txn, "read_version": self.read_version, "attempt": attempt,
               "run_id": self.run_id, "added": [f["key"] for f in added],
@@ -219,6 +235,8 @@ class Operation:
               "schema_change": self.schema_change, "engine": ENGINE,
               "metrics": {"rows_added": rows_added, "rows_removed": rows_removed,
                           "files_added": len(added), "files_removed": len(removed)}}
+        if self.deletions:
+            op["deletions"] = sorted(self.deletions)
         if self.restore_from is not None:
             op["restored_version"] = self.restore_from.version
         if self.type == "index":
@@ -238,7 +256,7 @@ class Operation:
             "operation": op, "app_txns": app_txns,
             "schema": schema.to_json(), "partitioning": partitioning.to_json(),
             "properties": props, "metadata": metadata,
-            "row_count": sum(int(f["row_count"]) for f in files), "file_count": len(files),
+            "row_count": sum(live_rows(f) for f in files), "file_count": len(files),
             "total_bytes": sum(int(f["size"]) for f in files),
             "files": files, "indices": self._indices(parent),
         }
@@ -278,18 +296,21 @@ class Operation:
         if self.type in ("overwrite", "create"):
             return [], set(parent.by_key())
         if self.type == "restore":
-            keep = {f["key"] for f in self.restore_from.files}
-            return [f for f in parent.files if f["key"] in keep], set(parent.by_key()) - keep
+            # the restored version's entries: a file's deletion file may differ from the parent's
+            keep = self.restore_from.by_key()
+            return [keep[f["key"]] for f in parent.files if f["key"] in keep], \
+                set(parent.by_key()) - set(keep)
         if self.type == "replace_partitions":
             gone = {f["key"] for f in parent.files if scope_matches(self.scope, f["partition"])}
         else:
             gone = set(self.removed)
-            missing = gone - set(parent.by_key())
+            missing = self.rewritten - set(parent.by_key())
             if missing:
                 raise CommitConflict(f"files {sorted(missing)[:3]} to remove are no longer in "
                                      f"version {parent.version}", retryable=True,
                                      conflicting_version=parent.version, reason="removed")
-        return [f for f in parent.files if f["key"] not in gone], gone
+        return [_with_deletions(f, self.deletions.get(f["key"])) for f in parent.files
+                if f["key"] not in gone], gone
 
     def _partitioning(self, parent):
         current = parent.partitioning if parent is not None else None
@@ -344,6 +365,11 @@ class Operation:
             return base
         self.schema_change = True
         return TableSchema(fields, base.id + 1)
+
+
+def _with_deletions(entry, record):
+    """``entry`` with the deletion file ``record`` (None: unchanged)."""
+    return entry if record is None else {**entry, "deletions": dict(record)}
 
 
 def _fid(f):
@@ -505,7 +531,8 @@ def _removed_partitions(other, prev):
     if prev is None:
         return []
     files = prev.by_key()
-    return [files[k]["partition"] for k in other.get("removed", []) if k in files]
+    return [files[k]["partition"] for k in other.get("removed", []) +
+            (other.get("deletions") or []) if k in files]
 
 
 def _rule_append(op, kind, other, prev, manifest, schema_changed):
@@ -550,8 +577,10 @@ def _rule_rewrite(op, kind, other, prev, manifest, schema_changed):
         return "the schema changed"
     if kind in APPEND_LIKE:
         return None
-    if op.removed & set(other.get("removed", [])):
+    if op.rewritten & set(other.get("removed", [])):
         return f"the {kind} removed files this {op.type} rewrites"
+    if op.rewritten & set(other.get("deletions") or []):
+        return f"the {kind} deleted rows of files this {op.type} rewrites"
     return None
 
 

@@ -11,6 +11,7 @@ committed versions (§3.6).
       _pqkit/shadow/<dirs>/_<name>.shadow         unpublished and retired data files
       _pqkit/indices/<column>/_<uuid>.pqindex     inverted index segments
       _pqkit/planning/_<version>.pqplan           planning indices (file_list.py)
+      _pqkit/deletions/_<file key>-<txn>.pqdel    deletion files (core/deletion_file.py)
       _pqkit/tags/_<name>.json                    named versions (kept by vacuum)
       _common_metadata  _metadata  _SUCCESS       derived by publish
       year=2024/country=DE/part-00000-<txn>.parquet
@@ -46,6 +47,7 @@ import uuid
 from collections import OrderedDict
 
 from pqkit.dataset.core import META_DIR, LocalStorage, ObjectStorage, escape_path_component
+from pqkit.dataset.core.deletion_file import SUFFIX as DELETION_SUFFIX
 from pqkit.dataset.pqds.version_schema import load_manifest, pointer_document
 from pqkit.errors import DatasetError, DatasetIncomplete, DatasetNotFound, ManifestCorrupted
 from pqkit.filesystems import is_url, url_filesystem
@@ -95,6 +97,7 @@ class RootPaths:
         self.tags_dir = os.path.join(self.meta, "tags")
         self.indices_dir = os.path.join(self.meta, "indices")
         self.planning_dir = os.path.join(self.meta, "planning")
+        self.deletions_dir = os.path.join(self.meta, "deletions")
         self.latest_hint = os.path.join(self.meta, "_latest")
         self.publish_lock = os.path.join(self.meta, hidden_name("publish.lock"))
         self.success = os.path.join(self.root, "_SUCCESS")
@@ -152,6 +155,11 @@ class RootPaths:
         ``_pqkit/indices/<column>/_<uuid>.pqindex``."""
         return (f"{META_DIR}/indices/{escape_path_component(column)}/"
                 f"{hidden_name(uuid.uuid4().hex)}{INDEX_SUFFIX}")
+
+    def new_deletion_path(self, key, txn):
+        """The relative path of the deletion file transaction ``txn`` writes for data file
+        ``key``: ``_pqkit/deletions/_<key>-<txn>.pqdel`` (unique: one per file and txn)."""
+        return f"{META_DIR}/deletions/{hidden_name(f'{key}-{txn}')}{DELETION_SUFFIX}"
 
     def planning_path(self, version):
         """Where the planning index of ``version`` is written (file_list.py)."""

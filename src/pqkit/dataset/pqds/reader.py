@@ -19,6 +19,7 @@ from pqkit.dataset.core import (
     FileReader,
     Planner,
     check_size,
+    live_rows,
     normalize_filters,
     parse_utc,
     rename_dnf,
@@ -298,6 +299,13 @@ class Dataset:
             return table
         return table.rename_columns(list(columns))
 
+    def matching_rows(self, entry, residual):
+        """Positions within one file entry's data file of its rows satisfying ``residual``
+        (a non-empty DNF in this version's names) that no deletion file deletes yet."""
+        physical = rename_dnf(list(residual), self.physical_names) \
+            if self.column_mapping.enabled else list(residual)
+        return self._reader.matching_rows(entry, physical)
+
     def to_pandas(self, columns=None, filters=None):
         return self.read(columns, filters).to_pandas()
 
@@ -318,7 +326,7 @@ class Dataset:
         total = 0
         for entry, residual in self._plan(filters):
             if not residual:
-                total += int(entry["row_count"])
+                total += live_rows(entry)
             else:
                 total += self._reader.read(entry, [], residual)[1]
         return total
@@ -330,7 +338,8 @@ class Dataset:
         Parameters
         ----------
         level : {"exists", "size", "footer", "sha256"}
-            Each level includes the ones before it: the file resolves; its size equals
+            Each level includes the ones before it: the file resolves (and its deletion
+            file, if any, reads and agrees with the entry); its size equals
             the manifest's; its footer parses and holds the manifest's row count; its
             sha256 equals the one recorded at write time.
 
@@ -351,6 +360,8 @@ class Dataset:
     def _check_file(self, entry, depth):
         try:
             path, size = self.source.stat(entry)
+            if entry.get("deletions"):
+                self.source.deleted_rows(entry)      # present, and agrees with the entry
             if depth >= 1:
                 check_size(entry, size)
             if depth >= 2:

@@ -30,6 +30,7 @@ from pqkit.dataset.core import (
     cast_to_fields,
     codec_name,
     crash_point,
+    deletion_bytes,
     field_id,
     field_to_json,
     file_statistics,
@@ -66,6 +67,7 @@ class Change:
             self.check_writable()
         self.txn = new_txn()
         self.staged = []
+        self.deletions = {}         # file key -> the record of the deletion file staged for it
 
     def check_writable(self):
         """UnsupportedFeature when the store cannot commit a version (an object store
@@ -113,9 +115,24 @@ class Change:
         self.staged.append(new)
         return new
 
+    def stage_deletions(self, entry, rows):
+        """Write the deletion file of ``entry``'s data file deleting the positions ``rows``
+        (sorted, unique; every earlier deletion of the file included) and note it for
+        the commit; returns its record (core/deletion_file.py)."""
+        relpath = self.paths.new_deletion_path(entry["key"], self.txn)
+        data = deletion_bytes(rows)
+        record = {"path": relpath, "rows": int(len(rows)), "size": len(data)}
+        self.deletions[entry["key"]] = record
+        with self.paths.storage.create(self.paths.visible(relpath)) as f:
+            f.write(data)
+        crash_point("stage.deletions_written")
+        return record
+
     def discard(self):
-        """Remove the staged copies of the files staged so far."""
+        """Remove the staged copies of the files staged so far, and the deletion files."""
         discard_staged(self.paths, self.staged)
+        for record in self.deletions.values():
+            self.paths.storage.remove(self.paths.visible(record["path"]))
 
     def __enter__(self):
         return self
@@ -130,6 +147,7 @@ class Change:
         names its own ``entries``) as the next version, then publish; returns the version.
         A failed commit removes the staged files first."""
         operation.setdefault("entries", self.staged)
+        operation.setdefault("deletions", self.deletions)
         try:
             version = commit_operation(self.paths, Operation(type, self.txn, **operation))
         except BaseException:

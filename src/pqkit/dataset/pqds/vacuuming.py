@@ -30,6 +30,7 @@ There a torn version file cannot occur (a PUT is atomic).
 import os
 import re
 import time
+from itertools import chain
 
 from pqkit.dataset.core import crash_point, fsync_dir, makedirs, parse_utc
 from pqkit.dataset.pqds import file_list
@@ -101,11 +102,13 @@ def retained_versions(paths, latest_manifest, now, retention=None, keep_last=Non
 
 
 def _referenced(paths, versions):
-    """Data paths and index segment paths (``_pqkit/indices/…``) the versions use."""
+    """Data paths, index segment paths (``_pqkit/indices/…``) and deletion file paths
+    (``_pqkit/deletions/…``) the versions use."""
     used = set()
     for v in versions:
         m = paths.load(v)
         used.update(f["path"] for f in m.files)
+        used.update(f["deletions"]["path"] for f in m.files if f.get("deletions"))
         used.update(seg["path"] for ix in manifest_indices(m) for seg in ix.get("segments", []))
     return used
 
@@ -128,7 +131,8 @@ def _orphans(paths, referenced, cutoff):
             out.append(path)
     out.extend(p for p in _walk_files(paths, paths.tmp_dir)
                if _old_enough(paths, p, cutoff))
-    for path in _walk_files(paths, paths.indices_dir):
+    for path in chain(_walk_files(paths, paths.indices_dir),
+                      _walk_files(paths, paths.deletions_dir)):
         rel = os.path.relpath(path, paths.root).replace(os.sep, "/")
         if rel not in referenced and _old_enough(paths, path, cutoff):
             out.append(path)

@@ -42,6 +42,7 @@ from pqkit.dataset.core import (
 from pqkit.errors import ManifestCorrupted, SchemaError
 
 INDEX_PREFIX = f"{META_DIR}/indices/"
+DELETIONS_PREFIX = f"{META_DIR}/deletions/"
 
 
 def _path(*, reserved=True, under=""):
@@ -65,7 +66,10 @@ ENTRY = record(
               "size": count(), "row_count": count()},
     optional={"row_groups": count(), "codec": optional(text()), "stats": _STATS,
               "sha256": optional(text()), "schema_id": integer(), "added_version": count(),
-              "origin": optional(text())},
+              "origin": optional(text()),
+              "deletions": optional(record(required={
+                  "path": _path(reserved=False, under=DELETIONS_PREFIX), "rows": count(),
+                  "size": count()}))},
     other=anything())
 
 _SEGMENT = record(required={"path": _path(reserved=False, under=INDEX_PREFIX),
@@ -96,6 +100,7 @@ _OPERATION = record(optional={"type": optional(text()), "txn": optional(text()),
                               "read_version": optional(integer()),
                               "attempt": optional(integer()),
                               "added": list_of(text()), "removed": list_of(text()),
+                              "deletions": list_of(text()),
                               "scope": optional(list_of(map_of(optional(text())))),
                               "metrics": map_of(integer())},
                     other=anything())

@@ -31,6 +31,7 @@ from pqkit.read.prune.filters import (
 )
 from pqkit.read.prune.pruning import plan_group
 from pqkit.read.prune.variant_paths import VariantTarget
+from pqkit.read.row_selection import RowSelection
 
 WHOLE_CHUNK = None        # in an explanation: the leaf's chunk is decoded whole
 
@@ -49,10 +50,12 @@ class FilteredReader:
         """The :class:`pqkit.read.prune.pruning.GroupPlan` of row group ``g``."""
         return plan_group(self.groups, self.dnf, self.leaves, self.decoders, g)
 
-    def read_group(self, g, tops, wanted, use_threads=True, groups=None):
+    def read_group(self, g, tops, wanted, use_threads=True, groups=None, live=None):
         """The rows of row group ``g`` matching the filter, or None when it is pruned.
         ``groups`` is the RowGroupReader to decode with (this reader's by default: a
-        read from fetched buffers or one that counts statistics passes its own)."""
+        read from fetched buffers or one that counts statistics passes its own);
+        ``live``, a RowSelection, limits the read to those rows (a deletion file's
+        complement), intersected with the candidates before anything is decoded."""
         groups = groups or self.groups
         plan = self.plan(g)
         if groups.stats is not None:
@@ -61,9 +64,11 @@ class FilteredReader:
                 groups.stats.skipped_group(plan.skipped_by)
         if plan.skipped:
             return None
+        candidates = plan.selection if live is None or live.is_all() else \
+            plan.selection.intersect(live)
         if plan.every_row:
-            return read_selected(groups, g, tops, wanted, plan.selection, use_threads)
-        ftable, mask, matching = self._match(groups, g, plan, use_threads)
+            return read_selected(groups, g, tops, wanted, candidates, use_threads)
+        ftable, mask, matching = self._match(groups, g, candidates, use_threads)
         reuse = self._reused(tops, wanted, ftable)
         rest = [t for t in tops if t.name not in reuse]
         table = read_selected(groups, g, rest, wanted, matching, use_threads)
@@ -80,11 +85,21 @@ class FilteredReader:
         return Table(cols, fields, groups.metadata.key_value_metadata,
                      num_rows=None if cols else matching.count)
 
-    def _match(self, groups, g, plan, use_threads):
-        """(filtered columns at the candidate rows, the filter's mask over them, the
+    def matching(self, g, live=None):
+        """The RowSelection of the rows of row group ``g`` (among ``live``) matching the
+        filter: only the filtered columns' candidate pages are decoded."""
+        plan = self.plan(g)
+        if plan.skipped:
+            return RowSelection.none(plan.num_rows)
+        candidates = plan.selection if live is None else plan.selection.intersect(live)
+        if plan.every_row or candidates.is_empty():
+            return candidates
+        return self._match(self.groups, g, candidates, False)[2]
+
+    def _match(self, groups, g, candidates, use_threads):
+        """(filtered columns at the ``candidates`` rows, the filter's mask over them, the
         RowSelection of the matching rows)."""
         ftops, fwanted = self.filter_selection()
-        candidates = plan.selection
         ftable = read_selected(groups, g, ftops, fwanted, candidates, use_threads)
         mask = row_mask(ftable, self.dnf)
         return ftable, mask, candidates.refine(mask)
@@ -125,7 +140,7 @@ class FilteredReader:
         ftops, fwanted = self.filter_selection()
         candidates = plan.selection
         self._add_reads(reads, g, ftops, fwanted, candidates)
-        ftable, _, matching = self._match(self.groups, g, plan, False)
+        ftable, _, matching = self._match(self.groups, g, plan.selection, False)
         reuse = self._reused(tops, wanted, ftable)
         self._add_reads(reads, g, [t for t in tops if t.name not in reuse], wanted, matching)
         return plan, reads

@@ -53,7 +53,7 @@ def dataset_files(root, filters, version=None, keys=None):
         alternates = tuple(p for p in (layout.visible(f.path), layout.shadow(f.path))
                            if p != f.location)
         files.append(SourceFile(f.location, texts, values, residual=f.filters or None,
-                                alternates=alternates))
+                                alternates=alternates, deleted=ds.source.deleted_rows(f.entry)))
     return files, names, part_fields, base
 
 

@@ -68,6 +68,8 @@ class Split:
         between its hidden and visible paths).
     storage_options : dict or None
         The fsspec options of a URL ``path`` (the executor opens it with them).
+    deleted : numpy.ndarray or None
+        File-wide positions of the rows a dataset's deletion file deletes (left out).
     """
     path: str
     row_groups: tuple
@@ -77,6 +79,7 @@ class Split:
     filters: object = None
     alternates: tuple = ()
     storage_options: dict = None
+    deleted: object = field(default=None, compare=False)
 
 
 @dataclass
@@ -134,6 +137,7 @@ class SourceFile:
     schema: object = None
     fields: list = None
     storage_options: dict = None      # of a URL path
+    deleted: object = None            # a dataset file's deleted positions (its deletion file)
 
 
 # --- finding the files ----------------------------------------------------------------------
@@ -406,9 +410,9 @@ def _file_splits(src, conjs, partition_names, split_by, skipped):
         return []
     if split_by == "file":
         return [Split(src.path, tuple(groups), sum(rows), sum(sizes), src.partition, residual,
-                      src.alternates, src.storage_options)]
+                      src.alternates, src.storage_options, src.deleted)]
     return [Split(src.path, (g,), r, b, src.partition, residual, src.alternates,
-                  src.storage_options)
+                  src.storage_options, src.deleted)
             for g, r, b in zip(groups, rows, sizes)]
 
 

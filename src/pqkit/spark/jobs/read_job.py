@@ -299,13 +299,18 @@ def split_batches(split, config, statistics=None):
         spec = rebase_spec(pf.metadata.key_value_metadata, config.timezone)
         physical = {f.name: leaf_physical_types(pf.schema, f.name) for f in config.fields} \
             if spec.any else None
+        # a dataset file's deletion file: its positions are left out of every read
+        deleted = {} if split.deleted is None else {"exclude_rows": split.deleted}
         for g in split.row_groups:
             if split.filters:
                 table = pf.read(columns=counted, row_groups=[g], filters=split.filters,
-                                statistics=statistics)
-            elif wanted:
+                                statistics=statistics, **deleted)
+            elif wanted or deleted:
                 # read() plans the group's chunks first: one coalesced request remotely
-                table = pf.read(columns=wanted, row_groups=[g], statistics=statistics)
+                table = pf.read(columns=wanted or pf.schema.names[:1], row_groups=[g],
+                                statistics=statistics, **deleted)
+                if not wanted:
+                    table = table.select([])
             else:
                 table = None
                 if statistics is not None:         # rows counted from the footer alone

@@ -224,3 +224,39 @@ def test_null_pages_of_a_required_column_are_not_trusted(tmp_path, null_count):
     want = pqkit.read_table(base, filters=[("x", ">=", 1030)]).to_pydict()
     assert len(want["x"]) > 1000
     assert pqkit.read_table(bad, filters=[("x", ">=", 1030)]).to_pydict() == want
+
+
+def _paged_file(n):
+    """``n`` rows (``x`` = row number, ``y`` = x % 7) in row groups of 40 rows and pages
+    of about 10, with a page index."""
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"x": np.arange(n, dtype=np.int64), "y": np.arange(n) % 7}), buf,
+                   row_group_size=40, data_page_size=64, write_page_index=True,
+                   use_dictionary=False)
+    return buf.getvalue()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sets(st.integers(0, 149)), st.integers(0, 150), st.integers(0, 6))
+def test_excluded_rows_meet_the_filter_in_every_read(excluded, below, y):
+    """Deleted positions (a dataset's deletion file) are left out of filtered and plain
+    reads, batches and the matching rows, as if removed from the file."""
+    f = pqkit.ParquetFile(_paged_file(150))
+    gone = sorted(excluded)
+    live = [i for i in range(150) if i not in excluded]
+    dnf = [[("x", "<", below)], [("y", "==", y)]]
+    wanted = [i for i in live if i < below or i % 7 == y]
+    assert f.read(exclude_rows=gone).column("x").to_pylist() == live
+    assert f.read(filters=dnf, exclude_rows=gone).column("x").to_pylist() == wanted
+    assert f.matching_rows(dnf, exclude_rows=gone).tolist() == wanted
+    batches = f.iter_batches(16, filters=dnf, exclude_rows=gone)
+    assert [v for b in batches for v in b.column("x").to_pylist()] == wanted
+    assert [v for b in f.iter_batches(16, exclude_rows=gone)
+            for v in b.column("y").to_pylist()] == [i % 7 for i in live]
+
+
+def test_bad_excluded_rows_are_an_argument_error():
+    f = pqkit.ParquetFile(_paged_file(50))
+    for bad in ([3, 1], [50]):
+        with pytest.raises(pqkit.ParquetError, match="exclude_rows"):
+            f.read(exclude_rows=bad)
