@@ -369,11 +369,7 @@ class RowGroupMetaData(_ComparedByContents):
         return ColumnChunkMetaData(chunk, self._schema.columns[i], self._type_defined(i))
 
     def _type_defined(self, i):
-        orders = self._orders
-        # A declared order (type-defined or IEEE 754 total) means the bounds are in
-        # min_value/max_value; without one only the deprecated min/max exist.
-        return orders is not None and i < len(orders) and \
-            (orders[i].TYPE_ORDER is not None or orders[i].IEEE_754_TOTAL_ORDER is not None)
+        return declares_order(self._orders, i)
 
     def to_dict(self):
         """The keys pyarrow's ``RowGroupMetaData.to_dict`` gives."""
@@ -385,6 +381,16 @@ class RowGroupMetaData(_ComparedByContents):
     def __repr__(self):
         return (f"<pqkit RowGroupMetaData rows={self.num_rows} columns={self.num_columns} "
                 f"bytes={self.total_byte_size}>")
+
+
+def declares_order(column_orders, i):
+    """Whether a footer's ``column_orders`` declares a sort order (type-defined or IEEE
+    754 total) for leaf ``i``. Only then do ``min_value``/``max_value`` and the
+    ColumnIndex bounds have a defined meaning; without one they are ignored (as Arrow
+    does) and only the deprecated ``min``/``max`` count."""
+    return column_orders is not None and i < len(column_orders) and (
+        column_orders[i].TYPE_ORDER is not None
+        or column_orders[i].IEEE_754_TOTAL_ORDER is not None)
 
 
 def key_values(pairs):

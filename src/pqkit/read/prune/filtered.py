@@ -107,7 +107,8 @@ class FilteredReader:
         if isinstance(leaf, VariantTarget):         # the plan decides, with the fallback
             return True
         return chunk_may_match(rg.columns[leaf.column_index], leaf, term,
-                               self.decoders[term[0]])
+                               self.decoders[term[0]],
+                               self.groups.metadata.declares_order(leaf.column_index))
 
     def explain(self, g, tops, wanted):
         """(GroupPlan, reads) of row group ``g``: ``reads`` maps each leaf path the read

@@ -224,3 +224,37 @@ def test_null_pages_of_a_required_column_are_not_trusted(tmp_path, null_count):
     want = pqkit.read_table(base, filters=[("x", ">=", 1030)]).to_pydict()
     assert len(want["x"]) > 1000
     assert pqkit.read_table(bad, filters=[("x", ">=", 1030)]).to_pydict() == want
+
+
+@pytest.mark.parametrize("damage", ["column_index", "statistics"])
+def test_bounds_without_column_orders_do_not_prune(tmp_path, damage):
+    """Without column_orders, min_value/max_value and ColumnIndex bounds have no defined
+    order (Arrow ignores them, verify reports them only as warnings): a fuzzed file whose
+    bounds exclude every value made a filter return 0 of 1,000 matching rows. The filter
+    now ignores them there; the same damage under a declared order is an error in
+    verify --deep (bounds are trusted by design)."""
+    from verify_files import edit_index, edit_stats, rewrite_footer, rules, write_base
+
+    from pqkit.inspect.verify.runner import verify_file
+
+    base = write_base(tmp_path / "base.parquet")
+    huge = (2**62).to_bytes(8, "little")
+    if damage == "column_index":
+        def above(ci):
+            ci.min_values = ci.max_values = [huge] * len(ci.min_values)
+        ordered = edit_index(base, tmp_path / "ordered.parquet", 0, "column_index", above)
+    else:
+        ordered = rewrite_footer(base, tmp_path / "ordered.parquet",
+                                 edit_stats(0, min_value=huge, max_value=huge))
+
+    def no_orders(raw, _):
+        raw.column_orders = None
+
+    bad = rewrite_footer(ordered, tmp_path / "bad.parquet", no_orders)
+    term = [("x", "in", [5, 1030, 2999])]
+    want = pqkit.read_table(base, filters=term).to_pydict()
+    assert want["x"] == [5, 1030, 2999]
+    assert pqkit.read_table(bad, filters=term).to_pydict() == want
+    rule = "PQ-DEEP-004" if damage == "column_index" else "PQ-DEEP-003"
+    assert rule in rules(verify_file(bad, deep=True), "warning")
+    assert rule in rules(verify_file(ordered, deep=True), "error")
