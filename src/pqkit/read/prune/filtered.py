@@ -61,8 +61,12 @@ class FilteredReader:
                 groups.stats.skipped_group(plan.skipped_by)
         if plan.skipped:
             return None
-        if plan.every_row:
-            return read_selected(groups, g, tops, wanted, plan.selection, use_threads)
+        if plan.every_row and self._filtered_within(wanted):
+            # The statistics say every row matches: no filter pass, but the filter still
+            # holds each row to its values, so a damaged bound cannot let others through.
+            table = read_selected(groups, g, tops, wanted, plan.selection, use_threads)
+            mask = row_mask(table, self.dnf)
+            return table if mask.all() else table.take(np.flatnonzero(mask))
         ftable, mask, matching = self._match(groups, g, plan, use_threads)
         reuse = self._reused(tops, wanted, ftable)
         rest = [t for t in tops if t.name not in reuse]
@@ -120,7 +124,7 @@ class FilteredReader:
         reads = {}
         if plan.skipped:
             return plan, reads
-        if plan.every_row:
+        if plan.every_row and self._filtered_within(wanted):
             self._add_reads(reads, g, tops, wanted, plan.selection)
             return plan, reads
         ftops, fwanted = self.filter_selection()
@@ -137,6 +141,11 @@ class FilteredReader:
                      if n.path[0] == top.name and n.path in wanted]
             for path, pages in leaf_reads(self.groups, g, nodes, selection).items():
                 reads.setdefault(path, set()).update([WHOLE_CHUNK] if pages is None else pages)
+
+    def _filtered_within(self, wanted):
+        """Whether the read decodes every leaf the filter needs (then the filter can be
+        checked on the rows read, with no pass of its own)."""
+        return self.filter_selection()[1] <= set(wanted)
 
     def filter_selection(self):
         """(top-level nodes, leaf paths) the filter decodes: its leaves, and every leaf of
