@@ -34,6 +34,7 @@ __all__ = [
     "dictionary_segment",
     "exact_chunk_range",
     "has_dictionary_page",
+    "pages_end",
     "where_of",
 ]
 
@@ -156,6 +157,59 @@ def exact_chunk_range(chunk, data_end, where, created_by, read):
             f"header of {used} bytes (PARQUET-816) runs past the end of the data, which ends "
             f"at offset {data_end}")
     return start, length + used
+
+
+HEADER_READ = 256              # bytes read for a page header, first try
+MAX_HEADER_READ = 1 << 20      # ...and at most (statistics can make one long)
+
+
+def pages_end(meta, start, data_end, where, read):
+    """(end offset, total uncompressed size) of a chunk's pages, found by walking their
+    headers from ``start`` until the data pages hold ``meta.num_values`` values; for a
+    copy, which must not cut a page whatever ``total_compressed_size`` says (some
+    writers under-declared it). None when the chunk declares no values.
+
+    Raises
+    ------
+    CorruptFileError
+        A header that does not decode, a page past ``data_end``, or the data ending
+        before the chunk's values.
+    """
+    if not meta.num_values or meta.num_values < 0:
+        return None
+    pos, seen, uncompressed = start, 0, 0
+    while seen < meta.num_values:
+        header, used = _header_at(pos, data_end, where, read)
+        size, full = header.compressed_page_size, header.uncompressed_page_size
+        if size is None or size < 0 or full is None or full < 0:
+            raise CorruptFileError(f"{where}: page header at offset {pos} has sizes "
+                                   f"{size} / {full}")
+        if pos + used + size > data_end:
+            raise CorruptFileError(f"{where}: page at offset {pos} of {used + size} bytes "
+                                   f"runs past the end of the data, at offset {data_end}")
+        if header.type in (PageType.DATA_PAGE, PageType.DATA_PAGE_V2):
+            sub = header.data_page_header if header.type == PageType.DATA_PAGE \
+                else header.data_page_header_v2
+            if sub is None or sub.num_values is None or sub.num_values < 0:
+                raise CorruptFileError(f"{where}: data page at offset {pos} has no "
+                                       "valid num_values")
+            seen += sub.num_values
+        pos += used + size
+        uncompressed += used + full
+    return pos, uncompressed
+
+
+def _header_at(pos, data_end, where, read):
+    size = HEADER_READ
+    while True:
+        head = bytes(read(pos, min(size, data_end - pos)))
+        try:
+            return fmt.decode(fmt.PageHeader, head, 0, len(head), pos)
+        except (CorruptFileError, AllocationLimitError) as exc:
+            if size >= MAX_HEADER_READ or pos + size >= data_end:
+                raise CorruptFileError(f"{where}: no page header at offset {pos}: "
+                                       f"{exc}") from None
+            size = MAX_HEADER_READ
 
 
 def dictionary_header_padding(created_by):

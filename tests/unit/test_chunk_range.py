@@ -7,7 +7,7 @@ import pqkit
 from pqkit import format as fmt
 from pqkit.chunk_range import (MAX_DICT_HEADER, chunk_range, chunk_start,
                                dictionary_header_padding, exact_chunk_range,
-                               has_dictionary_page)
+                               has_dictionary_page, pages_end)
 from pqkit.format import Encoding, PageType
 
 OLD_MR = "parquet-mr version 1.2.8"
@@ -140,3 +140,19 @@ def test_exact_range_refuses_missing_offsets(chunk, message):
 ])
 def test_has_dictionary_page(dict_off, encodings, expected):
     assert has_dictionary_page(_chunk(dict_off, 60, encodings=encodings).meta_data) is expected
+
+
+def test_pages_end_walks_the_pages_to_the_chunk_values():
+    # Two data pages of 5 values, 40 bytes each, after 4 bytes of magic.
+    page = _page_header(PageType.DATA_PAGE)
+    data = b"PAR1" + (page + bytes(40)) * 2 + bytes(50)
+    meta = fmt.ColumnMetaData(num_values=10, data_page_offset=4, total_compressed_size=60)
+    read = lambda offset, length: data[offset:offset + length]    # noqa: E731
+    end = 4 + 2 * (len(page) + 40)
+    assert pages_end(meta, 4, len(data), "c", read) == (end, end - 4)
+    with pytest.raises(pqkit.CorruptFileError, match="^column a, row group 0: page at "
+                                                     "offset .* runs past the end"):
+        pages_end(meta, 4, end - 1, "column a, row group 0", read)
+    meta.num_values = 11                  # the zeros after the pages are no header
+    with pytest.raises(pqkit.CorruptFileError, match="no page header|has sizes"):
+        pages_end(meta, 4, len(data), "c", read)

@@ -138,3 +138,51 @@ def test_encrypted_file_flips(tmp_path, footer):
     chunks = [c for rg in md.raw.row_groups for c in rg.columns]
     index_start = min(c.column_index_offset for c in chunks)
     assert read and all(index_start <= at < md.footer_offset for at in read)
+
+
+ROADS_PATH = SWEEP_PATH.parent / "roads.py"
+_road_spec = importlib.util.spec_from_file_location("pqkit_sweep_roads", ROADS_PATH)
+roads = importlib.util.module_from_spec(_road_spec)
+_road_spec.loader.exec_module(roads)
+
+
+@pytest.mark.parametrize("writer", [0, 1], ids=["pqkit", "pyarrow"])
+def test_take_and_filtered_reads_of_flipped_files_with_page_indexes(tmp_path, writer):
+    """Issue 31's byte-flip sweep, sampled (tools/fuzz/sweep.py --roads; the full sweep
+    flips every byte): 120 flips of a small file with page indexes and several pages per
+    chunk, favouring the footer and the page indexes; each mutated copy is read whole,
+    by ``take`` of fixed rows and by filtered reads. Every road that succeeds returns the
+    full read's rows, except that a flip of bounds only may make a filter leave rows out."""
+    path = roads.write_paged_samples(tmp_path)[writer]
+    muts = sweep.sampled_flips(path.read_bytes(), 120)
+    assert len(muts) == 120
+    res = sweep.sweep(path, muts, roads=True)
+    assert res.inputs == len(muts)
+    assert res.failures == [] and res.mismatches == []
+    assert sum(res.road_errors.values()) > len(muts)        # the roads do meet the damage
+    assert res.ok > len(muts) // 10
+
+
+def test_the_road_check_tells_bound_omissions_from_wrong_rows(tmp_path):
+    """A ColumnIndex whose bounds exclude every value (a damage of bounds only) makes a
+    filter leave rows out: an omission. The same omission after a change of anything
+    else is a mismatch."""
+    from verify_files import write_base
+
+    from pqkit import format as fmt
+
+    base = write_base(tmp_path / "base.parquet")
+    data = bytearray(open(base, "rb").read())
+    chunk = pqkit.read_metadata(base).raw.row_groups[0].columns[0]
+    at, length = chunk.column_index_offset, chunk.column_index_length
+    ci, _ = fmt.decode(fmt.ColumnIndex, bytes(data[at:at + length]))
+    ci.min_values = ci.max_values = [(2**62).to_bytes(8, "little")] * len(ci.min_values)
+    data[at:at + length] = fmt.encode(ci)           # same sizes: nothing else moves
+    ref = roads.Reference(open(base, "rb").read())
+    ref.terms = [("x", "==", 1030)]
+    mismatches, omissions, errors = roads.check(bytes(data), ref)
+    assert (mismatches, omissions, errors) == ([], 1, {})
+    ref.shape = None                  # as if the footer or an index had other changes
+    mismatches, omissions, _ = roads.check(bytes(data), ref)
+    assert omissions == 0 and mismatches == ["filter ('x', '==', 1030): 0 rows, the full "
+                                             "read gives 1"]

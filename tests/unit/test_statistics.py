@@ -68,8 +68,10 @@ def test_deprecated_bounds_are_trusted_only_under_the_signed_order():
     chunk = fmt.ColumnChunk(meta_data=fmt.ColumnMetaData(
         num_values=3, statistics=fmt.Statistics(min=b"\x01\x00\x00\x00",
                                                 max=b"\x02\x00\x00\x00", null_count=0)))
-    assert chunk_statistics(chunk, unsigned)[:2] == (None, None)
-    assert chunk_statistics(chunk, signed)[:2] == (b"\x01\x00\x00\x00", b"\x02\x00\x00\x00")
+    for ordered in (False, True):       # with or without a declared column order
+        assert chunk_statistics(chunk, unsigned, ordered)[:2] == (None, None)
+        assert chunk_statistics(chunk, signed, ordered)[:2] == (b"\x01\x00\x00\x00",
+                                                              b"\x02\x00\x00\x00")
 
 
 def test_widths_and_struct_formats_are_one_table():

@@ -84,11 +84,13 @@ cdef class _Holder:
     cdef int hold(self, object buf, const void** slot) except -1
 
 
-# What a stream's private_data points to: the batches still to come and the last error.
+# What a stream's private_data points to: the batches still to come and the last error
+# (its message for any consumer, the exception itself for pqkit's own StreamReader).
 cdef class _StreamState:
     cdef object schema_node
     cdef object batches
     cdef bytes last_error
+    cdef object last_exception
 
 
 # An imported ArrowArray moved out of its capsule or stream; released when dropped.

@@ -37,14 +37,14 @@ cimport cython
 from cpython.buffer cimport PyBUF_ANY_CONTIGUOUS, PyBuffer_FillInfo, PyBuffer_Release, PyObject_GetBuffer
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid, PyCapsule_New
 from cpython.ref cimport Py_DECREF, Py_INCREF, PyObject
-from libc.errno cimport EINVAL, EIO
+from libc.errno cimport EINVAL, EIO, ENOMEM
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset, strlen
 
 import numpy as np
 
-from pqkit.errors import SchemaError
+from pqkit.errors import AllocationLimitError, ParquetError, SchemaError
 
 # Deeper nesting than this is refused on import (and never produced on export).
 cdef int MAX_DEPTH = 64
@@ -269,14 +269,21 @@ cdef class _StreamState:
         self.schema_node = schema_node
         self.batches = iter(batches)
         self.last_error = None
+        self.last_exception = None
 
 
 cdef int _fail(_StreamState state, BaseException exc) noexcept:
+    """Keep ``exc`` for get_last_error and return the errno that tells consumers its
+    kind: EINVAL for bad data (a ParquetError: pyarrow raises ArrowInvalid with the
+    message), ENOMEM for a memory limit, EIO for anything else."""
+    state.last_exception = exc
     try:
         state.last_error = f"{type(exc).__name__}: {exc}".encode("utf-8", "replace")
     except BaseException:
         state.last_error = b"pqkit: error while producing an Arrow stream"
-    return EIO
+    if isinstance(exc, (MemoryError, AllocationLimitError)):
+        return ENOMEM
+    return EINVAL if isinstance(exc, ParquetError) else EIO
 
 
 cdef int _stream_get_schema(ArrowArrayStream* st, ArrowSchema* out) noexcept with gil:
@@ -490,6 +497,10 @@ cdef class StreamReader:
         self.capsule = capsule
 
     cdef _error(self, int code, what):
+        if self.stream.get_next == _stream_get_next:     # pqkit's own producer
+            own = (<_StreamState>self.stream.private_data).last_exception
+            if isinstance(own, ParquetError):
+                raise own
         cdef const char* msg = self.stream.get_last_error(self.stream)
         detail = (<bytes>msg).decode("utf-8", "replace") if msg != NULL else f"errno {code}"
         raise SchemaError(f"Arrow stream producer failed in {what}: {detail}")

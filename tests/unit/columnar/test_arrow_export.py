@@ -472,6 +472,34 @@ def test_decimal_values_beyond_the_precision_are_refused(tmp_path):
     pa.table(table.slice(0, 1)).validate(full=True)
 
 
+def test_streamed_decimals_beyond_the_precision_fail_with_pqkits_error(tmp_path):
+    """Streamed, the same value reached pyarrow as an OSError (errno EIO) and pqkit's own
+    consumer as a SchemaError. A ParquetError in the producer now returns EINVAL, which
+    pyarrow raises as ArrowInvalid with pqkit's message, and pqkit re-raises its own
+    exception."""
+    from pqkit.columnar.pyvalues import ValueRangeError
+    from verify_files import rewrite_footer
+
+    path = tmp_path / "wide.parquet"
+    pqkit.write_table(pa.table({"d": pa.array([Decimal("123.45")], pa.decimal128(9, 2))}),
+                      str(path))
+
+    def narrow(raw, _):
+        element = raw.schema[1]
+        element.precision = element.logicalType.DECIMAL.precision = 4
+
+    narrowed = rewrite_footer(str(path), tmp_path / "narrow.parquet", narrow)
+    message = "ValueRangeError: decimal128\\(4, 2\\) value at row 0: the unscaled value 12345"
+    with pqkit.ParquetFile(narrowed) as f:
+        producers = [pqkit.read_table(narrowed).arrow_stream(), f, f.arrow_stream(),
+                     f.iter_batches()]
+        for producer in producers:
+            with pytest.raises(pa.ArrowInvalid, match=message):
+                pa.RecordBatchReader.from_stream(producer).read_all()
+        with pytest.raises(ValueRangeError, match="row 0: the unscaled value 12345"):
+            pqkit.Table.from_arrow(f.arrow_stream())
+
+
 @pytest.mark.parametrize("width, precision", [(2, 3), (8, 18), (12, 20), (16, 38), (32, 60)])
 def test_decimal_precision_checked_on_every_storage_width(width, precision):
     type_ = T.DecimalType(precision, 0)

@@ -134,7 +134,8 @@ def _check_column_orders(ctx):
         if any(_has_new_bounds(c.meta_data) for rg in raw.row_groups
                for c in (rg.columns or [])):
             ctx.add("PQ-ORDER-003", f"the footer at offset {at} has min_value/max_value "
-                    "statistics but no column_orders; they are read as TYPE_ORDER", at)
+                    "statistics but no column_orders: readers ignore them (verify checks "
+                    "them as TYPE_ORDER)", at)
         return
     if len(orders) != len(leaves):
         ctx.add("PQ-FOOTER-007", f"column_orders has {len(orders)} entries for "

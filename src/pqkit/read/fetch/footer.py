@@ -18,8 +18,13 @@ import gc
 from pqkit import format as fmt
 from pqkit.crypto.decryptor import FileDecryptor
 from pqkit.errors import ArgumentIndexError, EncryptedFileError, ParquetError, SchemaError
-from pqkit.read.fetch.metadata import (LeafViews, RowGroupMetaData, format_version_name,
-                                      key_values)
+from pqkit.read.fetch.metadata import (
+    LeafViews,
+    RowGroupMetaData,
+    declares_order,
+    format_version_name,
+    key_values,
+)
 from pqkit.read.fetch.remote import open_source
 from pqkit.read.fetch.validate import check_file, check_row_group
 from pqkit.read.options import DEFAULT_OPTIONS
@@ -132,6 +137,12 @@ class FileMetadata:
         return isinstance(other, FileMetadata) and self.to_dict() == other.to_dict()
 
     __eq__ = equals
+
+    def declares_order(self, i):
+        """Whether the footer declares a sort order for leaf ``i``: without one its
+        min_value/max_value and ColumnIndex bounds mean nothing (see
+        :func:`pqkit.read.fetch.metadata.declares_order`)."""
+        return declares_order(self.raw.column_orders, i)
 
     def checked_row_group(self, i):
         """The Thrift RowGroup `i`, its chunks' metadata checked for reading

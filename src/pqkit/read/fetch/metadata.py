@@ -417,13 +417,19 @@ class LeafViews:
         leaf = self.known[i]
         if leaf is None:
             node = self._schema.columns[i]
-            orders = self._orders
-            # A declared order (type-defined or IEEE 754 total) means the bounds are in
-            # min_value/max_value; without one only the deprecated min/max exist.
-            type_defined = orders is not None and i < len(orders) and \
-                (orders[i].TYPE_ORDER is not None or orders[i].IEEE_754_TOTAL_ORDER is not None)
-            leaf = self.known[i] = (node, type_defined, logical_stat_decoder(node))
+            leaf = self.known[i] = (node, declares_order(self._orders, i),
+                                    logical_stat_decoder(node))
         return leaf
+
+
+def declares_order(column_orders, i):
+    """Whether a footer's ``column_orders`` declares a sort order (type-defined or IEEE
+    754 total) for leaf ``i``. Only then do ``min_value``/``max_value`` and the
+    ColumnIndex bounds have a defined meaning; without one they are ignored (as Arrow
+    does) and only the deprecated ``min``/``max`` count."""
+    return column_orders is not None and i < len(column_orders) and (
+        column_orders[i].TYPE_ORDER is not None
+        or column_orders[i].IEEE_754_TOTAL_ORDER is not None)
 
 
 def key_values(pairs):

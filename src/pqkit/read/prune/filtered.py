@@ -66,8 +66,12 @@ class FilteredReader:
             return None
         candidates = plan.selection if live is None or live.is_all() else \
             plan.selection.intersect(live)
-        if plan.every_row:
-            return read_selected(groups, g, tops, wanted, candidates, use_threads)
+        if plan.every_row and self._filtered_within(wanted):
+            # The statistics say every row matches: no filter pass, but the filter still
+            # holds each row to its values, so a damaged bound cannot let others through.
+            table = read_selected(groups, g, tops, wanted, candidates, use_threads)
+            mask = row_mask(table, self.dnf)
+            return table if mask.all() else table.take(np.flatnonzero(mask))
         ftable, mask, matching = self._match(groups, g, candidates, use_threads)
         reuse = self._reused(tops, wanted, ftable)
         rest = [t for t in tops if t.name not in reuse]
@@ -122,7 +126,8 @@ class FilteredReader:
         if isinstance(leaf, VariantTarget):         # the plan decides, with the fallback
             return True
         return chunk_may_match(rg.columns[leaf.column_index], leaf, term,
-                               self.decoders[term[0]])
+                               self.decoders[term[0]],
+                               self.groups.metadata.declares_order(leaf.column_index))
 
     def explain(self, g, tops, wanted):
         """(GroupPlan, reads) of row group ``g``: ``reads`` maps each leaf path the read
@@ -134,7 +139,7 @@ class FilteredReader:
         reads = {}
         if plan.skipped:
             return plan, reads
-        if plan.every_row:
+        if plan.every_row and self._filtered_within(wanted):
             self._add_reads(reads, g, tops, wanted, plan.selection)
             return plan, reads
         ftops, fwanted = self.filter_selection()
@@ -151,6 +156,11 @@ class FilteredReader:
                      if n.path[0] == top.name and n.path in wanted]
             for path, pages in leaf_reads(self.groups, g, nodes, selection).items():
                 reads.setdefault(path, set()).update([WHOLE_CHUNK] if pages is None else pages)
+
+    def _filtered_within(self, wanted):
+        """Whether the read decodes every leaf the filter needs (then the filter can be
+        checked on the rows read, with no pass of its own)."""
+        return self.filter_selection()[1] <= set(wanted)
 
     def filter_selection(self):
         """(top-level nodes, leaf paths) the filter decodes: its leaves, and every leaf of

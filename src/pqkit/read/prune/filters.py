@@ -280,22 +280,26 @@ PY_OPS = {
 }
 
 
-def chunk_statistics(chunk, node):
-    """(min, max, null_count, num_values) of a column chunk's statistics as PLAIN bytes
-    (deprecated min/max only where trustworthy), or None when it has none."""
+def chunk_statistics(chunk, node, ordered):
+    """(min, max, null_count, num_values) of a column chunk's statistics as PLAIN bytes,
+    or None when it has none. ``min_value``/``max_value`` count only when the footer
+    declares the leaf's order (``ordered``: see
+    :func:`pqkit.read.fetch.metadata.declares_order`); the deprecated min/max only
+    where trustworthy."""
     md = chunk.meta_data
     st = md.statistics if md is not None else None
     if st is None:
         return None
-    lo = st.min_value if st.min_value is not None else legacy_bound(st.min, node)
-    hi = st.max_value if st.max_value is not None else legacy_bound(st.max, node)
+    lo = st.min_value if ordered and st.min_value is not None else legacy_bound(st.min, node)
+    hi = st.max_value if ordered and st.max_value is not None else legacy_bound(st.max, node)
     return lo, hi, st.null_count, md.num_values
 
 
-def chunk_may_match(chunk, node, term, decode):
+def chunk_may_match(chunk, node, term, decode, ordered):
     """Whether a column chunk's statistics leave room for rows matching ``term``
-    (True when it has none); ``decode`` is :func:`bound_decoder` of ``node``."""
-    stats = chunk_statistics(chunk, node)
+    (True when it has none); ``decode`` is :func:`bound_decoder` of ``node``,
+    ``ordered`` whether the footer declares its sort order."""
+    stats = chunk_statistics(chunk, node, ordered)
     if stats is None:
         return True
     is_float = Type(node.physical_type) in (Type.FLOAT, Type.DOUBLE)

@@ -160,7 +160,8 @@ def plan_group(groups, dnf, leaves, decoders, g):
     for conj in dnf:
         # Statistics first for every predicate: a conjunction they already rule out
         # costs no bloom filter or dictionary read.
-        stats = [_statistics_verdict(rg, leaves[t[0]], t, decoders[t[0]]) for t in conj]
+        stats = [_statistics_verdict(groups.metadata, rg, leaves[t[0]], t, decoders[t[0]])
+                 for t in conj]
         verdicts = [[v] if v is not None else [] for v, _, _ in stats]
         plan.every_row |= all(every for _, _, every in stats)
         if all(v is None or v.may_match for v, _, _ in stats):
@@ -185,17 +186,17 @@ def plan_group(groups, dnf, leaves, decoders, g):
     return plan
 
 
-def _statistics_verdict(rg, node, term, decode):
+def _statistics_verdict(metadata, rg, node, term, decode):
     """(Verdict of the chunk statistics or None without them, whether they prove that
     every non-null value satisfies ``term`` -- then no probe can rule the chunk out --,
     and whether they prove that every row does)."""
     if isinstance(node, VariantTarget):
-        return _variant_verdict(rg, node, term, decode), False, False
+        return _variant_verdict(metadata, rg, node, term, decode), False, False
     chunk = rg.columns[node.column_index]
     if term[1] == INTERSECTS:
         ok, detail = chunk_box_verdict(chunk, term)
         return Verdict(term, "statistics", ok, detail), False, False
-    stats = chunk_statistics(chunk, node)
+    stats = chunk_statistics(chunk, node, metadata.declares_order(node.column_index))
     if stats is None:
         return None, False, False
     lo, hi, nulls, values = stats
@@ -206,7 +207,7 @@ def _statistics_verdict(rg, node, term, decode):
     return verdict, holds, holds and _every_row(term[1], nulls, is_float)
 
 
-def _variant_verdict(rg, target, term, decode):
+def _variant_verdict(metadata, rg, target, term, decode):
     """The shredded leaf's statistics on a variant path, where its fallback ``value``
     chunk is all null (else they bound nothing); None when the path is not shredded."""
     if target.typed is None:
@@ -215,7 +216,7 @@ def _variant_verdict(rg, target, term, decode):
             not fallback_empty(rg.columns[target.fallback.column_index]):
         return Verdict(term, "statistics", True, f"{target.fallback.dotted_path} holds "
                                                  f"values of any type")
-    verdict, _, _ = _statistics_verdict(rg, target.typed, term, decode)
+    verdict, _, _ = _statistics_verdict(metadata, rg, target.typed, term, decode)
     return verdict
 
 
@@ -480,6 +481,8 @@ def _term_rows(groups, rg, g, node, term, decode, plan):
     spans = page_row_ranges(oi, rg.num_rows, where)
     rows = np.zeros(rg.num_rows, np.bool_)
     is_float = Type(node.physical_type) in _FLOATS
+    if not groups.metadata.declares_order(node.column_index):
+        decode = None           # bounds without a declared order mean nothing
     pages = []
     for i, ((a, b), loc) in enumerate(zip(spans, oi.page_locations)):
         nulls = ci.null_counts[i] if ci.null_counts else None

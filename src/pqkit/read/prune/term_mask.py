@@ -111,8 +111,9 @@ def _number_hits(col, op, value):
 
 # --- strings and binaries ------------------------------------------------------------------
 def _encoded(type_, v):
-    if isinstance(type_, T.BinaryType):
-        return bytes(v) if isinstance(v, (bytes, bytearray)) else None
+    if isinstance(type_, T.BinaryType) and isinstance(v, (bytes, bytearray)):
+        return bytes(v)
+    # A str matches text and, as in pyarrow, binary by its UTF-8 bytes.
     return v.encode("utf-8", "surrogatepass") if isinstance(v, str) else None
 
 

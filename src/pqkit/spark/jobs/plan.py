@@ -347,9 +347,10 @@ def _partition_matches(terms, values):
 class _GroupPruner:
     """Row-group pruning of one file by its column chunk statistics."""
 
-    def __init__(self, schema, residual):
+    def __init__(self, metadata, residual):
         self.residual = normalize(residual)
-        self.leaves = filter_leaves(self.residual, schema)
+        self.leaves = filter_leaves(self.residual, metadata.schema)
+        self.declares_order = metadata.declares_order
         self.decoders = {p: bound_decoder(n) for p, n in self.leaves.items()}
 
     def may_match(self, rg):
@@ -358,7 +359,7 @@ class _GroupPruner:
     def _term_may(self, rg, term):
         node = self.leaves[term[0]]
         return chunk_may_match(rg.columns[node.column_index], node, term,
-                               self.decoders[term[0]])
+                               self.decoders[term[0]], self.declares_order(node.column_index))
 
 
 def _residual(conjs, src, partition_names):
@@ -400,7 +401,7 @@ def _file_splits(src, conjs, partition_names, split_by, skipped):
         skipped["partition"] += len(groups)
         return []
     if residual is not None:
-        pruner = _GroupPruner(src.schema, residual)
+        pruner = _GroupPruner(md, residual)
         kept = [g for g in groups if pruner.may_match(md.row_group(g).thrift)]
         skipped["statistics"] += len(groups) - len(kept)
         groups = kept

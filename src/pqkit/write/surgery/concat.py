@@ -28,7 +28,7 @@ import os
 from dataclasses import dataclass, field
 
 from pqkit import format as fmt
-from pqkit.chunk_range import exact_chunk_range
+from pqkit.chunk_range import exact_chunk_range, pages_end
 from pqkit.errors import (
     ArgumentError,
     CorruptFileError,
@@ -208,7 +208,9 @@ def _chunk_span(f, handle, chunk, where):
     """(start, length) of a chunk's pages, exactly (:func:`pqkit.chunk_range.exact_chunk_range`).
 
     A chunk of a PARQUET-816 file comes out with sizes that count its dictionary
-    page header, so the result is right whatever writer its footer names.
+    page header, so the result is right whatever writer its footer names; a chunk
+    whose ``total_compressed_size`` ends inside a page is extended to its pages'
+    walked end (:func:`pqkit.chunk_range.pages_end`), never copied cut.
     """
     if chunk.file_path is not None:
         raise UnsupportedFeatureError(f"{where}: chunk stored in another file "
@@ -225,6 +227,12 @@ def _chunk_span(f, handle, chunk, where):
     if meta.total_uncompressed_size is None or meta.total_uncompressed_size < 0:
         raise CorruptFileError(f"{where}: total_uncompressed_size is "
                                f"{meta.total_uncompressed_size}")
+    walked = pages_end(meta, start, f.data_end, where, read)
+    if walked is not None and walked[0] > start + length:
+        # total_compressed_size cut the last page: copy the pages whole, sizes as walked.
+        length = walked[0] - start
+        meta.total_compressed_size, meta.total_uncompressed_size = length, walked[1]
+        return start, length
     missing = length - meta.total_compressed_size
     if missing:
         meta.total_compressed_size += missing

@@ -260,3 +260,61 @@ def test_bad_excluded_rows_are_an_argument_error():
     for bad in ([3, 1], [50]):
         with pytest.raises(pqkit.ParquetError, match="exclude_rows"):
             f.read(exclude_rows=bad)
+
+
+@pytest.mark.parametrize("damage", ["column_index", "statistics"])
+def test_bounds_without_column_orders_do_not_prune(tmp_path, damage):
+    """Without column_orders, min_value/max_value and ColumnIndex bounds have no defined
+    order (Arrow ignores them, verify reports them only as warnings): a fuzzed file whose
+    bounds exclude every value made a filter return 0 of 1,000 matching rows. The filter
+    now ignores them there; the same damage under a declared order is an error in
+    verify --deep (bounds are trusted by design)."""
+    from verify_files import edit_index, edit_stats, rewrite_footer, rules, write_base
+
+    from pqkit.inspect.verify.runner import verify_file
+
+    base = write_base(tmp_path / "base.parquet")
+    huge = (2**62).to_bytes(8, "little")
+    if damage == "column_index":
+        def above(ci):
+            ci.min_values = ci.max_values = [huge] * len(ci.min_values)
+        ordered = edit_index(base, tmp_path / "ordered.parquet", 0, "column_index", above)
+    else:
+        ordered = rewrite_footer(base, tmp_path / "ordered.parquet",
+                                 edit_stats(0, min_value=huge, max_value=huge))
+
+    def no_orders(raw, _):
+        raw.column_orders = None
+
+    bad = rewrite_footer(ordered, tmp_path / "bad.parquet", no_orders)
+    term = [("x", "in", [5, 1030, 2999])]
+    want = pqkit.read_table(base, filters=term).to_pydict()
+    assert want["x"] == [5, 1030, 2999]
+    assert pqkit.read_table(bad, filters=term).to_pydict() == want
+    rule = "PQ-DEEP-004" if damage == "column_index" else "PQ-DEEP-003"
+    assert rule in rules(verify_file(bad, deep=True), "warning")
+    assert rule in rules(verify_file(ordered, deep=True), "error")
+
+
+def test_a_str_filter_on_a_binary_column_matches_as_pyarrow():
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"b": pa.array([b"abc", b"x", None, b"abc"], pa.binary())}), buf)
+    for term in [("b", "==", "abc"), ("b", "in", ["x", b"abc"]), ("b", ">=", "b")]:
+        want = pq.read_table(io.BytesIO(buf.getvalue()), filters=[term]).to_pydict()
+        assert pqkit.read_table(buf.getvalue(), filters=[term]).to_pydict() == want, term
+
+
+@pytest.mark.parametrize("columns", [None, ["x", "s"], ["s"]])
+def test_statistics_claiming_every_row_matches_let_no_other_row_through(tmp_path, columns):
+    """A chunk min_value damaged to 1030 made ``x >= 1000`` look true for every row: the
+    filter pass was skipped and all 3,000 rows came back. Bounds are trusted to leave
+    rows out, never to let rows that do not match through."""
+    from verify_files import edit_stats, rewrite_footer, write_base
+
+    base = write_base(tmp_path / "base.parquet")
+    bad = rewrite_footer(base, tmp_path / "bad.parquet",
+                         edit_stats(0, min_value=(1030).to_bytes(8, "little")))
+    term = [("x", ">=", 1000)]
+    want = pqkit.read_table(base, columns=columns, filters=term).to_pydict()
+    assert len(want["s"]) == 2000
+    assert pqkit.read_table(bad, columns=columns, filters=term).to_pydict() == want

@@ -53,6 +53,18 @@ def test_binary(values, probe, op):
 
 
 @SETTINGS
+@given(st.lists(st.one_of(st.none(), st.binary(max_size=4)), max_size=30), TEXT,
+       st.sampled_from(OPS + ["in", "not in"]))
+def test_binary_against_text_compares_its_utf8_bytes(values, probe, op):
+    """As pyarrow casts a str to binary: it used to match no row at all."""
+    col = column(values, b"b")
+    value, encoded = probe, probe.encode()
+    if op in ("in", "not in"):
+        value, encoded = [probe, b"b"], [encoded, b"b"]
+    np.testing.assert_array_equal(term_mask(col, op, value), by_rows(col, op, encoded))
+
+
+@SETTINGS
 @given(st.lists(st.one_of(st.none(), st.integers(-2**63, 2**63 - 1)), max_size=30),
        st.one_of(st.integers(-2**70, 2**70), st.floats()), st.sampled_from(OPS))
 def test_int64_against_any_number(values, probe, op):

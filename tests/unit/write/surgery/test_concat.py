@@ -182,3 +182,38 @@ def test_concat_of_an_index_at_a_negative_offset_fails_cleanly(tmp_path, kind):
     with pytest.raises(pqkit.CorruptFileError, match="at offset -5"):
         pqkit.concat([bad], str(target))
     assert target.read_bytes() == b"earlier contents"
+
+
+def test_concat_copies_whole_pages_of_chunks_that_under_declare_their_size(tmp_path):
+    """A parquet-mr file whose chunks declare fewer bytes than their pages hold: concat
+    copied the declared bytes, cutting each chunk's last page (a CRC error on read)."""
+    src, out = str(tmp_path / "short.parquet"), str(tmp_path / "out.parquet")
+    table = {"id": list(range(300)), "name": [f"n{i % 7}" for i in range(300)]}
+    pqkit.write_table(table, src, row_group_size=150, data_page_size=256,
+                      write_checksums=True)
+
+    def under_declare(meta):
+        meta.total_compressed_size -= 9
+
+    _rewrite_chunks(src, under_declare, created_by="parquet-mr version 1.12.3 (build x)")
+    pqkit.concat([src, src], out)
+    assert pqkit.read_table(out).to_pydict() == {k: v + v for k, v in table.items()}
+    assert pq.read_table(out).to_pydict() == {k: v + v for k, v in table.items()}
+    assert verify_file(out, deep=True).exit_code == 0
+
+
+def test_concat_refuses_a_chunk_whose_pages_run_past_the_data(tmp_path):
+    src, out = str(tmp_path / "long.parquet"), str(tmp_path / "out.parquet")
+    pqkit.write_table({"id": list(range(100))}, src, use_dictionary=False)
+    data = bytearray(open(src, "rb").read())
+    meta = read_existing(src).meta.row_groups[0].columns[0].meta_data
+    header, used = fmt.decode(fmt.PageHeader, bytes(data), meta.data_page_offset, 100, 0)
+    header.compressed_page_size += 10_000       # same varint width: the header keeps its size
+    header.crc = None
+    blob = fmt.encode(header)
+    assert len(blob) <= used
+    data[meta.data_page_offset:meta.data_page_offset + used] = blob.ljust(used, b"\0")
+    open(src, "wb").write(bytes(data))
+    with pytest.raises(pqkit.CorruptFileError, match="runs past the end of the data"):
+        pqkit.concat([src, src], out)
+    assert not os.path.exists(out)
